@@ -1,0 +1,16 @@
+package events
+
+// Error codes of command replies (PROTOCOL.md §1, "Responses").
+const (
+	CodeBadRequest        = "bad_request"
+	CodeUnknownCommand    = "unknown_command"
+	CodeInvalidSession    = "invalid_session"
+	CodeNotAlive          = "not_alive"
+	CodeQueueFull         = "queue_full"
+	CodeRejected          = "rejected"
+	CodeNoPendingApproval = "no_pending_approval"
+	CodeNoPendingQuestion = "no_pending_question"
+	CodeUnknownModel      = "unknown_model"
+	CodeUnknownTool       = "unknown_tool"
+	CodeInternal          = "internal"
+)
