@@ -1,0 +1,89 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tack-run/tack/tools"
+)
+
+// Files returns the file tools read_file, write_file and list_files, all
+// confined to root: a path that leaves it, through ".." or a symbolic link
+// (an absolute link counts as leaving), is refused with an error saying so.
+// Paths are relative to root; an absolute path is accepted when it lies
+// inside root. root is made absolute now and opened on each call, so it
+// may be created later.
+func Files(root string) []tools.Tool {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	r := fileRoot{dir: root}
+	return []tools.Tool{readFile(r), writeFile(r), listFiles(r)}
+}
+
+// fileRoot is the directory the file tools are confined to.
+type fileRoot struct {
+	dir string
+}
+
+// local turns the path a model gave into a clean path relative to the root,
+// or explains why it is outside.
+func (r fileRoot) local(p string) (string, error) {
+	if p == "" {
+		return ".", nil
+	}
+	rel := p
+	if filepath.IsAbs(p) {
+		var err error
+		if rel, err = filepath.Rel(r.dir, p); err != nil {
+			return "", r.outside(p)
+		}
+	}
+	rel = filepath.Clean(rel)
+	if rel != "." && !filepath.IsLocal(rel) {
+		return "", r.outside(p)
+	}
+	return rel, nil
+}
+
+func (r fileRoot) outside(p string) error {
+	return fmt.Errorf("path %q is outside the root directory %s", p, r.dir)
+}
+
+// open opens the root for one call.
+func (r fileRoot) open() (*os.Root, error) {
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the root directory: %w", err)
+	}
+	return root, nil
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leaves
+// the root. The error value is unexported, so its text is matched, at any
+// depth (MkdirAll nests one PathError in another).
+func escapes(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
+}
+
+// explain rewords the errors of os.Root for a model.
+func (r fileRoot) explain(p string, err error) error {
+	switch {
+	case escapes(err):
+		return fmt.Errorf("path %q leads outside the root directory %s (through a symbolic link)", p, r.dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%q does not exist", p)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%q: permission denied", p)
+	default:
+		return err
+	}
+}

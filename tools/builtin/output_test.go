@@ -1,0 +1,74 @@
+package builtin
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCappedBuffer(t *testing.T) {
+	tests := []struct {
+		name   string
+		limit  int
+		writes []string
+		want   string
+	}{
+		{name: "fits", limit: 10, writes: []string{"abc", "def"}, want: "abcdef"},
+		{name: "exactly the limit", limit: 6, writes: []string{"abc", "def"}, want: "abcdef"},
+		{name: "head and tail kept", limit: 6, writes: []string{"abcd", "efgh", "ijkl"},
+			want: "abc\n[... 6 bytes omitted ...]\njkl"},
+		{name: "many small writes", limit: 4, writes: slices.Repeat([]string{"x"}, 100),
+			want: "xx\n[... 96 bytes omitted ...]\nxx"},
+		{name: "cut at rune boundaries", limit: 6, writes: []string{"aaé", "zzzz", "éxb"},
+			want: "aa\n[... 8 bytes omitted ...]\nxb"},
+		{name: "whole runes kept", limit: 6, writes: []string{"aéé", "zzzz", "ééb"},
+			want: "aé\n[... 8 bytes omitted ...]\néb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newCappedBuffer(tt.limit)
+			for _, w := range tt.writes {
+				b.Write([]byte(w))
+			}
+			if got := b.String(); got != tt.want {
+				t.Errorf("String = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLineStreamer(t *testing.T) {
+	long := strings.Repeat("y", maxUpdate+10)
+	tests := []struct {
+		name   string
+		budget int
+		writes []string
+		want   []string
+	}{
+		{name: "lines split across writes", budget: 1000, writes: []string{"on", "e\ntw", "o\nthree"},
+			want: []string{"one\n", "two\n", "three"}},
+		{name: "several lines in one write", budget: 1000, writes: []string{"a\nb\nc\n"},
+			want: []string{"a\n", "b\n", "c\n"}},
+		{name: "long line in pieces", budget: 1 << 20, writes: []string{long + "\n"},
+			want: []string{long[:maxUpdate], long[maxUpdate:] + "\n"}},
+		{name: "budget stops streaming", budget: 4, writes: []string{"a\nb\nc\nd\n"},
+			want: []string{"a\n", "b\n", "[further output is not streamed; it is in the result]\n"}},
+		{name: "budget ends inside a long line", budget: 10, writes: []string{long, long + "\n"},
+			want: []string{long[:maxUpdate], "[further output is not streamed; it is in the result]\n"}},
+		{name: "unterminated last line flushed", budget: 1000, writes: []string{"a\nb"},
+			want: []string{"a\n", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			s := &lineStreamer{update: func(p string) { got = append(got, p) }, budget: tt.budget}
+			for _, w := range tt.writes {
+				s.Write([]byte(w))
+			}
+			s.flush()
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("partials = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,37 @@
+package tools
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// compileSchema compiles the argument schema of the tool called name. The
+// schema must be a JSON object with "type": "object", as providers require
+// for function parameters. References to anything but the schema itself
+// and the standard metaschemas are refused: compiling never reads files or
+// the network.
+func compileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	if obj["type"] != "object" {
+		return nil, errors.New(`want "type": "object" at the top level`)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(jsonschema.SchemeURLLoader{})
+	loc := "tack:tools/" + url.PathEscape(name) + ".json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
+}
