@@ -1,0 +1,134 @@
+package events_test
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// BenchmarkPublish publishes message_delta events to channel subscribers,
+// each drained by its own goroutine. events/s counts published events,
+// delivered/s the events the readers received (a reader that falls behind
+// loses events rather than slowing the publisher; lost% says how many).
+func BenchmarkPublish(b *testing.B) {
+	for _, subs := range []int{0, 1, 10} {
+		b.Run(fmt.Sprintf("subscribers=%d", subs), func(b *testing.B) {
+			s := events.NewStream("s1")
+			var received atomic.Int64
+			var wg sync.WaitGroup
+			chans := make([]*events.Channel, subs)
+			for i := range chans {
+				ch := events.NewChannel(1024)
+				chans[i] = ch
+				s.Subscribe(ch, 0, events.Filter{})
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					n := int64(0)
+					for range ch.C() {
+						n++
+					}
+					received.Add(n)
+				}()
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				s.Emit(&eventsv1.MessageDelta{Delta: "tok "})
+			}
+			b.StopTimer()
+			for _, ch := range chans {
+				s.Unsubscribe(ch)
+				ch.Close()
+			}
+			wg.Wait()
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(b.N)/sec, "events/s")
+			if subs > 0 {
+				b.ReportMetric(float64(received.Load())/sec, "delivered/s")
+				b.ReportMetric(100*(1-float64(received.Load())/float64(b.N*subs)), "lost%")
+			}
+		})
+	}
+}
+
+// BenchmarkPublishPaced measures delivery without loss: the publisher
+// sends bursts of half a channel buffer and waits (yielding) until every
+// reader has taken the burst, the way a session publishes at model speed.
+// delivered/s counts events received by all readers together.
+func BenchmarkPublishPaced(b *testing.B) {
+	const buffer, burst = 1024, 512
+	for _, subs := range []int{1, 10} {
+		b.Run(fmt.Sprintf("subscribers=%d", subs), func(b *testing.B) {
+			s := events.NewStream("s1")
+			var wg sync.WaitGroup
+			seen := make([]atomic.Uint64, subs) // last seq read per reader
+			chans := make([]*events.Channel, subs)
+			for i := range chans {
+				ch := events.NewChannel(buffer)
+				chans[i] = ch
+				s.Subscribe(ch, 0, events.Filter{})
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for ev := range ch.C() {
+						seen[i].Store(ev.GetSeq())
+					}
+				}()
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 1; i <= b.N; i++ {
+				s.Emit(&eventsv1.MessageDelta{Delta: "tok "})
+				if i%burst != 0 && i != b.N {
+					continue
+				}
+				for r := range seen {
+					for seen[r].Load() < uint64(i) {
+						runtime.Gosched()
+					}
+				}
+			}
+			b.StopTimer()
+			for _, ch := range chans {
+				s.Unsubscribe(ch)
+				ch.Close()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N*subs)/b.Elapsed().Seconds(), "delivered/s")
+		})
+	}
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	cases := []struct {
+		name string
+		ev   *eventsv1.Event
+	}{
+		{"message_delta", stamped(12345, &eventsv1.MessageDelta{Delta: "Hello, wor"})},
+		{"tool_execution_start", stamped(14, &eventsv1.ToolExecutionStart{Name: "sleep", CallId: "c-1", Args: raw(`{"ms":500}`)})},
+		{"message_committed", stamped(20, &eventsv1.MessageCommitted{Index: 3, Message: &eventsv1.Message{
+			Role: "assistant", Content: "Let me look.",
+			ToolCalls: []*eventsv1.ToolCall{{Id: "c-1", Name: "sleep", Args: raw(`{"ms":10}`)}},
+		}})},
+		{"token_usage", stamped(21, &eventsv1.TokenUsage{ContextUsed: 900, ContextWindow: ptr[int64](8000), ContextPercent: ptr(11.25), SessionTotalTokens: 1540, Model: "m", CostUsd: 0.0012})},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			buf := events.AppendJSON(nil, c.ev)
+			b.SetBytes(int64(len(buf)))
+			b.ReportAllocs()
+			for range b.N {
+				buf = events.AppendJSON(buf[:0], c.ev)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

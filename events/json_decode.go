@@ -1,0 +1,356 @@
+package events
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// UnmarshalJSON resets m and fills it from data, a JSON object whose keys
+// are m's proto field names, such as a command line of `tack rpc`:
+//
+//	{"cmd":"steer","id":"7","session":"s1","text":"stop","interrupt_tools":false}
+//
+// Keys that are not fields of m are ignored (a command line also carries
+// cmd and id). A JSON null is the same as an absent key, so an optional
+// field (Steer.interrupt_tools) is set only when the key is present with a
+// value. Repeated fields take arrays, message fields objects, and RawJSON
+// fields any JSON value, kept verbatim (but for invalid UTF-8, which becomes
+// U+FFFD as in strings). Numbers must be integers that fit an
+// integer field. An Event is read in the form AppendJSON writes, so
+// UnmarshalJSON reads back what AppendMessageJSON writes.
+//
+// A value of the wrong JSON type is an error naming the field, such as
+// `field "text": expected a string` or `field "plugins[0].name": expected a
+// string`; unparseable JSON is an error too.
+func UnmarshalJSON(data []byte, m proto.Message) error {
+	proto.Reset(m)
+	rm := m.ProtoReflect()
+	mp, err := planFor(rm.Descriptor())
+	if err != nil {
+		return err
+	}
+	if mp.shape == shapeRawJSON {
+		if !json.Valid(data) {
+			return errors.New("invalid JSON")
+		}
+		if jsonKind(data) != 'n' {
+			rm.Set(mp.fields[0].fd, protoreflect.ValueOfBytes(rawBytes(data)))
+		}
+		return nil
+	}
+	if jsonKind(data) != '{' {
+		if !json.Valid(data) {
+			return errors.New("invalid JSON")
+		}
+		return errors.New("expected a JSON object")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	return decodeObject(rm, mp, obj, "")
+}
+
+// fieldError is a decoding error about the field at path.
+func fieldError(path, format string, args ...any) error {
+	return fmt.Errorf("field %q: %s", path, fmt.Sprintf(format, args...))
+}
+
+// jsonKind returns the first byte of the JSON value in data ('{', '[', '"',
+// 't', 'f', 'n', or a digit or '-'), or 0 for no value.
+func jsonKind(data []byte) byte {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 {
+		return 0
+	}
+	return data[0]
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// rawBytes returns the JSON value raw as RawJSON keeps it: verbatim, but
+// for surrounding space and invalid UTF-8 (which becomes U+FFFD, as in
+// strings).
+func rawBytes(raw []byte) []byte {
+	raw = bytes.TrimSpace(raw)
+	if !utf8.Valid(raw) {
+		return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+	}
+	return bytes.Clone(raw)
+}
+
+// decodeValue fills m, of plan mp, from the JSON value raw.
+func decodeValue(m protoreflect.Message, mp *msgPlan, raw json.RawMessage, path string) error {
+	if mp.shape == shapeRawJSON {
+		m.Set(mp.fields[0].fd, protoreflect.ValueOfBytes(rawBytes(raw)))
+		return nil
+	}
+	if jsonKind(raw) != '{' {
+		return fieldError(path, "expected an object")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return fieldError(path, "%v", err)
+	}
+	return decodeObject(m, mp, obj, path)
+}
+
+func decodeObject(m protoreflect.Message, mp *msgPlan, obj map[string]json.RawMessage, path string) error {
+	if mp.shape == shapeEvent {
+		return decodeEvent(m, obj, path)
+	}
+	for i := range mp.fields {
+		f := &mp.fields[i]
+		raw, ok := obj[f.name]
+		if !ok || jsonKind(raw) == 'n' {
+			continue
+		}
+		if err := decodeField(m, f, raw, joinPath(path, f.name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeEvent reads the event form: type, session, seq, ts and the payload
+// fields side by side in one object.
+func decodeEvent(m protoreflect.Message, obj map[string]json.RawMessage, path string) error {
+	fields := eventDesc.Fields()
+	for _, name := range []string{"session", "seq"} {
+		raw, ok := obj[name]
+		if !ok || jsonKind(raw) == 'n' {
+			continue
+		}
+		fd := fields.ByName(protoreflect.Name(name))
+		f := &fieldPlan{fd: fd, name: name}
+		if err := decodeField(m, f, raw, joinPath(path, name)); err != nil {
+			return err
+		}
+	}
+	if raw, ok := obj["ts"]; ok && jsonKind(raw) != 'n' {
+		var s string
+		if jsonKind(raw) != '"' || json.Unmarshal(raw, &s) != nil {
+			return fieldError(joinPath(path, "ts"), "expected an RFC 3339 time string")
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return fieldError(joinPath(path, "ts"), "expected an RFC 3339 time string")
+		}
+		m.Set(fields.ByName("ts_unix_nano"), protoreflect.ValueOfInt64(t.UnixNano()))
+	}
+	raw, ok := obj["type"]
+	if !ok || jsonKind(raw) == 'n' {
+		return nil
+	}
+	var name string
+	if jsonKind(raw) != '"' || json.Unmarshal(raw, &name) != nil {
+		return fieldError(joinPath(path, "type"), "expected a string")
+	}
+	if name == "" {
+		return nil // an event without payload, as AppendJSON writes it
+	}
+	idx, ok := typeIndexes[name]
+	if !ok {
+		return fieldError(joinPath(path, "type"), "unknown event type %q", name)
+	}
+	fd := payloadDesc.Fields().Get(idx)
+	payload := m.Mutable(fd).Message()
+	return decodeObject(payload, payloadPlans[idx], obj, path)
+}
+
+func decodeField(m protoreflect.Message, f *fieldPlan, raw json.RawMessage, path string) error {
+	if !f.fd.IsList() {
+		if f.fd.Message() != nil {
+			return decodeValue(m.Mutable(f.fd).Message(), f.msg, raw, path)
+		}
+		v, err := decodeScalar(f.fd, raw, path)
+		if err != nil {
+			return err
+		}
+		m.Set(f.fd, v)
+		return nil
+	}
+	if jsonKind(raw) != '[' {
+		return fieldError(path, "expected an array")
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return fieldError(path, "%v", err)
+	}
+	l := m.Mutable(f.fd).List()
+	for i, e := range elems {
+		ep := path + "[" + strconv.Itoa(i) + "]"
+		if f.fd.Message() != nil {
+			if jsonKind(e) == 'n' && f.msg.shape != shapeRawJSON {
+				return fieldError(ep, "expected an object")
+			}
+			v := l.NewElement()
+			if err := decodeValue(v.Message(), f.msg, e, ep); err != nil {
+				return err
+			}
+			l.Append(v)
+			continue
+		}
+		v, err := decodeScalar(f.fd, e, ep)
+		if err != nil {
+			return err
+		}
+		l.Append(v)
+	}
+	return nil
+}
+
+func decodeScalar(fd protoreflect.FieldDescriptor, raw json.RawMessage, path string) (protoreflect.Value, error) {
+	kind := jsonKind(raw)
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		var s string
+		if kind != '"' || json.Unmarshal(raw, &s) != nil {
+			return protoreflect.Value{}, fieldError(path, "expected a string")
+		}
+		return protoreflect.ValueOfString(s), nil
+	case protoreflect.BoolKind:
+		if kind != 't' && kind != 'f' {
+			return protoreflect.Value{}, fieldError(path, "expected true or false")
+		}
+		return protoreflect.ValueOfBool(kind == 't'), nil
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		n, err := decodeInt(raw, math.MinInt32, math.MaxInt32, path, "int32")
+		return protoreflect.ValueOfInt32(int32(n)), err
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		n, err := decodeInt(raw, math.MinInt64, math.MaxInt64, path, "int64")
+		return protoreflect.ValueOfInt64(n), err
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		n, err := decodeUint(raw, math.MaxUint32, path, "uint32")
+		return protoreflect.ValueOfUint32(uint32(n)), err
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		n, err := decodeUint(raw, math.MaxUint64, path, "uint64")
+		return protoreflect.ValueOfUint64(n), err
+	case protoreflect.DoubleKind, protoreflect.FloatKind:
+		if !isNumber(kind) {
+			return protoreflect.Value{}, fieldError(path, "expected a number")
+		}
+		bits := 64
+		if fd.Kind() == protoreflect.FloatKind {
+			bits = 32
+		}
+		f, err := strconv.ParseFloat(string(bytes.TrimSpace(raw)), bits)
+		if err != nil {
+			return protoreflect.Value{}, fieldError(path, "number %s is out of range", bytes.TrimSpace(raw))
+		}
+		if bits == 32 {
+			return protoreflect.ValueOfFloat32(float32(f)), nil
+		}
+		return protoreflect.ValueOfFloat64(f), nil
+	case protoreflect.BytesKind:
+		var s string
+		if kind != '"' || json.Unmarshal(raw, &s) != nil {
+			return protoreflect.Value{}, fieldError(path, "expected a base64 string")
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return protoreflect.Value{}, fieldError(path, "expected a base64 string")
+		}
+		return protoreflect.ValueOfBytes(b), nil
+	case protoreflect.EnumKind:
+		if kind == '"' {
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				if v := fd.Enum().Values().ByName(protoreflect.Name(s)); v != nil {
+					return protoreflect.ValueOfEnum(v.Number()), nil
+				}
+			}
+			return protoreflect.Value{}, fieldError(path, "unknown value %s", raw)
+		}
+		n, err := decodeInt(raw, math.MinInt32, math.MaxInt32, path, "enum")
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(n)), err
+	}
+	return protoreflect.Value{}, fieldError(path, "unsupported field kind %v", fd.Kind())
+}
+
+func isNumber(kind byte) bool {
+	return kind == '-' || kind >= '0' && kind <= '9'
+}
+
+// maxExactFloat is the largest integer magnitude below which every integer
+// is exactly representable as a float64.
+const maxExactFloat = 1 << 53
+
+// decodeInt reads an integer in [lo, hi]. An integral number written with a
+// fraction or exponent (2.0, 1e3) is accepted while it is exact.
+func decodeInt(raw json.RawMessage, lo, hi int64, path, typ string) (int64, error) {
+	if !isNumber(jsonKind(raw)) {
+		return 0, fieldError(path, "expected an integer")
+	}
+	s := string(bytes.TrimSpace(raw))
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		if !strings.ContainsAny(s, ".eE") {
+			return 0, fieldError(path, "%s is out of range for %s", s, typ)
+		}
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != math.Trunc(f) {
+			return 0, fieldError(path, "expected an integer, got %s", s)
+		}
+		if math.Abs(f) > maxExactFloat {
+			return 0, fieldError(path, "%s is out of range for %s", s, typ)
+		}
+		n = int64(f)
+	}
+	if n < lo || n > hi {
+		return 0, fieldError(path, "%s is out of range for %s", s, typ)
+	}
+	return n, nil
+}
+
+// decodeUint reads a non-negative integer no greater than hi.
+func decodeUint(raw json.RawMessage, hi uint64, path, typ string) (uint64, error) {
+	if !isNumber(jsonKind(raw)) {
+		return 0, fieldError(path, "expected an integer")
+	}
+	s := string(bytes.TrimSpace(raw))
+	if strings.HasPrefix(s, "-") {
+		n, err := decodeInt(raw, math.MinInt64, 0, path, typ)
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, nil
+		}
+		return 0, fieldError(path, "%s is out of range for %s", s, typ)
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		if !strings.ContainsAny(s, ".eE") {
+			return 0, fieldError(path, "%s is out of range for %s", s, typ)
+		}
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != math.Trunc(f) {
+			return 0, fieldError(path, "expected an integer, got %s", s)
+		}
+		if f > maxExactFloat {
+			return 0, fieldError(path, "%s is out of range for %s", s, typ)
+		}
+		n = uint64(f)
+	}
+	if n > hi {
+		return 0, fieldError(path, "%s is out of range for %s", s, typ)
+	}
+	return n, nil
+}

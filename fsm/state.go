@@ -1,0 +1,49 @@
+package fsm
+
+// State is a session state.
+type State string
+
+// The session states (DESIGN.md §1).
+const (
+	// Idle: no run in progress; the session waits for a prompt.
+	Idle State = "idle"
+	// Running: a model request was sent and no chunk has arrived yet.
+	Running State = "running"
+	// Streaming: chunks of the model's response are arriving.
+	Streaming State = "streaming"
+	// ExecutingTools: the model finished and a batch of tool calls is running.
+	ExecutingTools State = "executing_tools"
+)
+
+// States returns every state, idle first.
+func States() []State {
+	return []State{Idle, Running, Streaming, ExecutingTools}
+}
+
+// Event is something that happened to a session and may move its state.
+type Event string
+
+// The events of a session and the transitions they cause.
+const (
+	// Start begins a run: idle -> running.
+	Start Event = "start"
+	// FirstChunk marks the first chunk of a response: running -> streaming.
+	FirstChunk Event = "first_chunk"
+	// ToolCalls starts the tool batch a response asked for:
+	// running, streaming -> executing_tools.
+	ToolCalls Event = "tool_calls"
+	// NextTurn sends the next model request of the run:
+	// running, streaming, executing_tools -> running.
+	NextTurn Event = "next_turn"
+	// Finish ends the run (completed or failed):
+	// running, streaming, executing_tools -> idle.
+	Finish Event = "finish"
+	// Abort ends the run on an abort command:
+	// running, streaming, executing_tools -> idle.
+	Abort Event = "abort"
+)
+
+// Events returns every event, in the order of the transition table.
+func Events() []Event {
+	return []Event{Start, FirstChunk, ToolCalls, NextTurn, Finish, Abort}
+}
