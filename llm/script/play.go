@@ -1,0 +1,149 @@
+package script
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+)
+
+// play streams turn t in answer to req.
+func play(ctx context.Context, t *Turn, req *llm.Request, emit func(llm.Chunk)) (*llm.Response, error) {
+	if err := wait(ctx, t.DelayMS); err != nil {
+		return nil, err
+	}
+	stalled := t.StallMS == 0
+	first := true
+	// piece emits one thinking or text chunk at its time; the silence of
+	// StallMS follows the first.
+	piece := func(c llm.Chunk) error {
+		if !first {
+			if err := wait(ctx, t.ChunkDelayMS); err != nil {
+				return err
+			}
+		}
+		first = false
+		emit(c)
+		if !stalled {
+			stalled = true
+			return wait(ctx, t.StallMS)
+		}
+		return nil
+	}
+	if t.Thinking != "" {
+		emit(llm.Chunk{Kind: llm.ChunkThinkingStart})
+		for _, s := range split(t.Thinking, t.ChunkSize) {
+			if err := piece(llm.Chunk{Kind: llm.ChunkThinking, Text: s}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, s := range split(t.Text, t.ChunkSize) {
+		if err := piece(llm.Chunk{Kind: llm.ChunkText, Text: s}); err != nil {
+			return nil, err
+		}
+	}
+	if !stalled {
+		if err := wait(ctx, t.StallMS); err != nil {
+			return nil, err
+		}
+	}
+	calls := toolCalls(t, req.Messages)
+	for _, c := range calls {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		emit(llm.Chunk{Kind: llm.ChunkToolCall, ToolCall: c})
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if f := t.Error; f != nil {
+		return nil, failure(f)
+	}
+	msg := &llm.Message{Role: llm.RoleAssistant, Content: t.Text, Thinking: t.Thinking, ToolCalls: calls}
+	stop := llm.StopEnd
+	if len(calls) > 0 {
+		stop = llm.StopToolCalls
+	}
+	return &llm.Response{Message: msg, StopReason: stop, Usage: usage(t, req, msg)}, nil
+}
+
+// wait returns after ms milliseconds, or with ctx's error as soon as ctx is
+// done.
+func wait(ctx context.Context, ms int64) error {
+	if ms <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// split cuts s into pieces of size runes, the last one shorter; size 0
+// keeps s whole. An empty s has no pieces.
+func split(s string, size int) []string {
+	if s == "" {
+		return nil
+	}
+	if size <= 0 {
+		return []string{s}
+	}
+	var out []string
+	n, start := 0, 0
+	for i := range s {
+		if n == size {
+			out = append(out, s[start:i])
+			n, start = 0, i
+		}
+		n++
+	}
+	return append(out, s[start:])
+}
+
+// toolCalls returns the calls of t with their ids: c-N where N is 1 + the
+// number of tool calls in history + the index in t, so ids stay unique in
+// a session's history even when it switches scripts.
+func toolCalls(t *Turn, history []*llm.Message) []*llm.ToolCall {
+	if len(t.ToolCalls) == 0 {
+		return nil
+	}
+	n := 0
+	for _, m := range history {
+		n += len(m.GetToolCalls())
+	}
+	calls := make([]*llm.ToolCall, len(t.ToolCalls))
+	for i, c := range t.ToolCalls {
+		args := c.Args
+		if len(args) == 0 {
+			args = []byte("{}")
+		}
+		calls[i] = &llm.ToolCall{
+			Id:   fmt.Sprintf("c-%d", n+i+1),
+			Name: c.Name,
+			Args: &eventsv1.RawJSON{Json: bytes.Clone(args)},
+		}
+	}
+	return calls
+}
+
+// failure is the error of a failing turn.
+func failure(f *Failure) *llm.Error {
+	msg := f.Message
+	if msg == "" {
+		msg = http.StatusText(f.Status)
+	}
+	if msg == "" {
+		msg = "scripted failure"
+	}
+	return &llm.Error{Status: f.Status, Message: msg}
+}

@@ -1,0 +1,73 @@
+package script
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tack-run/tack/llm"
+)
+
+// Provider plays a Script as an llm.Provider: each Stream call takes the
+// next turn. Make one per session with New, so the position is per session.
+type Provider struct {
+	script *Script
+
+	mu   sync.Mutex
+	next int // index of the next turn
+}
+
+// New returns a Provider at the first turn of s. s should be valid (see
+// Script.Validate); Provider reads it and never modifies it.
+func New(s *Script) *Provider {
+	return &Provider{script: s}
+}
+
+// Stream plays the next turn for req: it emits the turn's chunks on the
+// calling goroutine at the scripted times and returns the assistant
+// message, or the turn's *llm.Error. When ctx is cancelled it returns
+// ctx.Err() at once, from any wait. A request made with ctx already done
+// does not take a turn.
+func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.Chunk)) (*llm.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req == nil {
+		req = &llm.Request{}
+	}
+	t, err := p.take(req)
+	if err != nil {
+		return nil, err
+	}
+	return play(ctx, t, req, emit)
+}
+
+// take returns the turn for req and moves on.
+func (p *Provider) take(req *llm.Request) (*Turn, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	turns := p.script.Turns
+	if p.next < len(turns) {
+		p.next++
+		return &turns[p.next-1], nil
+	}
+	switch p.script.WhenExhausted {
+	case Echo:
+		return &Turn{Text: lastUserText(req.Messages)}, nil
+	case Fail:
+	default: // RepeatLast
+		if len(turns) > 0 {
+			return &turns[len(turns)-1], nil
+		}
+	}
+	return nil, &llm.Error{Status: 400, Message: "script exhausted"}
+}
+
+// lastUserText returns the content of the last user message, "" if none.
+func lastUserText(msgs []*llm.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].GetRole() == llm.RoleUser {
+			return msgs[i].GetContent()
+		}
+	}
+	return ""
+}
