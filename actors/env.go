@@ -1,0 +1,84 @@
+package actors
+
+import (
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+)
+
+// Defaults of Env.
+const (
+	DefaultRingSize      = 1024
+	DefaultSteeringLimit = 3
+	DefaultPromptLimit   = 100
+	DefaultToolGrace     = time.Second
+)
+
+// Env is what every session of a runtime shares. Zero fields take their
+// defaults; an Env must not be changed once sessions use it.
+type Env struct {
+	Logger *zap.Logger
+	// Clock stamps events and tool metrics.
+	Clock func() time.Time
+	// RingSize is the number of events each session buffers for replay.
+	RingSize int
+	// SteeringLimit bounds each session's steering queue.
+	SteeringLimit int
+	// PromptLimit bounds each session's prompt queue.
+	PromptLimit int
+	// ToolGrace is how long a cancelled tool may take to return before it
+	// is counted as abandoned.
+	ToolGrace time.Duration
+
+	specs sync.Map // *tools.Set → []llm.ToolSpec
+}
+
+func (e *Env) logger() *zap.Logger {
+	if e.Logger == nil {
+		return zap.NewNop()
+	}
+	return e.Logger
+}
+
+func (e *Env) now() time.Time {
+	if e.Clock == nil {
+		return time.Now()
+	}
+	return e.Clock()
+}
+
+func (e *Env) ringSize() int      { return orDefault(e.RingSize, DefaultRingSize) }
+func (e *Env) steeringLimit() int { return orDefault(e.SteeringLimit, DefaultSteeringLimit) }
+func (e *Env) promptLimit() int   { return orDefault(e.PromptLimit, DefaultPromptLimit) }
+
+func (e *Env) grace() time.Duration {
+	if e.ToolGrace <= 0 {
+		return DefaultToolGrace
+	}
+	return e.ToolGrace
+}
+
+// toolSpecs describes a tool set to models, once per set: sessions with the
+// same tools share the set and its description.
+func (e *Env) toolSpecs(set *tools.Set) []llm.ToolSpec {
+	if v, ok := e.specs.Load(set); ok {
+		return v.([]llm.ToolSpec)
+	}
+	var out []llm.ToolSpec
+	for _, sp := range set.Specs() {
+		out = append(out, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Schema})
+	}
+	v, _ := e.specs.LoadOrStore(set, out)
+	return v.([]llm.ToolSpec)
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}

@@ -1,0 +1,76 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+)
+
+// tag names the run and turn a goroutine works for. Messages whose tag is
+// not the session's current one come from a cancelled run or turn and are
+// dropped.
+type tag struct {
+	run  uint64
+	turn int32
+}
+
+// streamChunk is one chunk from the stream pump.
+type streamChunk struct {
+	tag   tag
+	chunk llm.Chunk
+}
+
+// streamDone ends a model request: resp on success, err on failure.
+type streamDone struct {
+	tag  tag
+	resp *llm.Response
+	err  error
+}
+
+// toolUpdate is partial output of a running tool call.
+type toolUpdate struct {
+	tag     tag
+	index   int
+	partial string
+}
+
+// toolDone is the result of a tool call.
+type toolDone struct {
+	tag    tag
+	index  int
+	result tools.Result
+	ended  time.Time
+}
+
+// SwitchModel asks a session to use an already resolved model for its next
+// request. Resolution (which may read a script file) happens on the caller's
+// goroutine, so the actor never does I/O.
+type SwitchModel struct {
+	Model *llm.Model
+}
+
+// SubscribeSink attaches an in-process sink: the buffered events after Since
+// that match Filter, then live ones. The reply is a Reply without data.
+type SubscribeSink struct {
+	Sink   events.Sink
+	Since  uint64
+	Filter events.Filter
+}
+
+// SubscribePID attaches an actor as a subscriber; the session watches it and
+// drops it when it dies.
+type SubscribePID struct {
+	PID    *actor.PID
+	Since  uint64
+	Filter events.Filter
+}
+
+// Unsubscribe detaches a sink attached with SubscribeSink; a sink that is an
+// *events.Channel is closed.
+type Unsubscribe struct {
+	Sink events.Sink
+}

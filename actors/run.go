@@ -1,0 +1,168 @@
+package actors
+
+import (
+	"context"
+	"strconv"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
+)
+
+// Reasons a run ends with (agent_end).
+const (
+	EndCompleted = "completed"
+	EndAborted   = "aborted"
+	EndError     = "error"
+)
+
+// run is what a session knows about the run in progress.
+type run struct {
+	n      uint64
+	id     string
+	turn   int32
+	usage  tally
+	ctx    context.Context
+	cancel context.CancelFunc
+	// stream is the response being streamed in this turn; nil between requests.
+	stream *partial
+	// batch is the tool batch of this turn; nil outside executing_tools.
+	batch *batch
+	// aborted is set once agent_abort was emitted for this run: the run ends
+	// when the last tool that survived the abort is done.
+	aborted bool
+}
+
+func (r *run) tag() tag { return tag{run: r.n, turn: r.turn} }
+
+// cancelAll stops the stream and every tool of the run, immune ones too.
+func (r *run) cancelAll() {
+	r.cancel()
+	if r.batch != nil {
+		for _, c := range r.batch.calls {
+			if c.cancel != nil {
+				c.cancel()
+			}
+		}
+	}
+}
+
+// current reports whether a goroutine's report belongs to the current turn.
+func (s *session) current(t tag) bool {
+	return s.run != nil && s.run.tag() == t
+}
+
+// startRun begins a run in idle with text as the newest user input; what an
+// earlier abort left queued is delivered first, in order.
+func (s *session) startRun(text string) {
+	s.emit(&eventsv1.PromptReceived{Text: text})
+	s.runs++
+	ctx, cancel := context.WithCancel(context.Background())
+	s.run = &run{n: s.runs, id: "r-" + strconv.FormatUint(s.runs, 10), ctx: ctx, cancel: cancel}
+	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
+	for _, p := range s.prompts {
+		s.commit(llm.UserMessage(p))
+	}
+	s.prompts = nil
+	s.commit(llm.UserMessage(text))
+	s.startTurn()
+}
+
+// startTurn applies queued steering and sends the next model request.
+func (s *session) startTurn() {
+	s.applySteering()
+	s.transition(fsm.Start, fsm.NextTurn)
+	s.emit(&eventsv1.AgentStatus{Status: "thinking"})
+	s.run.turn++
+	s.emit(&eventsv1.TurnStart{RunId: s.run.id, Turn: s.run.turn})
+	req := s.request()
+	s.emit(&eventsv1.RequestStart{Turn: s.run.turn, Model: s.spec.Model.Name, MessageCount: int32(len(req.Messages))})
+	s.run.stream = &partial{model: s.spec.Model}
+	go pump(s.run.ctx, s.root, s.self, s.spec.Model.Provider, req, s.run.tag())
+}
+
+// transition fires idleEvent in idle and busyEvent otherwise.
+func (s *session) transition(idleEvent, busyEvent fsm.Event) {
+	e := busyEvent
+	if s.machine.Current() == fsm.Idle {
+		e = idleEvent
+	}
+	s.fire(e)
+}
+
+// fire moves the state machine and tells subscribers.
+func (s *session) fire(e fsm.Event) {
+	from, to, err := s.machine.Fire(e)
+	if err != nil {
+		panic(err) // a bug in a handler: recoverPanic reports it
+	}
+	if from != to {
+		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
+	}
+}
+
+// applySteering merges queued steering into the context as user messages.
+func (s *session) applySteering() {
+	if len(s.steering) == 0 {
+		return
+	}
+	refs := make([]string, len(s.steering))
+	for i, st := range s.steering {
+		refs[i] = st.Ref
+		s.commit(llm.UserMessage(st.Text))
+	}
+	s.steering = nil
+	s.emit(&eventsv1.SteeringApplied{Refs: refs, Count: int32(len(refs))})
+}
+
+// request builds the next model request from the history, repaired if it
+// ever needs to be (it should not: the repair is defence in depth).
+func (s *session) request() *llm.Request {
+	msgs, fixes := llm.Repair(s.history)
+	if len(fixes) > 0 {
+		s.env.logger().Sugar().Errorw("history needed repair before a request; this is a runtime bug",
+			"session", s.spec.ID, "fixes", fixes)
+	}
+	return &llm.Request{
+		Model:    s.spec.Model.ID,
+		System:   s.spec.System,
+		Messages: msgs,
+		Tools:    s.env.toolSpecs(s.spec.Tools),
+	}
+}
+
+// commit appends a message to the history: a commit point.
+func (s *session) commit(m *llm.Message) {
+	s.history = append(s.history, m)
+	s.emit(&eventsv1.MessageCommitted{Index: int32(len(s.history) - 1), Message: m})
+}
+
+// turnDone ends a turn whose response and tools are committed. After a
+// tool batch the run goes on; after a plain answer it goes on only for
+// queued steering or a queued prompt (one prompt, one turn).
+func (s *session) turnDone(afterTools bool) {
+	s.emit(&eventsv1.TurnEnd{RunId: s.run.id, Turn: s.run.turn})
+	switch {
+	case s.run.aborted:
+		s.finishRun(fsm.Abort, EndAborted)
+	case afterTools, len(s.steering) > 0:
+		s.startTurn()
+	case len(s.prompts) > 0:
+		next := s.prompts[0]
+		s.prompts = s.prompts[1:]
+		s.commit(llm.UserMessage(next))
+		s.startTurn()
+	default:
+		s.finishRun(fsm.Finish, EndCompleted)
+	}
+}
+
+// finishRun ends the run and goes idle.
+func (s *session) finishRun(e fsm.Event, reason string) {
+	r := s.run
+	r.cancel()
+	s.run = nil
+	s.fire(e)
+	s.emit(&eventsv1.AgentStatus{Status: "idle"})
+	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
+}

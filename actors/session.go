@@ -1,0 +1,261 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+)
+
+// Spec is one session's resolved setup.
+type Spec struct {
+	ID     string
+	Model  *llm.Model
+	System string
+	Tools  *tools.Set
+}
+
+// session is the session actor's state. Only Receive touches it.
+type session struct {
+	spec    Spec
+	env     *Env
+	machine *fsm.Machine
+	log     *events.Stream
+
+	self *actor.PID
+	root *actor.RootContext
+
+	history  []*llm.Message
+	prompts  []string
+	steering []*eventsv1.SteeringItem
+	run      *run
+
+	usage       tally
+	contextUsed int64
+	runs        uint64
+	steers      uint64
+	sinks       []events.Sink
+	abandoned   atomic.Int32
+}
+
+// Props returns the props of a session actor for spec.
+func Props(env *Env, spec Spec) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &session{
+			spec:    spec,
+			env:     env,
+			machine: fsm.New(),
+			log:     events.NewStream(spec.ID, events.WithRingSize(env.ringSize()), events.WithClock(env.now)),
+		}
+	})
+}
+
+// Receive dispatches a message to the handler of the current state after
+// the cases every state shares. It never blocks: model streams and tools
+// run in goroutines that report back with tagged messages.
+func (s *session) Receive(ctx actor.Context) {
+	defer s.recoverPanic()
+	if s.common(ctx) {
+		return
+	}
+	switch s.machine.Current() {
+	case fsm.Idle:
+		s.idle(ctx)
+	case fsm.Running:
+		s.running(ctx)
+	case fsm.Streaming:
+		s.streaming(ctx)
+	case fsm.ExecutingTools:
+		s.executingTools(ctx)
+	}
+}
+
+// common handles what means the same in every state; it reports whether
+// it handled the message.
+func (s *session) common(ctx actor.Context) bool {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
+		s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+	case *actor.Stopping:
+		s.shutdown()
+	case *eventsv1.GetState:
+		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
+	case *eventsv1.GetMessages:
+		msgs := append([]*llm.Message(nil), s.history...)
+		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}})
+	case *eventsv1.Subscribe:
+		s.replay(ctx, m)
+	case *SubscribeSink:
+		s.subscribe(ctx, m.Sink, m.Since, m.Filter)
+	case *SubscribePID:
+		ctx.Watch(m.PID)
+		s.subscribe(ctx, &pidSink{root: s.root, pid: m.PID}, m.Since, m.Filter)
+	case *Unsubscribe:
+		s.unsubscribe(m.Sink)
+		s.reply(ctx, &eventsv1.Reply{})
+	case *actor.Terminated:
+		s.unsubscribe(&pidSink{pid: m.Who})
+	case *SwitchModel:
+		s.switchModel(ctx, m.Model)
+	case *eventsv1.Approve, *eventsv1.Reject:
+		s.fail(ctx, events.CodeNoPendingApproval, "no approval is pending")
+	case *eventsv1.Respond:
+		s.fail(ctx, events.CodeNoPendingQuestion, "no question is pending")
+	default:
+		return false
+	}
+	return true
+}
+
+// idle: a prompt or steer starts a run; abort is a no-op that still tells.
+func (s *session) idle(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *eventsv1.Prompt:
+		s.startRun(m.Text)
+		s.reply(ctx, promptReply(false))
+	case *eventsv1.Steer:
+		s.startRun(m.Text)
+		s.reply(ctx, steerReply(s.nextSteerRef()))
+	case *eventsv1.Abort:
+		s.abortIdle(ctx, m)
+	default:
+		s.stray(ctx)
+	}
+}
+
+// running: the request is out, no chunk yet.
+func (s *session) running(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *eventsv1.Prompt:
+		s.queuePrompt(ctx, m.Text)
+	case *eventsv1.Steer:
+		s.queueSteer(ctx, m.Text, false)
+	case *eventsv1.Abort:
+		s.abortStream(ctx, m)
+	case *streamChunk:
+		s.firstChunk(m)
+	case *streamDone:
+		s.responseDone(m)
+	default:
+		s.stray(ctx)
+	}
+}
+
+// streaming: chunks are arriving.
+func (s *session) streaming(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *eventsv1.Prompt:
+		s.queuePrompt(ctx, m.Text)
+	case *eventsv1.Steer:
+		s.queueSteer(ctx, m.Text, false)
+	case *eventsv1.Abort:
+		s.abortStream(ctx, m)
+	case *streamChunk:
+		s.chunk(m)
+	case *streamDone:
+		s.responseDone(m)
+	default:
+		s.stray(ctx)
+	}
+}
+
+// executingTools: a tool batch is running.
+func (s *session) executingTools(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *eventsv1.Prompt:
+		s.queuePrompt(ctx, m.Text)
+	case *eventsv1.Steer:
+		s.queueSteer(ctx, m.Text, m.InterruptTools == nil || *m.InterruptTools)
+	case *eventsv1.Abort:
+		s.abortTools(ctx, m)
+	case *toolUpdate:
+		s.toolUpdate(m)
+	case *toolDone:
+		s.toolDone(m)
+	default:
+		s.stray(ctx)
+	}
+}
+
+// stray drops messages that mean nothing in the current state: stale
+// reports from cancelled runs, and commands this state ignores.
+func (s *session) stray(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case *streamChunk, *streamDone, *toolUpdate, *toolDone, actor.SystemMessage, actor.AutoReceiveMessage:
+	default:
+		s.fail(ctx, events.CodeBadRequest, fmt.Sprintf("%T is not a session command", ctx.Message()))
+	}
+}
+
+// emit publishes one event.
+func (s *session) emit(payload proto.Message) {
+	s.log.Publish(events.New(payload))
+}
+
+// reply answers the sender of a request; plain sends get no answer.
+func (s *session) reply(ctx actor.Context, r *eventsv1.Reply) {
+	if ctx.Sender() != nil {
+		ctx.Respond(r)
+	}
+}
+
+// fail answers a request with an error.
+func (s *session) fail(ctx actor.Context, code, message string) {
+	s.reply(ctx, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: code, Message: message}})
+}
+
+// recoverPanic turns a panic in a handler into an error event: the session
+// survives with its committed history.
+func (s *session) recoverPanic() {
+	if r := recover(); r != nil {
+		s.env.logger().Error("session handler panicked", zap.String("session", s.spec.ID), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+		s.emit(&eventsv1.Error{Code: events.CodeInternal, Message: fmt.Sprintf("internal error: %v", r)})
+	}
+}
+
+func (s *session) nextSteerRef() string {
+	s.steers++
+	return "st-" + strconv.FormatUint(s.steers, 10)
+}
+
+func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
+	from := s.spec.Model.Name
+	s.spec.Model = m
+	s.emit(&eventsv1.ModelSwitched{From: from, To: m.Name})
+	s.reply(ctx, &eventsv1.Reply{})
+}
+
+// shutdown cancels whatever is running and closes channel subscribers.
+func (s *session) shutdown() {
+	if s.run != nil {
+		s.run.cancelAll()
+	}
+	for _, c := range append([]events.Sink(nil), s.sinks...) {
+		s.unsubscribe(c)
+	}
+}
+
+func promptReply(queued bool) *eventsv1.Reply {
+	return &eventsv1.Reply{Data: &eventsv1.Reply_Prompt{Prompt: &eventsv1.PromptReply{Queued: queued}}}
+}
+
+func steerReply(ref string) *eventsv1.Reply {
+	return &eventsv1.Reply{Data: &eventsv1.Reply_Steer{Steer: &eventsv1.SteerReply{Ref: ref}}}
+}
+
+// cancelled reports whether err is a context cancellation.
+func cancelled(err error) bool {
+	return err == context.Canceled || err == context.DeadlineExceeded
+}

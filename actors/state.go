@@ -1,0 +1,85 @@
+package actors
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// state answers get_state.
+func (s *session) state() *eventsv1.SessionState {
+	st := &eventsv1.SessionState{
+		State:          string(s.machine.Current()),
+		Model:          s.spec.Model.Name,
+		PromptQueue:    append([]string{}, s.prompts...),
+		SteeringQueue:  append([]*eventsv1.SteeringItem{}, s.steering...),
+		MessageCount:   int32(len(s.history)),
+		Usage:          s.usage.proto(),
+		AbandonedTools: s.abandoned.Load(),
+	}
+	window, percent := s.contextWindow()
+	st.Context = &eventsv1.ContextInfo{Used: s.contextUsed, Window: window, Percent: percent}
+	if s.run != nil {
+		st.RunId = &s.run.id
+		if s.run.batch != nil {
+			for _, c := range s.run.batch.calls {
+				if c.running() {
+					st.RunningTools = append(st.RunningTools, &eventsv1.RunningTool{CallId: c.tc.Id, Name: c.tc.Name, Immune: c.immune})
+				}
+			}
+		}
+	}
+	return st
+}
+
+// replay answers the protocol's subscribe: the buffered events after since
+// that match the types (live events reach JSON-lines clients anyway).
+func (s *session) replay(ctx actor.Context, m *eventsv1.Subscribe) {
+	f, err := events.NewFilter(m.Types)
+	if err != nil {
+		s.fail(ctx, events.CodeBadRequest, err.Error())
+		return
+	}
+	evs := s.log.Replay(m.Since, f)
+	s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Events{Events: &eventsv1.EventList{Events: evs}}})
+}
+
+// subscribe attaches a sink: replay after since, then live events.
+func (s *session) subscribe(ctx actor.Context, sink events.Sink, since uint64, f events.Filter) {
+	s.log.Subscribe(sink, since, f)
+	s.sinks = append(s.sinks, sink)
+	s.reply(ctx, &eventsv1.Reply{})
+}
+
+// unsubscribe detaches a sink and closes it if it is a channel.
+func (s *session) unsubscribe(sink events.Sink) {
+	for i, c := range s.sinks {
+		if sameSink(c, sink) {
+			s.log.Unsubscribe(c)
+			s.sinks = append(s.sinks[:i], s.sinks[i+1:]...)
+			if ch, ok := c.(*events.Channel); ok {
+				ch.Close()
+			}
+			return
+		}
+	}
+}
+
+// pidSink delivers events to an actor.
+type pidSink struct {
+	root *actor.RootContext
+	pid  *actor.PID
+}
+
+func (p *pidSink) Deliver(ev *eventsv1.Event) { p.root.Send(p.pid, ev) }
+
+// sameSink compares sinks; PID sinks compare by PID.
+func sameSink(a, b events.Sink) bool {
+	pa, aok := a.(*pidSink)
+	pb, bok := b.(*pidSink)
+	if aok && bok {
+		return pa.pid.Equal(pb.pid)
+	}
+	return a == b
+}

@@ -1,0 +1,139 @@
+package actors
+
+import (
+	"context"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
+)
+
+// interruptedSuffix ends assistant text cut by an abort or a stream failure.
+const interruptedSuffix = "\n\n[interrupted]"
+
+// partial is the response being streamed: what an interruption commits.
+type partial struct {
+	model    *llm.Model
+	text     strings.Builder
+	thinking strings.Builder
+}
+
+// pump runs one model request on its own goroutine and reports every chunk
+// and the end to the session, tagged with the turn it belongs to.
+func pump(ctx context.Context, root *actor.RootContext, self *actor.PID, p llm.Provider, req *llm.Request, t tag) {
+	resp, err := p.Stream(ctx, req, func(c llm.Chunk) {
+		root.Send(self, &streamChunk{tag: t, chunk: c})
+	})
+	root.Send(self, &streamDone{tag: t, resp: resp, err: err})
+}
+
+// firstChunk moves running to streaming, then handles the chunk.
+func (s *session) firstChunk(m *streamChunk) {
+	if !s.current(m.tag) {
+		return
+	}
+	s.fire(fsm.FirstChunk)
+	s.emit(&eventsv1.MessageStart{Role: llm.RoleAssistant})
+	s.chunk(m)
+}
+
+// chunk relays one streamed chunk.
+func (s *session) chunk(m *streamChunk) {
+	if !s.current(m.tag) {
+		return
+	}
+	p := s.run.stream
+	switch c := m.chunk; c.Kind {
+	case llm.ChunkText:
+		p.text.WriteString(c.Text)
+		s.emit(&eventsv1.MessageDelta{Delta: c.Text})
+	case llm.ChunkThinkingStart:
+		s.emit(&eventsv1.ThinkingStart{})
+	case llm.ChunkThinking:
+		p.thinking.WriteString(c.Text)
+		s.emit(&eventsv1.ThinkingDelta{Delta: c.Text})
+	}
+}
+
+// responseDone handles the end of a model request.
+func (s *session) responseDone(m *streamDone) {
+	if !s.current(m.tag) {
+		return
+	}
+	if m.err != nil {
+		s.streamFailed(m.err)
+		return
+	}
+	s.run.stream = nil
+	resp := m.resp
+	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: resp.Usage})
+	s.commit(resp.Message)
+	s.account(resp.Usage)
+	if len(resp.Message.ToolCalls) > 0 {
+		s.startBatch(resp.Message.ToolCalls)
+		return
+	}
+	s.turnDone(false)
+}
+
+// streamFailed ends the run after a provider failure. Output already
+// streamed is committed like an interruption, so the history stays valid.
+func (s *session) streamFailed(err error) {
+	if s.commitPartial() {
+		s.emit(&eventsv1.StreamError{Error: err.Error()})
+	} else {
+		s.emit(&eventsv1.Error{Code: "model_error", Message: err.Error()})
+	}
+	s.emit(&eventsv1.TurnEnd{RunId: s.run.id, Turn: s.run.turn})
+	s.finishRun(fsm.Finish, EndError)
+}
+
+// commitPartial commits the text streamed so far, marked interrupted; it
+// reports whether there was any. Partial tool calls are dropped: they have
+// no results and were never shown as calls.
+func (s *session) commitPartial() bool {
+	p := s.run.stream
+	s.run.stream = nil
+	if p == nil || (p.text.Len() == 0 && p.thinking.Len() == 0) {
+		return false
+	}
+	msg := llm.AssistantMessage(p.text.String() + interruptedSuffix)
+	msg.Thinking = p.thinking.String()
+	s.commit(msg)
+	return true
+}
+
+// account adds a response's usage to the run and the session and reports
+// the context use (token_usage).
+func (s *session) account(u *llm.Usage) {
+	if u == nil {
+		return
+	}
+	price := s.spec.Model.Cost
+	s.run.usage.add(u, price)
+	s.usage.add(u, price)
+	s.contextUsed = u.InputTokens
+	window, percent := s.contextWindow()
+	s.emit(&eventsv1.TokenUsage{
+		ContextUsed:        s.contextUsed,
+		ContextWindow:      window,
+		ContextPercent:     percent,
+		SessionTotalTokens: s.usage.total(),
+		Model:              s.spec.Model.Name,
+		CostUsd:            s.usage.cost,
+	})
+}
+
+// contextWindow returns the model's window and the share of it in use, or
+// nils when the window is unknown.
+func (s *session) contextWindow() (window *int64, percent *float64) {
+	w := s.spec.Model.ContextWindow
+	if w <= 0 {
+		return nil, nil
+	}
+	p := float64(s.contextUsed) * 100 / float64(w)
+	return &w, &p
+}

@@ -1,0 +1,41 @@
+package actors
+
+import (
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+)
+
+// tally adds up usage and cost over responses (a run, a session).
+type tally struct {
+	input, output, cached, reasoning int64
+	cost                             float64
+}
+
+// add counts one response's usage at the model's price.
+func (t *tally) add(u *llm.Usage, price llm.Cost) {
+	t.input += u.InputTokens
+	t.output += u.OutputTokens
+	t.cached += u.CachedInputTokens
+	t.reasoning += u.ReasoningTokens
+	t.cost += responseCost(u, price)
+}
+
+func (t tally) total() int64 { return t.input + t.output }
+
+func (t tally) proto() *eventsv1.Usage {
+	return &eventsv1.Usage{
+		InputTokens:       t.input,
+		OutputTokens:      t.output,
+		TotalTokens:       t.total(),
+		CostUsd:           t.cost,
+		CachedInputTokens: t.cached,
+		ReasoningTokens:   t.reasoning,
+	}
+}
+
+// responseCost prices one response: cached input tokens (a part of the
+// input) at the cached price, the rest of the input and the output at theirs.
+func responseCost(u *llm.Usage, price llm.Cost) float64 {
+	fresh := u.InputTokens - u.CachedInputTokens
+	return (float64(fresh)*price.Input + float64(u.CachedInputTokens)*price.CachedInput + float64(u.OutputTokens)*price.Output) / 1e6
+}

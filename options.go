@@ -1,0 +1,69 @@
+package tack
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+)
+
+// Option configures a Runtime.
+type Option func(*config)
+
+type config struct {
+	logger   *zap.Logger
+	system   *actor.ActorSystem
+	models   []llm.Resolver
+	tools    []tools.Tool
+	clock    func() time.Time
+	ring     int
+	steering int
+	prompts  int
+	grace    time.Duration
+	timeout  time.Duration
+	dir      string
+}
+
+// WithLogger logs through l; nil (the default) logs nothing.
+func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithActorSystem runs sessions in an existing actor system instead of one
+// the runtime creates (and stops on Close).
+func WithActorSystem(s *actor.ActorSystem) Option { return func(c *config) { c.system = s } }
+
+// WithModels adds model resolvers, tried in order before the scripted
+// models (`script:<path>`), which are always available.
+func WithModels(r ...llm.Resolver) Option {
+	return func(c *config) { c.models = append(c.models, r...) }
+}
+
+// WithTools makes tools available to sessions that name them. The demo
+// tools are always available.
+func WithTools(t ...tools.Tool) Option { return func(c *config) { c.tools = append(c.tools, t...) } }
+
+// WithClock stamps events with clock instead of time.Now.
+func WithClock(clock func() time.Time) Option { return func(c *config) { c.clock = clock } }
+
+// WithRingSize sets how many events each session keeps for replay (default 1024).
+func WithRingSize(n int) Option { return func(c *config) { c.ring = n } }
+
+// WithSteeringLimit bounds each session's steering queue (default 3).
+func WithSteeringLimit(n int) Option { return func(c *config) { c.steering = n } }
+
+// WithPromptLimit bounds each session's prompt queue (default 100).
+func WithPromptLimit(n int) Option { return func(c *config) { c.prompts = n } }
+
+// WithToolGrace sets how long a cancelled tool may take to return before it
+// is counted as abandoned (default 1 s). The session never waits for it.
+func WithToolGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
+
+// WithRequestTimeout bounds how long a command waits for its session's
+// answer when its context has no deadline (default 10 s).
+func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithScriptDir resolves relative `script:<path>` names against dir
+// (default: the working directory).
+func WithScriptDir(dir string) Option { return func(c *config) { c.dir = dir } }

@@ -1,0 +1,165 @@
+package tack
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+)
+
+// Session is a handle on a live session. Its methods send commands to the
+// session actor and wait for the answer; they are safe for concurrent use.
+type Session struct {
+	id  string
+	pid *actor.PID
+	rt  *Runtime
+}
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.id }
+
+// PID returns the session actor, for actor systems that talk to it directly.
+func (s *Session) PID() *actor.PID { return s.pid }
+
+// Send sends any command (a protobuf command of events/v1) and returns the reply.
+func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
+	return s.rt.request(ctx, s.pid, cmd)
+}
+
+// Prompt sends user input: it starts a run when idle and is queued
+// otherwise (queued reports which).
+func (s *Session) Prompt(ctx context.Context, text string) (queued bool, err error) {
+	r, err := s.Send(ctx, &eventsv1.Prompt{Text: text})
+	return r.GetPrompt().GetQueued(), err
+}
+
+// SteerOptions tune Steer.
+type SteerOptions struct {
+	// KeepTools leaves the running killable tools alone (interrupt_tools false).
+	KeepTools bool
+}
+
+// Steer redirects the agent: merged before the next model request, and
+// cancelling the killable tools of a running batch. It returns the
+// steering reference.
+func (s *Session) Steer(ctx context.Context, text string, opt SteerOptions) (ref string, err error) {
+	interrupt := !opt.KeepTools
+	r, err := s.Send(ctx, &eventsv1.Steer{Text: text, InterruptTools: &interrupt})
+	return r.GetSteer().GetRef(), err
+}
+
+// AbortOptions tune Abort.
+type AbortOptions struct {
+	// KillTools is "killable" (the default when empty), "all" or "none".
+	KillTools string
+	// ClearQueue drops queued prompts and steering.
+	ClearQueue bool
+}
+
+// Abort stops the run: agent_abort reaches subscribers at once.
+func (s *Session) Abort(ctx context.Context, opt AbortOptions) error {
+	_, err := s.Send(ctx, &eventsv1.Abort{KillTools: opt.KillTools, ClearQueue: opt.ClearQueue})
+	return err
+}
+
+// SwitchModel makes the next model request use another model.
+func (s *Session) SwitchModel(ctx context.Context, name string) error {
+	m, err := s.rt.resolve(name, nil)
+	if err != nil {
+		return err
+	}
+	_, err = s.Send(ctx, &actors.SwitchModel{Model: m})
+	return err
+}
+
+// Approve resolves a pending approval; always records a rule for the tool.
+func (s *Session) Approve(ctx context.Context, approvalID string, always bool) error {
+	_, err := s.Send(ctx, &eventsv1.Approve{ApprovalId: approvalID, Always: always})
+	return err
+}
+
+// Reject resolves a pending approval as rejected.
+func (s *Session) Reject(ctx context.Context, approvalID, reason string) error {
+	_, err := s.Send(ctx, &eventsv1.Reject{ApprovalId: approvalID, Reason: reason})
+	return err
+}
+
+// Respond answers a pending ask_user question.
+func (s *Session) Respond(ctx context.Context, ref, response string) error {
+	_, err := s.Send(ctx, &eventsv1.Respond{Ref: ref, Response: response})
+	return err
+}
+
+// State returns what get_state answers.
+func (s *Session) State(ctx context.Context) (*eventsv1.SessionState, error) {
+	r, err := s.Send(ctx, &eventsv1.GetState{})
+	return r.GetState(), err
+}
+
+// Messages returns the committed history.
+func (s *Session) Messages(ctx context.Context) ([]*llm.Message, error) {
+	r, err := s.Send(ctx, &eventsv1.GetMessages{})
+	return r.GetMessages().GetMessages(), err
+}
+
+// Close stops the session.
+func (s *Session) Close() { s.rt.registry.Close(s.id) }
+
+// SubscribeOptions tune Subscribe.
+type SubscribeOptions struct {
+	// Since replays the buffered events with a greater sequence number
+	// first; 0 replays everything still buffered.
+	Since uint64
+	// Types filters by event name; a trailing * matches a prefix.
+	Types []string
+	// Buffer is the channel's capacity (default 1024). A reader that falls
+	// further behind gets events_lost instead of slowing the session.
+	Buffer int
+}
+
+// Subscription is a live feed of a session's events.
+type Subscription struct {
+	// C carries the events; it is closed when the subscription or the
+	// session ends.
+	C  <-chan *eventsv1.Event
+	ch *events.Channel
+	s  *Session
+}
+
+// Subscribe feeds the session's events into a channel: the replay after
+// opt.Since, then live events, with no gap and no duplicate.
+func (s *Session) Subscribe(ctx context.Context, opt SubscribeOptions) (*Subscription, error) {
+	f, err := events.NewFilter(opt.Types)
+	if err != nil {
+		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	if opt.Buffer <= 0 {
+		opt.Buffer = 1024
+	}
+	ch := events.NewChannel(opt.Buffer)
+	if _, err := s.Send(ctx, &actors.SubscribeSink{Sink: ch, Since: opt.Since, Filter: f}); err != nil {
+		return nil, err
+	}
+	return &Subscription{C: ch.C(), ch: ch, s: s}, nil
+}
+
+// Close ends the subscription and closes C.
+func (sub *Subscription) Close() error {
+	_, err := sub.s.Send(context.Background(), &actors.Unsubscribe{Sink: sub.ch})
+	return err
+}
+
+// SubscribePID makes an actor a subscriber: it receives *eventsv1.Event
+// messages until it stops (the session watches it).
+func (s *Session) SubscribePID(ctx context.Context, pid *actor.PID, since uint64, types ...string) error {
+	f, err := events.NewFilter(types)
+	if err != nil {
+		return &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	_, err = s.Send(ctx, &actors.SubscribePID{PID: pid, Since: since, Filter: f})
+	return err
+}

@@ -1,0 +1,184 @@
+package tack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/builtin"
+)
+
+// defaultTimeout bounds a command's wait for its session when the caller's
+// context has no deadline.
+const defaultTimeout = 10 * time.Second
+
+// Runtime runs sessions: it owns (or borrows) an actor system, resolves
+// models and tools, and keeps the registry of live sessions.
+type Runtime struct {
+	system    *actor.ActorSystem
+	ownSystem bool
+	env       *actors.Env
+	registry  *actors.Registry
+	models    llm.Resolver
+	catalog   *tools.Catalog
+	timeout   time.Duration
+	ids       atomic.Uint64
+}
+
+// New returns a runtime. With no options it runs scripted models and the
+// demo tools in an actor system of its own, logging nothing.
+func New(opts ...Option) (*Runtime, error) {
+	c := &config{timeout: defaultTimeout}
+	for _, o := range opts {
+		o(c)
+	}
+	catalog, err := tools.NewCatalog(append(builtin.Demo(), c.tools...)...)
+	if err != nil {
+		return nil, fmt.Errorf("tack: tools: %w", err)
+	}
+	rt := &Runtime{
+		system:  c.system,
+		models:  llm.Chain(append(c.models, script.NewResolver(c.dir))...),
+		catalog: catalog,
+		timeout: c.timeout,
+		env: &actors.Env{
+			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
+			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
+		},
+	}
+	if rt.system == nil {
+		rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+			return slog.New(slog.DiscardHandler)
+		}))
+		rt.ownSystem = true
+	}
+	rt.registry = actors.NewRegistry(rt.system, rt.env)
+	return rt, nil
+}
+
+// Close stops every session, then the actor system if the runtime made it.
+func (rt *Runtime) Close() {
+	rt.registry.CloseAll()
+	if rt.ownSystem {
+		rt.system.Shutdown()
+	}
+}
+
+// ActorSystem returns the actor system the sessions run in.
+func (rt *Runtime) ActorSystem() *actor.ActorSystem { return rt.system }
+
+// SessionConfig describes a new session.
+type SessionConfig struct {
+	// ID names the session; empty generates one ("s-1", "s-2", ...).
+	ID string
+	// Model is `script:<path>` or a name the runtime's resolvers know.
+	Model string
+	// Script is an inline scripted model, used instead of Model's file.
+	Script json.RawMessage
+	// System is the system prompt.
+	System string
+	// Tools names the tools the model may call; scripted models bring the
+	// demo tools along.
+	Tools []string
+}
+
+// Spawn starts a session.
+func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
+	if cfg.Model == "" && len(cfg.Script) == 0 {
+		return nil, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script"}
+	}
+	model, err := rt.resolve(cfg.Model, cfg.Script)
+	if err != nil {
+		return nil, err
+	}
+	set, err := rt.catalog.Resolve(union(cfg.Tools, model.ProvidesTools))
+	if err != nil {
+		return nil, &Error{Code: events.CodeUnknownTool, Message: err.Error()}
+	}
+	if cfg.ID == "" {
+		cfg.ID = rt.newID()
+	}
+	pid, err := rt.registry.Spawn(actors.Spec{ID: cfg.ID, Model: model, System: cfg.System, Tools: set})
+	if errors.Is(err, actors.ErrSessionExists) {
+		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Session{id: cfg.ID, pid: pid, rt: rt}, nil
+}
+
+// Session returns the live session with id.
+func (rt *Runtime) Session(id string) (*Session, error) {
+	pid, ok := rt.registry.Lookup(id)
+	if !ok {
+		return nil, &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
+	}
+	return &Session{id: id, pid: pid, rt: rt}, nil
+}
+
+// Sessions lists the ids of the live sessions, sorted.
+func (rt *Runtime) Sessions() []string { return rt.registry.IDs() }
+
+// resolve finds a model by name or inline script.
+func (rt *Runtime) resolve(name string, inline json.RawMessage) (*llm.Model, error) {
+	m, err := rt.models.Resolve(name, inline)
+	if errors.Is(err, llm.ErrUnknownModel) {
+		return nil, &Error{Code: events.CodeUnknownModel, Message: err.Error()}
+	}
+	if err != nil {
+		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	return m, nil
+}
+
+func (rt *Runtime) newID() string {
+	for {
+		id := "s-" + strconv.FormatUint(rt.ids.Add(1), 10)
+		if _, taken := rt.registry.Lookup(id); !taken {
+			return id
+		}
+	}
+}
+
+// union returns a followed by the names of b not in a.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, n := range b {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// request sends a command to a session actor and waits for its reply.
+func (rt *Runtime) request(ctx context.Context, pid *actor.PID, msg any) (*eventsv1.Reply, error) {
+	timeout := rt.timeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	res, err := rt.system.Root.RequestFuture(pid, msg, timeout).Result()
+	if err != nil {
+		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
+	}
+	reply, ok := res.(*eventsv1.Reply)
+	if !ok {
+		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
+	}
+	return reply, errorFrom(reply.Error)
+}
