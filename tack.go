@@ -134,10 +134,11 @@ func (rt *Runtime) Session(id string) (*Session, error) {
 // Sessions lists the ids of the live sessions, sorted.
 func (rt *Runtime) Sessions() []string { return rt.registry.IDs() }
 
-// resolve finds a model by name or inline script.
+// resolve finds a model by name or inline script: a name that resolves to
+// nothing is unknown_model, a malformed inline script a bad_request.
 func (rt *Runtime) resolve(name string, inline json.RawMessage) (*llm.Model, error) {
 	m, err := rt.models.Resolve(name, inline)
-	if errors.Is(err, llm.ErrUnknownModel) {
+	if errors.Is(err, llm.ErrUnknownModel) && len(inline) == 0 {
 		return nil, &Error{Code: events.CodeUnknownModel, Message: err.Error()}
 	}
 	if err != nil {

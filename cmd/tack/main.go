@@ -1,0 +1,39 @@
+// Command tack runs Tack agent sessions: `tack demo` plays a scripted
+// session as a timeline; `tack rpc` speaks JSON lines on stdin/stdout.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: tack <command> [flags]
+
+commands:
+  demo   play a built-in scripted session as a coloured timeline
+  rpc    serve the JSON-lines protocol on stdin/stdout
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "demo":
+		err = demo(args)
+	case "rpc":
+		err = rpcCmd(args)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "tack: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tack:", err)
+		os.Exit(1)
+	}
+}

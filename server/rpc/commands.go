@@ -1,0 +1,126 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// command is one entry of the protocol's command table.
+type command struct {
+	// new makes the message the line decodes into; nil for commands with
+	// no fields.
+	new func() proto.Message
+	// required names fields the line must have.
+	required []string
+	// noSession marks commands that address no session; they run global.
+	noSession bool
+	global    func(ctx context.Context, c *conn, msg proto.Message) (proto.Message, error)
+	session   func(ctx context.Context, c *conn, s *tack.Session, msg proto.Message) (proto.Message, error)
+}
+
+// commands is PROTOCOL.md §1's command table.
+var commands = map[string]command{
+	"create_session": {new: func() proto.Message { return &eventsv1.CreateSession{} }, noSession: true, global: createSession},
+	"list_sessions":  {noSession: true, global: listSessions},
+	"prompt":         {new: func() proto.Message { return &eventsv1.Prompt{} }, required: []string{"text"}, session: send},
+	"steer":          {new: func() proto.Message { return &eventsv1.Steer{} }, required: []string{"text"}, session: send},
+	"abort":          {new: func() proto.Message { return &eventsv1.Abort{} }, session: abort},
+	"approve":        {new: func() proto.Message { return &eventsv1.Approve{} }, required: []string{"approval_id"}, session: send},
+	"reject":         {new: func() proto.Message { return &eventsv1.Reject{} }, required: []string{"approval_id"}, session: send},
+	"respond":        {new: func() proto.Message { return &eventsv1.Respond{} }, required: []string{"ref", "response"}, session: send},
+	"switch_model":   {new: func() proto.Message { return &eventsv1.SwitchModel{} }, required: []string{"model"}, session: switchModel},
+	"get_state":      {new: func() proto.Message { return &eventsv1.GetState{} }, session: send},
+	"get_messages":   {new: func() proto.Message { return &eventsv1.GetMessages{} }, session: send},
+	"subscribe":      {new: func() proto.Message { return &eventsv1.Subscribe{} }, session: send},
+	"close_session":  {session: closeSession},
+}
+
+// send passes the command to the session and answers with its reply data.
+func send(ctx context.Context, _ *conn, s *tack.Session, msg proto.Message) (proto.Message, error) {
+	r, err := s.Send(ctx, msg)
+	if err != nil {
+		return nil, err
+	}
+	return replyData(r), nil
+}
+
+// replyData is the message a reply carries, or nil.
+func replyData(r *eventsv1.Reply) proto.Message {
+	switch d := r.GetData().(type) {
+	case *eventsv1.Reply_Created:
+		return d.Created
+	case *eventsv1.Reply_Prompt:
+		return d.Prompt
+	case *eventsv1.Reply_Steer:
+		return d.Steer
+	case *eventsv1.Reply_State:
+		return d.State
+	case *eventsv1.Reply_Messages:
+		return d.Messages
+	case *eventsv1.Reply_Events:
+		return d.Events
+	case *eventsv1.Reply_Sessions:
+		return d.Sessions
+	}
+	return nil
+}
+
+func abort(ctx context.Context, c *conn, s *tack.Session, msg proto.Message) (proto.Message, error) {
+	switch k := msg.(*eventsv1.Abort).KillTools; k {
+	case "", "killable", "all", "none":
+	default:
+		return nil, badRequest(fmt.Sprintf("kill_tools is killable, all or none, not %q", k))
+	}
+	return send(ctx, c, s, msg)
+}
+
+func switchModel(ctx context.Context, _ *conn, s *tack.Session, msg proto.Message) (proto.Message, error) {
+	return nil, s.SwitchModel(ctx, msg.(*eventsv1.SwitchModel).Model)
+}
+
+func createSession(ctx context.Context, c *conn, msg proto.Message) (proto.Message, error) {
+	m := msg.(*eventsv1.CreateSession)
+	if len(m.Plugins) > 0 {
+		return nil, badRequest(fmt.Sprintf("unknown plugin %q", m.Plugins[0].Name))
+	}
+	s, err := c.rt.Spawn(tack.SessionConfig{
+		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
+		System: m.System, Tools: m.Tools,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.subscribe(ctx, s); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return &eventsv1.Created{Session: s.ID()}, nil
+}
+
+func closeSession(_ context.Context, c *conn, s *tack.Session, _ proto.Message) (proto.Message, error) {
+	s.Close()
+	c.forget(s.ID())
+	return nil, nil
+}
+
+func listSessions(ctx context.Context, c *conn, _ proto.Message) (proto.Message, error) {
+	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
+	for _, id := range c.rt.Sessions() {
+		s, err := c.rt.Session(id)
+		if err != nil {
+			continue // closed meanwhile
+		}
+		st, err := s.State(ctx)
+		if err != nil {
+			continue
+		}
+		list.Sessions = append(list.Sessions, &eventsv1.SessionSummary{Session: id, State: st.State, Model: st.Model, MessageCount: st.MessageCount})
+	}
+	return list, nil
+}

@@ -1,0 +1,156 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+)
+
+// maxLine bounds one command line.
+const maxLine = 16 << 20
+
+// eventBuffer is each session subscription's capacity.
+const eventBuffer = 8192
+
+// Serve runs the protocol until in ends or ctx is done. It closes the
+// sessions it created before returning.
+func Serve(ctx context.Context, rt *tack.Runtime, in io.Reader, out io.Writer) error {
+	c := &conn{rt: rt, out: &writer{w: bufio.NewWriter(out)}, subs: map[string]*tack.Subscription{}}
+	defer c.close()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	for sc.Scan() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if line := sc.Bytes(); len(line) > 0 {
+			c.handle(ctx, line)
+		}
+	}
+	return sc.Err()
+}
+
+// conn is one client's connection.
+type conn struct {
+	rt   *tack.Runtime
+	out  *writer
+	mu   sync.Mutex
+	subs map[string]*tack.Subscription
+	wg   sync.WaitGroup
+}
+
+// header is the part every command line has.
+type header struct {
+	Cmd     string          `json:"cmd"`
+	ID      json.RawMessage `json:"id"`
+	Session *string         `json:"session"`
+}
+
+// handle runs one command line and writes its response.
+func (c *conn) handle(ctx context.Context, line []byte) {
+	var h header
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		c.out.response(h, nil, &tack.Error{Code: events.CodeBadRequest, Message: "not a JSON object: " + err.Error()})
+		return
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		c.out.response(h, nil, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()})
+		return
+	}
+	cmd, ok := commands[h.Cmd]
+	if !ok {
+		code := events.CodeUnknownCommand
+		if h.Cmd == "" {
+			code = events.CodeBadRequest
+		}
+		c.out.response(h, nil, &tack.Error{Code: code, Message: fmt.Sprintf("unknown command %q", h.Cmd)})
+		return
+	}
+	data, err := c.run(ctx, cmd, h, fields, line)
+	c.out.response(h, data, err)
+}
+
+// run decodes and checks a command, then executes it.
+func (c *conn) run(ctx context.Context, cmd command, h header, fields map[string]json.RawMessage, line []byte) (proto.Message, error) {
+	var msg proto.Message
+	if cmd.new != nil {
+		msg = cmd.new()
+		if err := events.UnmarshalJSON(line, msg); err != nil {
+			return nil, badRequest(err.Error())
+		}
+	}
+	for _, f := range cmd.required {
+		if v, ok := fields[f]; !ok || string(v) == "null" {
+			return nil, badRequest(fmt.Sprintf("%s needs %q", h.Cmd, f))
+		}
+	}
+	if cmd.noSession {
+		return cmd.global(ctx, c, msg)
+	}
+	if h.Session == nil || *h.Session == "" {
+		return nil, badRequest(fmt.Sprintf("%s needs %q", h.Cmd, "session"))
+	}
+	s, err := c.rt.Session(*h.Session)
+	if err != nil {
+		return nil, err
+	}
+	return cmd.session(ctx, c, s, msg)
+}
+
+// subscribe forwards a new session's events to the output.
+func (c *conn) subscribe(ctx context.Context, s *tack.Session) error {
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Buffer: eventBuffer})
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.subs[s.ID()] = sub
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		for ev := range sub.C {
+			c.out.event(ev)
+		}
+	}()
+	return nil
+}
+
+// forget ends the forwarding of a closed session's events.
+func (c *conn) forget(id string) {
+	c.mu.Lock()
+	delete(c.subs, id)
+	c.mu.Unlock()
+}
+
+// close closes the sessions this connection created and waits until their
+// last events are written.
+func (c *conn) close() {
+	c.mu.Lock()
+	ids := make([]string, 0, len(c.subs))
+	for id := range c.subs {
+		ids = append(ids, id)
+	}
+	c.subs = map[string]*tack.Subscription{}
+	c.mu.Unlock()
+	for _, id := range ids {
+		if s, err := c.rt.Session(id); err == nil {
+			s.Close()
+		}
+	}
+	c.wg.Wait()
+	c.out.flush()
+}
+
+func badRequest(msg string) error {
+	return &tack.Error{Code: events.CodeBadRequest, Message: msg}
+}
