@@ -1,0 +1,69 @@
+package tack_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// A session on a scripted model: the model calls the echo tool, then
+// answers; the events tell the whole run.
+func Example() {
+	rt, err := tack.New()
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+
+	s, err := rt.Spawn(tack.SessionConfig{Script: json.RawMessage(`{"turns":[
+		{"text":"Checking.","tool_calls":[{"name":"echo","args":{"text":"pong"}}]},
+		{"text":"The tool said pong."}]}`)})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_start", "agent_end", "state_changed", "message_committed"}})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := s.Prompt(ctx, "ping"); err != nil {
+		panic(err)
+	}
+	for ev := range sub.C {
+		fmt.Println(events.Type(ev), describe(ev))
+		if ev.GetAgentEnd() != nil {
+			break
+		}
+	}
+	// Output:
+	// agent_start r-1
+	// message_committed user: ping
+	// state_changed idle → running
+	// state_changed running → streaming
+	// message_committed assistant: Checking.
+	// state_changed streaming → executing_tools
+	// message_committed tool: pong
+	// state_changed executing_tools → running
+	// state_changed running → streaming
+	// message_committed assistant: The tool said pong.
+	// state_changed streaming → idle
+	// agent_end completed
+}
+
+func describe(ev *eventsv1.Event) string {
+	switch e := ev.Payload.(type) {
+	case *eventsv1.Event_AgentStart:
+		return e.AgentStart.RunId
+	case *eventsv1.Event_AgentEnd:
+		return e.AgentEnd.Reason
+	case *eventsv1.Event_StateChanged:
+		return e.StateChanged.From + " → " + e.StateChanged.To
+	case *eventsv1.Event_MessageCommitted:
+		return e.MessageCommitted.Message.Role + ": " + e.MessageCommitted.Message.Content
+	}
+	return ""
+}

@@ -1,0 +1,67 @@
+package tack_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layers is DESIGN.md §2's import order: a package may import packages of
+// its own or lower layers, never higher ones.
+var layers = []struct {
+	layer    int
+	prefixes []string
+}{
+	{0, []string{"events"}},
+	{1, []string{"fsm", "llm", "tools", "store"}},
+	{2, []string{"plugins"}},
+	{3, []string{"actors"}},
+	{4, []string{""}}, // the root package tack
+	{5, []string{"server", "cmd", "internal"}},
+}
+
+const module = "github.com/tack-run/tack"
+
+// layerOf returns the layer of a package path inside the module.
+func layerOf(pkg string) int {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	best, bestLen := -1, -1
+	for _, l := range layers {
+		for _, p := range l.prefixes {
+			if (rel == p || strings.HasPrefix(rel, p+"/") || p == "" && rel == "") && len(p) > bestLen {
+				best, bestLen = l.layer, len(p)
+			}
+		}
+	}
+	return best
+}
+
+// TestImportsFlowOneWay keeps DESIGN.md §2's rule: events ← {fsm, llm,
+// tools, store} ← plugins ← actors ← tack ← {server, cmd/tack}.
+func TestImportsFlowOneWay(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, from := fields[0], layerOf(fields[0])
+		if from < 0 {
+			t.Errorf("package %s belongs to no layer of DESIGN.md §2", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			checked++
+			if to := layerOf(imp); to > from {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must flow down", pkg, from, imp, to)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no module-internal imports were checked")
+	}
+}
