@@ -1,5 +1,6 @@
 // Command tack runs Tack agent sessions: `tack demo` plays a scripted
-// session as a timeline; `tack rpc` speaks JSON lines on stdin/stdout.
+// session as a timeline; `tack chat` is a terminal conversation; `tack rpc` speaks
+// JSON lines on stdin/stdout.
 package main
 
 import (
@@ -11,6 +12,7 @@ const usage = `usage: tack <command> [flags]
 
 commands:
   demo   play a built-in scripted session as a coloured timeline
+  chat   talk to a session in the terminal (Enter while busy steers, Ctrl-C aborts)
   rpc    serve the JSON-lines protocol on stdin/stdout
 `
 
@@ -23,6 +25,8 @@ func main() {
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "demo":
 		err = demo(args)
+	case "chat":
+		err = chat(args)
 	case "rpc":
 		err = rpcCmd(args)
 	case "help", "-h", "--help":

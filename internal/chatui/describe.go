@@ -1,0 +1,80 @@
+package chatui
+
+import (
+	"fmt"
+	"strings"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// Describe returns what the chat prints for an event: streamed text as it
+// comes, whole lines (ending in a newline) for everything else, or "" for
+// events a person does not need to see.
+func Describe(ev *eventsv1.Event, color bool) string {
+	switch e := ev.Payload.(type) {
+	case *eventsv1.Event_MessageDelta:
+		return e.MessageDelta.Delta
+	case *eventsv1.Event_ThinkingStart:
+		return paint(color, dim, "(thinking) ")
+	case *eventsv1.Event_ThinkingDelta:
+		return paint(color, dim, e.ThinkingDelta.Delta)
+	case *eventsv1.Event_ResponseComplete:
+		return "\n"
+	case *eventsv1.Event_ToolExecutionStart:
+		return paint(color, blue, "⚙ "+e.ToolExecutionStart.Name) + " " + string(e.ToolExecutionStart.GetArgs().GetJson()) + "\n"
+	case *eventsv1.Event_ToolExecutionEnd:
+		mark, col := "✓", green
+		if !e.ToolExecutionEnd.Ok {
+			mark, col = "✗", red
+		}
+		return paint(color, col, mark+" "+e.ToolExecutionEnd.Name) + " " + summary(e.ToolExecutionEnd.Result) + "\n"
+	case *eventsv1.Event_PromptQueued:
+		return paint(color, yellow, fmt.Sprintf("(queued: %s)", e.PromptQueued.Text)) + "\n"
+	case *eventsv1.Event_SteeringReceived:
+		return paint(color, yellow, fmt.Sprintf("(steering %s: %s)", e.SteeringReceived.Status, e.SteeringReceived.Text)) + "\n"
+	case *eventsv1.Event_AgentAbort:
+		return paint(color, red, "(aborted)") + "\n"
+	case *eventsv1.Event_StreamError:
+		return paint(color, red, "stream failed: "+e.StreamError.Error) + "\n"
+	case *eventsv1.Event_Error:
+		return paint(color, red, e.Error.Code+": "+e.Error.Message) + "\n"
+	case *eventsv1.Event_Retry:
+		return paint(color, yellow, fmt.Sprintf("(retry %d in %d ms: %s)", e.Retry.Attempt, e.Retry.DelayMs, e.Retry.Reason)) + "\n"
+	case *eventsv1.Event_StreamStalled:
+		return paint(color, yellow, fmt.Sprintf("(no data for %d s)", e.StreamStalled.ElapsedMs/1000)) + "\n"
+	case *eventsv1.Event_ContextOverflow:
+		return paint(color, red, "context overflow: "+e.ContextOverflow.Reason) + "\n"
+	case *eventsv1.Event_ModelSwitched:
+		return paint(color, dim, fmt.Sprintf("(model %s → %s)", e.ModelSwitched.From, e.ModelSwitched.To)) + "\n"
+	case *eventsv1.Event_ApprovalRequired:
+		a := e.ApprovalRequired
+		return paint(color, bold+yellow, fmt.Sprintf("%s wants to run %s %s", a.ApprovalId, a.Tool, a.GetArgs().GetJson())) +
+			" — allow? [y]es, [n]o, [a]lways\n"
+	case *eventsv1.Event_AskUser:
+		q := e.AskUser
+		opts := ""
+		if len(q.Options) > 0 {
+			opts = " [" + strings.Join(q.Options, " / ") + "]"
+		}
+		return paint(color, bold+yellow, "? "+q.Question) + opts + "\n"
+	case *eventsv1.Event_EventsLost:
+		return paint(color, red, fmt.Sprintf("(events %d–%d were not shown)", e.EventsLost.From, e.EventsLost.To)) + "\n"
+	}
+	return ""
+}
+
+// summary is the first line of a tool result, shortened.
+func summary(s string) string {
+	s = strings.TrimSpace(s)
+	more := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, more = s[:i], true
+	}
+	if r := []rune(s); len(r) > 100 {
+		s, more = string(r[:100]), true
+	}
+	if more {
+		s += " …"
+	}
+	return s
+}

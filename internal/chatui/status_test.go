@@ -1,0 +1,84 @@
+package chatui
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+func window(n int64) *int64 { return &n }
+
+func TestRender(t *testing.T) {
+	cases := []struct {
+		name  string
+		st    Status
+		color bool
+		want  string
+	}{
+		{"idle, window unknown", Status{SessionTokens: 28500, ContextUsed: 900}, false, "idle · Context: 900 tokens | Session: 28.5K tokens"},
+		{"streaming", Status{State: "streaming", ContextUsed: 760, ContextWindow: window(10000), SessionTokens: 1200}, false, "streaming · Context: 7.6% | Session: 1.2K tokens"},
+		{"tool", Status{State: "executing_tools", Tool: "shell", ContextUsed: 1, ContextWindow: window(100)}, false, "executing_tools · shell · Context: 1.0% | Session: 0 tokens"},
+		{"green below half", Status{ContextUsed: 49, ContextWindow: window(100)}, true, dim + "idle" + reset + " · Context: " + green + "49.0%" + reset + " | Session: 0 tokens"},
+		{"yellow from half", Status{ContextUsed: 50, ContextWindow: window(100)}, true, dim + "idle" + reset + " · Context: " + yellow + "50.0%" + reset + " | Session: 0 tokens"},
+		{"red above 80", Status{ContextUsed: 81, ContextWindow: window(100)}, true, dim + "idle" + reset + " · Context: " + red + "81.0%" + reset + " | Session: 0 tokens"},
+		{"millions", Status{SessionTokens: 1_250_000}, false, "idle · Context: 0 tokens | Session: 1.2M tokens"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.st.Render(c.color); got != c.want {
+				t.Fatalf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestUpdateFollowsEvents(t *testing.T) {
+	var st Status
+	tool := "shell"
+	for _, p := range []proto.Message{
+		&eventsv1.StateChanged{From: "idle", To: "running"},
+		&eventsv1.TokenUsage{ContextUsed: 500, ContextWindow: window(1000), SessionTotalTokens: 700},
+		&eventsv1.StateChanged{From: "running", To: "executing_tools"},
+		&eventsv1.AgentStatus{Status: "tool_calling", ToolName: &tool},
+		&eventsv1.ApprovalRequired{ApprovalId: "ap-1", Tool: "shell"},
+	} {
+		st.Update(events.New(p))
+	}
+	if got, want := st.Render(false), "executing_tools · shell · Context: 50.0% | Session: 700 tokens"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if !st.Busy() || st.Approval.GetApprovalId() != "ap-1" {
+		t.Fatalf("busy %v, approval %v", st.Busy(), st.Approval)
+	}
+	st.Update(events.New(&eventsv1.ApprovalResolved{ApprovalId: "ap-1", Status: "approved"}))
+	st.Update(events.New(&eventsv1.StateChanged{From: "executing_tools", To: "idle"}))
+	if st.Busy() || st.Approval != nil || st.Tool != "" {
+		t.Fatalf("after idle: %+v", st)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	cases := []struct {
+		name    string
+		payload proto.Message
+		want    string
+	}{
+		{"delta streams as is", &eventsv1.MessageDelta{Delta: "Hel"}, "Hel"},
+		{"tool start", &eventsv1.ToolExecutionStart{Name: "shell", Args: &eventsv1.RawJSON{Json: []byte(`{"command":"ls"}`)}}, "⚙ shell {\"command\":\"ls\"}\n"},
+		{"tool end, first line", &eventsv1.ToolExecutionEnd{Name: "shell", Ok: true, Result: "a\nb"}, "✓ shell a …\n"},
+		{"tool failed", &eventsv1.ToolExecutionEnd{Name: "sleep", Result: "skipped: a steering message arrived"}, "✗ sleep skipped: a steering message arrived\n"},
+		{"approval asks", &eventsv1.ApprovalRequired{ApprovalId: "ap-1", Tool: "shell", Args: &eventsv1.RawJSON{Json: []byte(`{"command":"rm -rf build"}`)}}, "ap-1 wants to run shell {\"command\":\"rm -rf build\"} — allow? [y]es, [n]o, [a]lways\n"},
+		{"question", &eventsv1.AskUser{Ref: "q-1", Question: "Which file?", Options: []string{"a.go", "b.go"}}, "? Which file? [a.go / b.go]\n"},
+		{"quiet events", &eventsv1.TurnStart{RunId: "r-1", Turn: 1}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Describe(events.New(c.payload), false); got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
