@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"slices"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/events"
@@ -18,7 +20,7 @@ func (s *session) state() *eventsv1.SessionState {
 		Usage:          s.usage.proto(),
 		AbandonedTools: s.abandoned.Load(),
 	}
-	window, percent := s.contextWindow()
+	window, percent := s.contextWindow(s.spec.Model)
 	st.Context = &eventsv1.ContextInfo{Used: s.contextUsed, Window: window, Percent: percent}
 	if s.run != nil {
 		st.RunId = &s.run.id
@@ -45,10 +47,16 @@ func (s *session) replay(ctx actor.Context, m *eventsv1.Subscribe) {
 	s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Events{Events: &eventsv1.EventList{Events: evs}}})
 }
 
-// subscribe attaches a sink: replay after since, then live events.
+// subscribe attaches a sink: replay after since, then live events. A sink
+// already attached (for an actor, the same PID) keeps its one subscription
+// and takes the new filter, so it never gets live events twice.
 func (s *session) subscribe(ctx actor.Context, sink events.Sink, since uint64, f events.Filter) {
+	if i := slices.IndexFunc(s.sinks, func(c events.Sink) bool { return sameSink(c, sink) }); i >= 0 {
+		sink = s.sinks[i]
+	} else {
+		s.sinks = append(s.sinks, sink)
+	}
 	s.log.Subscribe(sink, since, f)
-	s.sinks = append(s.sinks, sink)
 	s.reply(ctx, &eventsv1.Reply{})
 }
 

@@ -2,6 +2,8 @@ package actors
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,6 +18,7 @@ const interruptedSuffix = "\n\n[interrupted]"
 
 // partial is the response being streamed: what an interruption commits.
 type partial struct {
+	// model serves the request, even if the session switches meanwhile.
 	model    *llm.Model
 	text     strings.Builder
 	thinking strings.Builder
@@ -24,10 +27,26 @@ type partial struct {
 // pump runs one model request on its own goroutine and reports every chunk
 // and the end to the session, tagged with the turn it belongs to.
 func pump(ctx context.Context, root *actor.RootContext, self *actor.PID, p llm.Provider, req *llm.Request, t tag) {
-	resp, err := p.Stream(ctx, req, func(c llm.Chunk) {
+	resp, err := stream(ctx, p, req, func(c llm.Chunk) {
 		root.Send(self, &streamChunk{tag: t, chunk: c})
 	})
 	root.Send(self, &streamDone{tag: t, resp: resp, err: err})
+}
+
+// stream calls p.Stream and turns a provider that panics or answers
+// nothing into a failed request: a provider's bug fails one request, not
+// the process or the session.
+func stream(ctx context.Context, p llm.Provider, req *llm.Request, emit func(llm.Chunk)) (resp *llm.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, fmt.Errorf("provider panicked: %v", v)
+		}
+	}()
+	resp, err = p.Stream(ctx, req, emit)
+	if err == nil && (resp == nil || resp.Message == nil) {
+		err = errors.New("provider returned no response")
+	}
+	return resp, err
 }
 
 // firstChunk moves running to streaming, then handles the chunk.
@@ -67,11 +86,12 @@ func (s *session) responseDone(m *streamDone) {
 		s.streamFailed(m.err)
 		return
 	}
+	served := s.run.stream.model
 	s.run.stream = nil
 	resp := m.resp
 	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: resp.Usage})
 	s.commit(resp.Message)
-	s.account(resp.Usage)
+	s.account(served, resp.Usage)
 	if len(resp.Message.ToolCalls) > 0 {
 		s.startBatch(resp.Message.ToolCalls)
 		return
@@ -106,31 +126,30 @@ func (s *session) commitPartial() bool {
 	return true
 }
 
-// account adds a response's usage to the run and the session and reports
-// the context use (token_usage).
-func (s *session) account(u *llm.Usage) {
+// account adds the usage of a response that model served to the run and
+// the session, at model's price, and reports the context use (token_usage).
+func (s *session) account(model *llm.Model, u *llm.Usage) {
 	if u == nil {
 		return
 	}
-	price := s.spec.Model.Cost
-	s.run.usage.add(u, price)
-	s.usage.add(u, price)
+	s.run.usage.add(u, model.Cost)
+	s.usage.add(u, model.Cost)
 	s.contextUsed = u.InputTokens
-	window, percent := s.contextWindow()
+	window, percent := s.contextWindow(model)
 	s.emit(&eventsv1.TokenUsage{
 		ContextUsed:        s.contextUsed,
 		ContextWindow:      window,
 		ContextPercent:     percent,
 		SessionTotalTokens: s.usage.total(),
-		Model:              s.spec.Model.Name,
+		Model:              model.Name,
 		CostUsd:            s.usage.cost,
 	})
 }
 
-// contextWindow returns the model's window and the share of it in use, or
-// nils when the window is unknown.
-func (s *session) contextWindow() (window *int64, percent *float64) {
-	w := s.spec.Model.ContextWindow
+// contextWindow returns model's window and the share of it in use, or nils
+// when the window is unknown.
+func (s *session) contextWindow(model *llm.Model) (window *int64, percent *float64) {
+	w := model.ContextWindow
 	if w <= 0 {
 		return nil, nil
 	}

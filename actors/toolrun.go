@@ -68,7 +68,10 @@ func (s *session) startCall(i int, c *call) {
 		return
 	}
 	c.tool, _ = s.spec.Tools.Get(c.tc.Name)
-	c.immune = c.tool.Spec().Kind == tools.Immune
+	// The kind comes from the spec the Set kept when it was built: the
+	// handler runs no tool code, which could panic half-way through a batch.
+	spec, _ := s.spec.Tools.Spec(c.tc.Name)
+	c.immune = spec.Kind == tools.Immune
 	ctx, cancel := context.WithCancel(s.run.ctx)
 	if c.immune {
 		// Immune tools outlive the run's cancellation; only kill_tools all

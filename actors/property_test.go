@@ -1,0 +1,393 @@
+package actors
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+)
+
+var (
+	propSeeds = flag.Int("tack.seeds", 1000, "number of seeds TestPropertyRandomCommands plays")
+	propSeed  = flag.Int64("tack.seed", -1, "play only this seed of TestPropertyRandomCommands (to reproduce a failure)")
+)
+
+// propWorkers is how many seeds play at once, each in its own session of
+// one actor system: the seeds wait on timers far more than they compute.
+const propWorkers = 48
+
+// TestPropertyRandomCommands plays random sequences of prompt, steer,
+// abort and switch_model, at random moments, against random scripts that
+// mix chunked text, thinking, tool calls (echo, sleep, sleep_immune,
+// sleep_stubborn, unknown tools, bad arguments) and model errors. Whenever
+// the session is idle (at random points, and once it has settled at the
+// end) it checks:
+//
+//   - the history passes llm.Validate, and no request needed repair;
+//   - every accepted prompt or steering message is exactly once either in
+//     the history, in a queue (get_state) or reported dropped, and no
+//     refused one is anywhere;
+//   - every abort produced exactly one agent_abort;
+//   - every run that started ended with exactly one agent_end, and runs
+//     did not overlap; seq numbers are 1..N; no internal error;
+//   - the session answers get_state (every command and check asks it).
+//
+// A seed fixes the script and the commands; the interleaving with the
+// model and the tools also depends on the scheduler, so a failing seed is
+// a strong hint, not always an exact replay: run it with -tack.seed=N
+// -count=50.
+func TestPropertyRandomCommands(t *testing.T) {
+	core, logs := observer.New(zap.WarnLevel)
+	env := &Env{ToolGrace: 10 * time.Millisecond, Logger: zap.New(core)}
+	sys := newSystem(t)
+	reg := NewRegistry(sys, env)
+	set := demoSet(t)
+
+	var seeds []uint64
+	if *propSeed >= 0 {
+		seeds = []uint64{uint64(*propSeed)}
+	} else {
+		for s := range *propSeeds {
+			seeds = append(seeds, uint64(s))
+		}
+	}
+	next := make(chan uint64)
+	var wg sync.WaitGroup
+	for range min(propWorkers, len(seeds)) {
+		// t.Run may be called from several goroutines at once; each seed is
+		// a subtest of its own, so t.Fatal works in it and its name is the
+		// seed.
+		wg.Go(func() {
+			for seed := range next {
+				t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+					newProp(t, sys, reg, set, seed).play()
+				})
+			}
+		})
+	}
+	for _, s := range seeds {
+		next <- s
+	}
+	close(next)
+	wg.Wait()
+	for _, e := range logs.All() {
+		t.Errorf("the runtime logged %s: %q %v", e.Level, e.Message, e.ContextMap())
+	}
+}
+
+// prop is one seed's session and what the test knows it asked for.
+type prop struct {
+	t    *testing.T
+	h    *harness
+	rng  *rand.Rand
+	seed uint64
+	kick chan struct{} // a token after each event, for waits
+
+	accepted []string // texts of accepted prompts and steering messages
+	refused  []string // texts of steering messages refused as queue_full
+	aborts   int
+	models   int
+	trace    []string // what the test did, for a failure's report
+}
+
+func newProp(t *testing.T, sys *actor.ActorSystem, reg *Registry, set *tools.Set, seed uint64) *prop {
+	t.Helper()
+	p := &prop{t: t, rng: rand.New(rand.NewPCG(seed, 0x7ac4)), seed: seed, kick: make(chan struct{}, 1)}
+	p.h = spawnHarness(t, sys, reg, fmt.Sprintf("prop-%d", seed), scriptModel(t, "script:m0", randomScript(p.rng)), set)
+	p.h.ok(&SubscribeSink{Sink: kicker(p.kick)})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seed %d did: %s", seed, strings.Join(p.trace, ", "))
+			t.Logf("events: %q", p.h.rec.Types())
+			t.Logf("reproduce: go test ./actors -race -run 'TestPropertyRandomCommands' -tack.seed=%d -count=50", seed)
+		}
+	})
+	return p
+}
+
+// kicker puts a token in its channel after each event, never blocking.
+type kicker chan struct{}
+
+func (k kicker) Deliver(*eventsv1.Event) {
+	select {
+	case k <- struct{}{}:
+	default:
+	}
+}
+
+func (p *prop) play() {
+	steps := 4 + p.rng.IntN(9)
+	for i := range steps {
+		switch r := p.rng.IntN(100); {
+		case r < 30:
+			p.prompt(fmt.Sprintf("p%d", i))
+		case r < 55:
+			p.steer(fmt.Sprintf("s%d", i))
+		case r < 75:
+			p.abort()
+		case r < 85:
+			p.switchModel()
+		default:
+			p.checkIfIdle()
+		}
+		p.pause()
+		if p.rng.IntN(4) == 0 {
+			p.checkIfIdle()
+		}
+	}
+	p.settle()
+	p.check(p.h.state())
+}
+
+func (p *prop) prompt(text string) {
+	r := p.h.send(&eventsv1.Prompt{Text: text})
+	if r.Error != nil {
+		p.t.Fatalf("prompt %s: %v", text, r.Error)
+	}
+	p.accepted = append(p.accepted, text)
+	p.trace = append(p.trace, fmt.Sprintf("prompt %s (queued %v)", text, r.GetPrompt().Queued))
+}
+
+func (p *prop) steer(text string) {
+	cmd := &eventsv1.Steer{Text: text}
+	interrupt := "default"
+	switch p.rng.IntN(3) {
+	case 1:
+		cmd.InterruptTools, interrupt = new(bool), "false"
+	case 2:
+		yes := true
+		cmd.InterruptTools, interrupt = &yes, "true"
+	}
+	r := p.h.send(cmd)
+	switch code := r.GetError().GetCode(); code {
+	case "":
+		p.accepted = append(p.accepted, text)
+		p.trace = append(p.trace, fmt.Sprintf("steer %s interrupt_tools=%s (%s)", text, interrupt, r.GetSteer().GetRef()))
+	case events.CodeQueueFull:
+		p.refused = append(p.refused, text)
+		p.trace = append(p.trace, fmt.Sprintf("steer %s refused", text))
+	default:
+		p.t.Fatalf("steer %s: %v", text, r.Error)
+	}
+}
+
+func (p *prop) abort() {
+	cmd := &eventsv1.Abort{
+		KillTools:  []string{"", KillKillable, KillAll, KillNone}[p.rng.IntN(4)],
+		ClearQueue: p.rng.IntN(2) == 0,
+	}
+	if r := p.h.send(cmd); r.Error != nil {
+		p.t.Fatalf("abort: %v", r.Error)
+	}
+	p.aborts++
+	p.trace = append(p.trace, fmt.Sprintf("abort kill_tools=%q clear_queue=%v", cmd.KillTools, cmd.ClearQueue))
+}
+
+func (p *prop) switchModel() {
+	p.models++
+	name := fmt.Sprintf("script:m%d", p.models)
+	m := scriptModel(p.t, name, randomScript(p.rng))
+	if r := p.h.send(&SwitchModel{Model: m}); r.Error != nil {
+		p.t.Fatalf("switch_model: %v", r.Error)
+	}
+	p.trace = append(p.trace, "switch_model "+name)
+}
+
+// pause lets time pass, or not: nothing, until the next event (at most
+// 20 ms), or a timer of up to 20 ms.
+func (p *prop) pause() {
+	switch p.rng.IntN(3) {
+	case 0:
+	case 1:
+		n := p.h.rec.Len()
+		timer := time.NewTimer(20 * time.Millisecond)
+		defer timer.Stop()
+		for p.h.rec.Len() == n {
+			select {
+			case <-p.kick:
+			case <-timer.C:
+				return
+			}
+		}
+	case 2:
+		timer := time.NewTimer(time.Duration(p.rng.IntN(21)) * time.Millisecond)
+		defer timer.Stop()
+		<-timer.C
+	}
+}
+
+// checkIfIdle checks the invariants if the session is idle.
+func (p *prop) checkIfIdle() {
+	if st := p.h.state(); st.State == "idle" {
+		p.check(st)
+	}
+}
+
+// settle waits, run by run, until the session is idle. Ends are counted
+// before get_state: if it says busy, the run's end is still to come.
+func (p *prop) settle() {
+	for {
+		ends := len(findAll(p.h.rec.Events(), "agent_end"))
+		if p.h.state().State == "idle" {
+			return
+		}
+		p.h.waitFor("agent_end", ends+1)
+	}
+}
+
+// check asserts the invariants of an idle session whose get_state is st.
+// Idle, the session changes only on a command, so st, the history and the
+// events agree.
+func (p *prop) check(st *eventsv1.SessionState) {
+	p.t.Helper()
+	if st.State != "idle" || st.RunId != nil || len(st.RunningTools) != 0 {
+		p.t.Fatalf("not idle: %v", st)
+	}
+	msgs := p.h.ok(&eventsv1.GetMessages{}).GetMessages().GetMessages()
+	if err := llm.Validate(msgs); err != nil {
+		p.t.Fatalf("history: %v", err)
+	}
+	evs := p.h.rec.Events()
+	for _, problem := range logProblems(evs) {
+		p.t.Error(problem)
+	}
+
+	// Nothing lost: each accepted text is in exactly one place, once.
+	where := map[string][]string{}
+	for _, m := range msgs {
+		if m.Role == llm.RoleUser {
+			where[m.Content] = append(where[m.Content], "history")
+		}
+	}
+	for _, q := range st.PromptQueue {
+		where[q] = append(where[q], "prompt_queue")
+	}
+	for _, s := range st.SteeringQueue {
+		where[s.Text] = append(where[s.Text], "steering_queue")
+	}
+	rejectedFull := 0
+	for _, ev := range evs {
+		if d := ev.GetPromptDropped(); d != nil {
+			where[d.Text] = append(where[d.Text], "prompt_dropped")
+		}
+		if d := ev.GetSteeringDropped(); d != nil {
+			where[d.Text] = append(where[d.Text], "steering_dropped")
+		}
+		if r := ev.GetSteeringReceived(); r != nil && r.Status == "rejected_full" {
+			rejectedFull++
+		}
+	}
+	for _, text := range p.accepted {
+		if len(where[text]) != 1 {
+			p.t.Errorf("accepted %q is found %d times: %q", text, len(where[text]), where[text])
+		}
+		delete(where, text)
+	}
+	for _, text := range p.refused {
+		if len(where[text]) != 0 {
+			p.t.Errorf("refused steering %q is found: %q", text, where[text])
+		}
+	}
+	for text, places := range where {
+		p.t.Errorf("%q was never accepted but is found: %q", text, places)
+	}
+	if rejectedFull != len(p.refused) {
+		p.t.Errorf("%d steering_received rejected_full for %d refused steers", rejectedFull, len(p.refused))
+	}
+
+	if n := len(findAll(evs, "agent_abort")); n != p.aborts {
+		p.t.Errorf("%d agent_abort events for %d aborts", n, p.aborts)
+	}
+	ended := map[string]int{}
+	for _, ev := range findAll(evs, "agent_end") {
+		ended[ev.GetAgentEnd().RunId]++
+	}
+	for _, ev := range findAll(evs, "agent_start") {
+		if id := ev.GetAgentStart().RunId; ended[id] != 1 {
+			p.t.Errorf("run %s ended %d times", id, ended[id])
+		}
+	}
+	if p.t.Failed() {
+		p.t.FailNow()
+	}
+}
+
+// randomScript returns a script of one to five random turns and a last
+// plain answer, which repeats: every run ends.
+func randomScript(rng *rand.Rand) string {
+	var turns []string
+	for range 1 + rng.IntN(5) {
+		turns = append(turns, randomTurn(rng))
+	}
+	turns = append(turns, `{"text":"done","chunk_size":2,"chunk_delay_ms":1}`)
+	return `{"turns":[` + strings.Join(turns, ",") + `]}`
+}
+
+func randomTurn(rng *rand.Rand) string {
+	t := map[string]any{}
+	if rng.IntN(3) == 0 {
+		t["delay_ms"] = rng.IntN(10)
+	}
+	text := func() {
+		t["text"] = strings.Repeat("word ", 1+rng.IntN(6))
+		t["chunk_size"] = 1 + rng.IntN(8)
+		t["chunk_delay_ms"] = rng.IntN(3)
+	}
+	switch rng.IntN(7) {
+	case 0:
+		text()
+	case 1:
+		t["thinking"] = "let me think"
+		text()
+	case 2, 3, 4:
+		if rng.IntN(2) == 0 {
+			text()
+		}
+		var calls []map[string]any
+		for range 1 + rng.IntN(3) {
+			calls = append(calls, randomCall(rng))
+		}
+		t["tool_calls"] = calls
+	case 5:
+		t["error"] = map[string]any{"status": 500, "message": "boom"}
+	case 6:
+		text()
+		t["error"] = map[string]any{"status": 503, "message": "overloaded"}
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func randomCall(rng *rand.Rand) map[string]any {
+	ms := rng.IntN(21)
+	switch rng.IntN(10) {
+	case 0, 1:
+		return map[string]any{"name": "echo", "args": map[string]any{"text": "echoed"}}
+	case 2, 3:
+		return map[string]any{"name": "sleep", "args": map[string]any{"ms": ms}}
+	case 4, 5:
+		return map[string]any{"name": "sleep_immune", "args": map[string]any{"ms": ms}}
+	case 6, 7:
+		return map[string]any{"name": "sleep_stubborn", "args": map[string]any{"ms": ms}}
+	case 8:
+		return map[string]any{"name": "teleport"}
+	default:
+		return map[string]any{"name": "sleep", "args": map[string]any{"ms": "soon"}}
+	}
+}
