@@ -1,0 +1,157 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// equal reports a test error when got and want differ.
+func equal[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n got  %#v\n want %#v", what, got, want)
+	}
+}
+
+// protocolExample is the example of PROTOCOL.md §4.
+const protocolExample = `{
+  "default_model": "local/qwen3-8b",
+  "providers": {
+    "local": {
+      "base_url": "http://127.0.0.1:8000/v1",
+      "api_key_env": "LOCAL_API_KEY",
+      "context_window": 32000,
+      "models": {
+        "qwen3-8b": {"context_window": 40000, "cost": {"input": 0.10, "output": 0.20, "cached_input": 0.05}},
+        "llama-3.1-8b": {}
+      }
+    }
+  }
+}`
+
+func f(v float64) *float64 { return &v }
+
+// TestParse reads both forms of models and the protocol's example.
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		want *Config
+	}{
+		{
+			name: "protocol example",
+			json: protocolExample,
+			want: &Config{DefaultModel: "local/qwen3-8b", Providers: map[string]*Provider{
+				"local": {BaseURL: "http://127.0.0.1:8000/v1", APIKeyEnv: "LOCAL_API_KEY", ContextWindow: 32000, Models: Models{
+					"qwen3-8b":     {ContextWindow: 40000, Cost: &Cost{Input: 0.10, Output: 0.20, CachedInput: f(0.05)}},
+					"llama-3.1-8b": {},
+				}},
+			}},
+		},
+		{
+			name: "models as a list",
+			json: `{"providers": {"ollama": {"base_url": "http://127.0.0.1:11434/v1", "models": ["qwen3:8b", "llama3.1:8b"]}}}`,
+			want: &Config{Providers: map[string]*Provider{
+				"ollama": {BaseURL: "http://127.0.0.1:11434/v1", Models: Models{"qwen3:8b": {}, "llama3.1:8b": {}}},
+			}},
+		},
+		{
+			name: "no models, cost without cached_input",
+			json: `{"providers": {"openai": {"base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY", "models": {"gpt-4o": {"cost": {"input": 2.5, "output": 10}}}}, "vllm": {"base_url": "http://127.0.0.1:8000/v1"}}}`,
+			want: &Config{Providers: map[string]*Provider{
+				"openai": {BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY", Models: Models{"gpt-4o": {Cost: &Cost{Input: 2.5, Output: 10, CachedInput: f(2.5)}}}},
+				"vllm":   {BaseURL: "http://127.0.0.1:8000/v1"},
+			}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.json))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			equal(t, "config", got, tt.want)
+		})
+	}
+}
+
+// TestParseErrors checks that each mistake is reported where it is.
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		errs []string // each must appear in the error
+	}{
+		{"syntax", "{\n  \"providers\": {,\n}", []string{"line 2, column 17", "invalid character ','"}},
+		{"unknown field", `{"providers": {"a": {"base_url": "http://x/v1", "base_ur": "x"}}}`, []string{`unknown field "base_ur"`}},
+		{"unknown model field", `{"providers": {"a": {"base_url": "http://x/v1", "models": {"m": {"window": 1}}}}}`, []string{`model "m"`, `unknown field "window"`}},
+		{"wrong type", `{"providers": {"a": {"base_url": "http://x/v1", "context_window": "big"}}}`, []string{"line 1, column 72: providers.context_window cannot be a string"}},
+		{"wrong model type", `{"providers": {"a": {"base_url": "http://x/v1", "models": {"m": {"cost": 1}}}}}`, []string{`model "m": cost cannot be a number`}},
+		{"models of the wrong kind", `{"providers": {"a": {"base_url": "http://x/v1", "models": "m"}}}`, []string{"models must be an object of names to settings, or a list of names"}},
+		{"model listed twice", `{"providers": {"a": {"base_url": "http://x/v1", "models": ["m", "m"]}}}`, []string{`models lists "m" twice`}},
+		{"trailing data", `{"providers": {"a": {"base_url": "http://x/v1"}}} {}`, []string{"unexpected data after the configuration object"}},
+		{"no providers", `{}`, []string{"providers: none defined"}},
+		{"missing base_url", `{"providers": {"a": {}}}`, []string{"providers.a.base_url: missing"}},
+		{"relative base_url", `{"providers": {"a": {"base_url": "localhost:8000/v1"}}}`, []string{`providers.a.base_url: "localhost:8000/v1" is not an absolute http or https URL`}},
+		{"key instead of variable", `{"providers": {"a": {"base_url": "http://x/v1", "api_key_env": "sk-proj-abc"}}}`, []string{`providers.a.api_key_env: "sk-proj-abc" is not an environment variable name`}},
+		{"slash in provider name", `{"providers": {"a/b": {"base_url": "http://x/v1"}}}`, []string{`providers.a/b: a provider name cannot contain "/"`}},
+		{"null provider", `{"providers": {"a": null}}`, []string{"providers.a: null instead of an object"}},
+		{"negative windows", `{"providers": {"a": {"base_url": "http://x/v1", "context_window": -1, "models": {"m": {"context_window": -2}}}}}`, []string{"providers.a.context_window: -1 is negative", "providers.a.models.m.context_window: -2 is negative"}},
+		{"negative cost", `{"providers": {"a": {"base_url": "http://x/v1", "models": {"m": {"cost": {"input": -1}}}}}}`, []string{"providers.a.models.m.cost: prices cannot be negative"}},
+		{"empty model name", `{"providers": {"a": {"base_url": "http://x/v1", "models": [""]}}}`, []string{"providers.a.models.: a model has an empty name"}},
+		{"unknown default", `{"default_model": "b/m", "providers": {"a": {"base_url": "http://x/v1", "models": ["m"]}}}`, []string{`default_model: no such model: no provider has a model "b/m"`}},
+		{"ambiguous default", `{"default_model": "m", "providers": {"a": {"base_url": "http://x/v1", "models": ["m"]}, "b": {"base_url": "http://y/v1", "models": ["m"]}}}`, []string{`default_model: model "m" is ambiguous: name one of a/m, b/m`}},
+		{"several problems at once", `{"providers": {"a": {}, "b": {"base_url": "ftp://x"}}}`, []string{"providers.a.base_url: missing", `providers.b.base_url: "ftp://x" is not an absolute http or https URL`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.json))
+			if err == nil {
+				t.Fatal("Parse succeeded")
+			}
+			for _, want := range tt.errs {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestLoad names the file in its errors.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(good, []byte(protocolExample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`{"providers": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(good)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	equal(t, "default model", c.DefaultModel, "local/qwen3-8b")
+	_, err = Load(bad)
+	equal(t, "error", err.Error(), bad+": providers: none defined")
+	_, err = Load(filepath.Join(dir, "missing.json"))
+	if err == nil || !os.IsNotExist(errorsUnwrapAll(err)) {
+		t.Errorf("Load of a missing file: %v", err)
+	}
+}
+
+// errorsUnwrapAll returns the innermost error.
+func errorsUnwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok || u.Unwrap() == nil {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
