@@ -1,0 +1,95 @@
+package store
+
+import (
+	"fmt"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// Batch is one atomic write to a session: Apply stores all of it or none.
+// Zero fields leave the stored value unchanged, so a batch names only what
+// changed. Applying the same batch twice stores the same result, which
+// makes a retry after an ambiguous failure safe.
+type Batch struct {
+	// Owner, when set, fences the write: Apply fails with ErrOwned unless
+	// Owner holds the session's lease (even an expired one nobody else has
+	// taken). The check and the write are one transaction, so a node that
+	// lost its lease cannot write after the new owner acquired it.
+	Owner string
+	// From is the history index of Messages[0].
+	From int
+	// Messages are committed messages with consecutive indexes From,
+	// From+1, ... An index that is already stored is skipped, not compared,
+	// so a retried batch cannot duplicate; From beyond the stored history
+	// fails with ErrGap.
+	Messages []*eventsv1.Message
+	// Rewrite replaces the whole history with Messages (From must be 0),
+	// as compaction needs.
+	Rewrite bool
+	// Config, when non-nil, replaces the session's configuration.
+	Config *Config
+	// State, when set, records the session's FSM state.
+	State string
+	// Usage, when non-nil, replaces the usage totals.
+	Usage *eventsv1.Usage
+	// EventSeq, when non-zero, records the last event sequence number.
+	EventSeq uint64
+	// Volatile, when non-nil, replaces the volatile state as a whole.
+	Volatile *Volatile
+}
+
+// Validate reports a malformed batch as ErrInvalid. Implementations call it
+// before writing; a message that cannot be encoded is found later, while
+// encoding, and fails the batch the same way.
+func (b *Batch) Validate() error {
+	switch {
+	case b == nil:
+		return fmt.Errorf("%w: nil batch", ErrInvalid)
+	case b.From < 0:
+		return fmt.Errorf("%w: negative message index %d", ErrInvalid, b.From)
+	case b.Rewrite && b.From != 0:
+		return fmt.Errorf("%w: a rewrite starts at index 0, not %d", ErrInvalid, b.From)
+	}
+	if b.Config != nil {
+		if err := b.Config.Validate(); err != nil {
+			return err
+		}
+	}
+	if err := CheckText("state", b.State); err != nil {
+		return err
+	}
+	if err := CheckText("owner", b.Owner); err != nil {
+		return err
+	}
+	for i, m := range b.Messages {
+		if m == nil {
+			return fmt.Errorf("%w: message %d is nil", ErrInvalid, b.From+i)
+		}
+	}
+	if v := b.Volatile; v != nil {
+		for i, it := range v.SteeringQueue {
+			if it == nil {
+				return fmt.Errorf("%w: steering item %d is nil", ErrInvalid, i)
+			}
+		}
+		for i, a := range v.Approvals {
+			if a.Pending == nil {
+				return fmt.Errorf("%w: approval %d is nil", ErrInvalid, i)
+			}
+		}
+		if v.Question != nil && v.Question.Pending == nil {
+			return fmt.Errorf("%w: question is nil", ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// Count is the history length after the batch is applied to a history of
+// stored messages. Call it only after Validate and the gap check.
+func (b *Batch) Count(stored int) int {
+	end := b.From + len(b.Messages)
+	if b.Rewrite || end > stored {
+		return end
+	}
+	return stored
+}

@@ -1,0 +1,21 @@
+// Package codec turns the store's values into the bytes the SQL stores
+// keep and back: messages as protobuf, the volatile state as a storepb
+// message, List cursors as opaque strings.
+//
+// # Usage
+//
+//	data, err := codec.Messages(b.Messages, b.From) // one []byte per message
+//	blob, err := codec.EncodeVolatile(b.Volatile)
+//	v, err := codec.DecodeVolatile(blob)
+//
+// Encoding errors wrap store.ErrInvalid and name the offending index.
+//
+// # Concurrency
+//
+// Every function is pure and safe for concurrent use.
+//
+// # Testing
+//
+// Round-trip table tests in this package; the conformance suite
+// (store/storetest) covers the same paths through every implementation.
+package codec

@@ -1,0 +1,94 @@
+package codec
+
+import (
+	"fmt"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/internal/storepb"
+)
+
+// EncodeVolatile encodes v; the bytes are empty for an empty state.
+func EncodeVolatile(v *store.Volatile) ([]byte, error) {
+	pb := &storepb.Volatile{
+		PromptQueue:   v.PromptQueue,
+		SteeringQueue: v.SteeringQueue,
+		Rules:         make([]*storepb.Rule, len(v.Rules)),
+	}
+	for _, a := range v.Approvals {
+		pb.Approvals = append(pb.Approvals, &storepb.Approval{Pending: a.Pending, DeadlineUnixNano: unixNano(a.Deadline)})
+	}
+	if q := v.Question; q != nil {
+		pb.Question = &storepb.Question{Pending: q.Pending, DeadlineUnixNano: unixNano(q.Deadline)}
+	}
+	for i, r := range v.Rules {
+		pb.Rules[i] = &storepb.Rule{Tool: r.Tool, CommandFamily: r.CommandFamily}
+	}
+	b, err := marshal.Marshal(pb)
+	if err != nil {
+		return nil, fmt.Errorf("%w: volatile state: %v", store.ErrInvalid, err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// DecodeVolatile decodes a stored volatile state; empty bytes are an empty
+// state. The result shares nothing with b.
+func DecodeVolatile(b []byte) (store.Volatile, error) {
+	var pb storepb.Volatile
+	if err := proto.Unmarshal(b, &pb); err != nil {
+		return store.Volatile{}, fmt.Errorf("store: decoding a stored volatile state: %w", err)
+	}
+	v := store.Volatile{PromptQueue: pb.PromptQueue, SteeringQueue: pb.SteeringQueue}
+	for _, a := range pb.Approvals {
+		v.Approvals = append(v.Approvals, store.Approval{Pending: orEmpty(a.Pending), Deadline: fromUnixNano(a.DeadlineUnixNano)})
+	}
+	if q := pb.Question; q != nil {
+		p := q.Pending
+		if p == nil {
+			p = &eventsv1.PendingQuestion{}
+		}
+		v.Question = &store.Question{Pending: p, Deadline: fromUnixNano(q.DeadlineUnixNano)}
+	}
+	for _, r := range pb.Rules {
+		v.Rules = append(v.Rules, store.Rule{Tool: r.Tool, CommandFamily: r.CommandFamily})
+	}
+	return v, nil
+}
+
+// CloneVolatile deep-copies v through its encoding, so the memory store
+// keeps and returns values nobody else can mutate, and fails exactly where
+// the SQL stores fail.
+func CloneVolatile(v *store.Volatile) (store.Volatile, error) {
+	b, err := EncodeVolatile(v)
+	if err != nil {
+		return store.Volatile{}, err
+	}
+	return DecodeVolatile(b)
+}
+
+func orEmpty(p *eventsv1.PendingApproval) *eventsv1.PendingApproval {
+	if p == nil {
+		return &eventsv1.PendingApproval{}
+	}
+	return p
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

@@ -1,0 +1,21 @@
+// Package storepb holds the protobuf form of a session's volatile state
+// (volatile.proto): queues, pending approvals and question with their
+// deadlines, and approval-always rules. It is internal to the store.
+//
+// # Usage
+//
+// Only store/internal/codec uses it, to turn a store.Volatile into bytes
+// for a BLOB/bytea column and back.
+//
+// # Concurrency
+//
+// Generated protobuf messages: safe to read concurrently, not to mutate.
+//
+// # Testing
+//
+// Round trips are tested in store/internal/codec.
+package storepb
+
+// Regenerate with protoc 3.21.12 and the protoc-gen-go pinned in go.mod:
+//
+//go:generate sh -c "cd ../../.. && protoc --plugin=protoc-gen-go=$(go tool -n protoc-gen-go) --go_out=. --go_opt=paths=source_relative store/internal/storepb/volatile.proto"

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// Config is what a session was created with. Batch.Config replaces it as a
+// whole (switch_model, tools attached or detached).
+type Config struct {
+	// Model is the model name the next request uses.
+	Model string
+	// System is the system prompt.
+	System string
+	// Tools names the tools attached to the session.
+	Tools []string
+	// Plugins is the plugin configuration, raw JSON stored verbatim; nil
+	// when there is none.
+	Plugins json.RawMessage
+}
+
+// Session is a stored session record: everything but the history and the
+// volatile state, cheap enough to list by the thousand.
+type Session struct {
+	// ID is the session id.
+	ID string
+	// Config is the session's current configuration.
+	Config Config
+	// State is the FSM state recorded by the last Apply ("idle" after
+	// Create). A session found in a busy state after a restart was
+	// interrupted by the crash.
+	State string
+	// MessageCount is the length of the stored history: the index the next
+	// committed message gets.
+	MessageCount int
+	// Usage is the session's usage totals; never nil.
+	Usage *eventsv1.Usage
+	// EventSeq is the event sequence number recorded by the last Apply that
+	// set it, so a restored session can continue numbering after it.
+	EventSeq uint64
+	// Owner is the node holding the ownership lease, empty when none has
+	// ever been taken or it was released; LeaseExpires says when it lapses.
+	// An Owner whose lease has expired still holds it until another owner
+	// acquires it.
+	Owner        string
+	LeaseExpires time.Time
+	// CreatedAt and UpdatedAt are set by the store's clock, in UTC with
+	// microsecond precision. Every Apply moves UpdatedAt.
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Snapshot is a session as Get and Load return it: the record, its
+// volatile state and, from Load only, its history.
+type Snapshot struct {
+	Session
+	// Volatile is the session's current volatile state.
+	Volatile Volatile
+	// Messages is the whole committed history, in index order (nil from Get).
+	Messages []*eventsv1.Message
+}
+
+// Volatile is the part of a session that is not history and changes often:
+// queues, pending approvals and question, approval-always rules. It is
+// stored as one value, replaced as a whole by Batch.Volatile.
+type Volatile struct {
+	// PromptQueue holds prompts waiting for the current run to end.
+	PromptQueue []string
+	// SteeringQueue holds accepted steering messages with their refs.
+	SteeringQueue []*eventsv1.SteeringItem
+	// Approvals are the tool calls held for approval, in request order.
+	Approvals []Approval
+	// Question is the pending ask_user question, nil when none.
+	Question *Question
+	// Rules are the approval-always rules recorded by approve(always).
+	Rules []Rule
+}
+
+// Approval is a pending approval and when it times out.
+type Approval struct {
+	// Pending is the approval as get_state shows it.
+	Pending *eventsv1.PendingApproval
+	// Deadline is when it times out as rejected; zero means never.
+	Deadline time.Time
+}
+
+// Question is a pending ask_user question and when it times out.
+type Question struct {
+	// Pending is the question as get_state shows it.
+	Pending *eventsv1.PendingQuestion
+	// Deadline is when it times out; zero means never.
+	Deadline time.Time
+}
+
+// Rule is an approval-always rule: calls of Tool (and, when CommandFamily
+// is set, only shell commands of that family) are not asked again.
+type Rule struct {
+	Tool          string
+	CommandFamily string
+}
+
+// Validate reports a malformed configuration as ErrInvalid: plugins that
+// are not JSON, text that is not UTF-8 or holds NUL bytes (PostgreSQL text
+// cannot).
+func (c *Config) Validate() error {
+	if len(c.Plugins) > 0 && (!json.Valid(c.Plugins) || !utf8.Valid(c.Plugins)) {
+		return fmt.Errorf("%w: plugin config is not valid JSON", ErrInvalid)
+	}
+	if err := CheckText("model", c.Model); err != nil {
+		return err
+	}
+	if err := CheckText("system prompt", c.System); err != nil {
+		return err
+	}
+	for _, t := range c.Tools {
+		if err := CheckText("tool name", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckText reports text every store can keep — UTF-8 without NUL bytes —
+// as nil, and anything else as ErrInvalid naming what.
+func CheckText(what, s string) error {
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+		return fmt.Errorf("%w: %s %q is not UTF-8 text without NUL bytes", ErrInvalid, what, s)
+	}
+	return nil
+}
