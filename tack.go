@@ -85,7 +85,8 @@ func (rt *Runtime) ActorSystem() *actor.ActorSystem { return rt.system }
 type SessionConfig struct {
 	// ID names the session; empty generates one ("s-1", "s-2", ...).
 	ID string
-	// Model is `script:<path>` or a name the runtime's resolvers know.
+	// Model is `script:<path>` or a name the runtime's resolvers know; empty
+	// means the configured default model.
 	Model string
 	// Script is an inline scripted model, used instead of Model's file.
 	Script json.RawMessage
@@ -98,10 +99,10 @@ type SessionConfig struct {
 
 // Spawn starts a session.
 func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
-	if cfg.Model == "" && len(cfg.Script) == 0 {
-		return nil, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script"}
-	}
 	model, err := rt.resolve(cfg.Model, cfg.Script)
+	if cfg.Model == "" && len(cfg.Script) == 0 && Code(err) == events.CodeUnknownModel {
+		return nil, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script, and no default_model is configured"}
+	}
 	if err != nil {
 		return nil, err
 	}

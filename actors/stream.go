@@ -13,13 +13,21 @@ import (
 	"github.com/tack-run/tack/llm"
 )
 
+// Codes of error events that are not command replies.
+const (
+	codeModelError      = "model_error"
+	codeContextOverflow = "context_overflow"
+)
+
 // interruptedSuffix ends assistant text cut by an abort or a stream failure.
 const interruptedSuffix = "\n\n[interrupted]"
 
 // partial is the response being streamed: what an interruption commits.
 type partial struct {
 	// model serves the request, even if the session switches meanwhile.
-	model    *llm.Model
+	model *llm.Model
+	// req is the request, for estimating usage a provider does not report.
+	req      *llm.Request
 	text     strings.Builder
 	thinking strings.Builder
 }
@@ -49,9 +57,10 @@ func stream(ctx context.Context, p llm.Provider, req *llm.Request, emit func(llm
 	return resp, err
 }
 
-// firstChunk moves running to streaming, then handles the chunk.
+// firstChunk moves running to streaming, then handles the chunk. Retry
+// and stall reports are not output: the session stays running.
 func (s *session) firstChunk(m *streamChunk) {
-	if !s.current(m.tag) {
+	if !s.current(m.tag) || s.signal(m.chunk) {
 		return
 	}
 	s.fire(fsm.FirstChunk)
@@ -74,7 +83,22 @@ func (s *session) chunk(m *streamChunk) {
 	case llm.ChunkThinking:
 		p.thinking.WriteString(c.Text)
 		s.emit(&eventsv1.ThinkingDelta{Delta: c.Text})
+	default:
+		s.signal(c)
 	}
+}
+
+// signal reports a provider's retry or stall; it tells whether c was one.
+func (s *session) signal(c llm.Chunk) bool {
+	switch c.Kind {
+	case llm.ChunkRetry:
+		s.emit(&eventsv1.Retry{Attempt: int32(c.Attempt), DelayMs: c.Delay.Milliseconds(), Reason: c.Text})
+	case llm.ChunkStalled:
+		s.emit(&eventsv1.StreamStalled{ElapsedMs: c.Elapsed.Milliseconds()})
+	default:
+		return false
+	}
+	return true
 }
 
 // responseDone handles the end of a model request.
@@ -86,12 +110,16 @@ func (s *session) responseDone(m *streamDone) {
 		s.streamFailed(m.err)
 		return
 	}
-	served := s.run.stream.model
+	p := s.run.stream
 	s.run.stream = nil
 	resp := m.resp
-	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: resp.Usage})
+	usage := resp.Usage
+	if usage == nil {
+		usage = llm.EstimateUsage(p.req, resp.Message)
+	}
+	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: usage})
 	s.commit(resp.Message)
-	s.account(served, resp.Usage)
+	s.account(p.model, usage)
 	if len(resp.Message.ToolCalls) > 0 {
 		s.startBatch(resp.Message.ToolCalls)
 		return
@@ -102,10 +130,15 @@ func (s *session) responseDone(m *streamDone) {
 // streamFailed ends the run after a provider failure. Output already
 // streamed is committed like an interruption, so the history stays valid.
 func (s *session) streamFailed(err error) {
+	code := codeModelError
+	if e, ok := err.(*llm.Error); ok && e.Overflow {
+		s.emit(&eventsv1.ContextOverflow{Reason: e.Message})
+		code = codeContextOverflow
+	}
 	if s.commitPartial() {
 		s.emit(&eventsv1.StreamError{Error: err.Error()})
 	} else {
-		s.emit(&eventsv1.Error{Code: "model_error", Message: err.Error()})
+		s.emit(&eventsv1.Error{Code: code, Message: err.Error()})
 	}
 	s.emit(&eventsv1.TurnEnd{RunId: s.run.id, Turn: s.run.turn})
 	s.finishRun(fsm.Finish, EndError)
@@ -136,6 +169,7 @@ func (s *session) account(model *llm.Model, u *llm.Usage) {
 	s.usage.add(u, model.Cost)
 	s.contextUsed = u.InputTokens
 	window, percent := s.contextWindow(model)
+	defer s.checkOverflow(model, u)
 	s.emit(&eventsv1.TokenUsage{
 		ContextUsed:        s.contextUsed,
 		ContextWindow:      window,
@@ -144,6 +178,18 @@ func (s *session) account(model *llm.Model, u *llm.Usage) {
 		Model:              model.Name,
 		CostUsd:            s.usage.cost,
 	})
+}
+
+// checkOverflow reports a response whose usage shows the server silently
+// cut a prompt that did not fit the window. The run goes on: the next
+// request fails with the server's own overflow error if it still does not fit.
+func (s *session) checkOverflow(model *llm.Model, u *llm.Usage) {
+	if llm.Overflowed(u, model.ContextWindow) {
+		reason := fmt.Sprintf("usage of %d input and %d output tokens exceeds the %d-token context window of %s",
+			u.InputTokens, u.OutputTokens, model.ContextWindow, model.Name)
+		s.emit(&eventsv1.ContextOverflow{Reason: reason})
+		s.emit(&eventsv1.Error{Code: codeContextOverflow, Message: reason})
+	}
 }
 
 // contextWindow returns model's window and the share of it in use, or nils

@@ -5,5 +5,43 @@ package llm
 // higher, as it does with real tokenizers. It is used when a provider
 // reports no usage.
 func EstimateTokens(s string) int64 {
-	return (int64(len(s)) + 3) / 4
+	return tokens(len(s))
 }
+
+// EstimateUsage estimates a response's usage at 4 bytes a token: input
+// counts req's system prompt and the content, thinking and tool call
+// arguments of every message; output counts those of msg.
+func EstimateUsage(req *Request, msg *Message) *Usage {
+	n := len(req.System)
+	for _, m := range req.Messages {
+		n += messageBytes(m)
+	}
+	in, out := tokens(n), tokens(messageBytes(msg))
+	return &Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
+}
+
+// Overflowed tells whether usage u shows that a request overflowed a
+// context window of window tokens without an error, as servers that
+// truncate the prompt (Ollama, llama.cpp with context shift) do: the
+// prompt alone fills the window, or prompt and output together exceed it.
+// It is false when u is nil or the window unknown (0 or less).
+func Overflowed(u *Usage, window int64) bool {
+	if u == nil || window <= 0 {
+		return false
+	}
+	in := u.GetInputTokens()
+	return in >= window || in+u.GetOutputTokens() > window
+}
+
+// messageBytes is the length of m's content, thinking and tool call
+// arguments.
+func messageBytes(m *Message) int {
+	n := len(m.GetContent()) + len(m.GetThinking())
+	for _, c := range m.GetToolCalls() {
+		n += len(c.GetArgs().GetJson())
+	}
+	return n
+}
+
+// tokens is EstimateTokens for a length in bytes.
+func tokens(n int) int64 { return (int64(n) + 3) / 4 }

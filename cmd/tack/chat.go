@@ -22,7 +22,7 @@ func chat(args []string) error {
 	var model, system, tools, id string
 	fs := flag.NewFlagSet("tack chat", flag.ContinueOnError)
 	c.register(fs, "memory")
-	fs.StringVar(&model, "model", "script:demo", "the model: script:<path> or a configured model name")
+	fs.StringVar(&model, "model", "", "the model: script:<path> or a configured model name (default: the configuration's default_model, else script:demo)")
 	fs.StringVar(&system, "system", "You are a helpful assistant.", "the system prompt")
 	fs.StringVar(&tools, "tools", "", "comma-separated tools the model may call (scripted models bring the demo tools)")
 	fs.StringVar(&id, "session", "", "session id (default: generated)")
@@ -34,6 +34,9 @@ func chat(args []string) error {
 		return err
 	}
 	defer rt.Close()
+	if model == "" && (c.models == nil || c.models.DefaultModel == "") {
+		model = "script:demo"
+	}
 	var toolNames []string
 	if tools != "" {
 		toolNames = strings.Split(tools, ",")

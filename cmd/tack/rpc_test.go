@@ -88,7 +88,14 @@ type rpcProcess struct {
 
 func startRPC(t *testing.T, bin string) *rpcProcess {
 	t.Helper()
-	p := &rpcProcess{t: t, cmd: exec.Command(bin, "rpc"), lines: make(chan map[string]any, 4096)}
+	return startCmd(t, exec.Command(bin, "rpc"))
+}
+
+// startCmd starts a tack command and reads its output lines: JSON objects
+// as maps, other lines as {"type":"<text>","line":...}.
+func startCmd(t *testing.T, cmd *exec.Cmd) *rpcProcess {
+	t.Helper()
+	p := &rpcProcess{t: t, cmd: cmd, lines: make(chan map[string]any, 4096)}
 	var err error
 	if p.in, err = p.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -107,7 +114,7 @@ func startRPC(t *testing.T, bin string) *rpcProcess {
 		for sc.Scan() {
 			var m map[string]any
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				m = map[string]any{"type": "<unparseable>", "line": sc.Text()}
+				m = map[string]any{"type": "<text>", "line": sc.Text()}
 			}
 			m["<raw>"] = sc.Text()
 			p.lines <- m

@@ -63,7 +63,7 @@
 //
 // Context overflow: the overflow errors of OpenAI, vLLM, llama.cpp,
 // Ollama and the gateways (overflow.go lists their texts) return an
-// *llm.Error with Overflow set, never retried. SilentOverflow tells when
+// *llm.Error with Overflow set, never retried. llm.Overflowed tells when
 // usage shows an overflow that the server hid by truncating the prompt.
 //
 // # Concurrency

@@ -1,10 +1,6 @@
 package openai
 
-import (
-	"strings"
-
-	"github.com/tack-run/tack/llm"
-)
+import "strings"
 
 // overflowTexts are the phrases, in lower case, by which servers say a
 // request does not fit the context window:
@@ -60,17 +56,4 @@ func isOverflow(text string) bool {
 		}
 	}
 	return false
-}
-
-// SilentOverflow tells whether usage u shows that a request overflowed a
-// context window of window tokens without an error, as servers that
-// truncate the prompt (Ollama, llama.cpp with context shift) do: the
-// prompt alone fills the window, or prompt and output together exceed it.
-// It is false when u is nil or the window unknown (0 or less).
-func SilentOverflow(u *llm.Usage, window int64) bool {
-	if u == nil || window <= 0 {
-		return false
-	}
-	in := u.GetInputTokens()
-	return in >= window || in+u.GetOutputTokens() > window
 }

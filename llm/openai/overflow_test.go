@@ -99,25 +99,3 @@ func TestIsOverflow(t *testing.T) {
 		})
 	}
 }
-
-// TestSilentOverflow checks usage against the window.
-func TestSilentOverflow(t *testing.T) {
-	tests := []struct {
-		name   string
-		usage  *llm.Usage
-		window int64
-		want   bool
-	}{
-		{"nil usage", nil, 8000, false},
-		{"unknown window", &llm.Usage{InputTokens: 9000}, 0, false},
-		{"fits", &llm.Usage{InputTokens: 6000, OutputTokens: 1000}, 8000, false},
-		{"exactly full", &llm.Usage{InputTokens: 7000, OutputTokens: 1000}, 8000, false},
-		{"prompt fills the window", &llm.Usage{InputTokens: 8000}, 8000, true},
-		{"prompt and output exceed", &llm.Usage{InputTokens: 7500, OutputTokens: 501}, 8000, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			equal(t, "SilentOverflow", SilentOverflow(tt.usage, tt.window), tt.want)
-		})
-	}
-}
