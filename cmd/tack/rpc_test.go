@@ -218,7 +218,9 @@ func TestRPCFullRunMatchesProtocol(t *testing.T) {
 	p.send(`{"cmd":"create_session","id":"c","session":"s1","script":` + strings.ReplaceAll(fullScript, "\n", "") + `}`)
 	collect(p.until(isResponse("c")))
 	p.send(`{"cmd":"prompt","id":"p1","session":"s1","text":"look around"}`)
-	collect(p.until(func(m map[string]any) bool { return m["type"] == "tool_execution_start" && m["name"] == "sleep" && fmt.Sprint(m["args"]) == "map[ms:20000]" }))
+	collect(p.until(func(m map[string]any) bool {
+		return m["type"] == "tool_execution_start" && m["name"] == "sleep" && fmt.Sprint(m["args"]) == "map[ms:20000]"
+	}))
 	p.send(`{"cmd":"prompt","id":"p2","session":"s1","text":"and then this"}`)
 	p.send(`{"cmd":"steer","id":"st","session":"s1","text":"stop waiting"}`)
 	collect(p.until(isType("agent_end")))
