@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -25,6 +26,15 @@ type config struct {
 	grace    time.Duration
 	timeout  time.Duration
 	dir      string
+	plugins  *plugins.Registry
+	named    []namedPlugin
+	approval time.Duration
+	budget   time.Duration
+}
+
+type namedPlugin struct {
+	name    string
+	factory plugins.Factory
 }
 
 // WithLogger logs through l; nil (the default) logs nothing.
@@ -67,3 +77,21 @@ func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.tim
 // WithScriptDir resolves relative `script:<path>` names against dir
 // (default: the working directory).
 func WithScriptDir(dir string) Option { return func(c *config) { c.dir = dir } }
+
+// WithPlugins makes a plugin available by name to sessions that configure
+// it (SessionConfig.Plugins, create_session's "plugins").
+func WithPlugins(name string, f plugins.Factory) Option {
+	return func(c *config) { c.named = append(c.named, namedPlugin{name, f}) }
+}
+
+// WithPluginRegistry uses r for the plugins sessions may configure (the
+// CLI registers the built-in ones in it); WithPlugins adds to it.
+func WithPluginRegistry(r *plugins.Registry) Option { return func(c *config) { c.plugins = r } }
+
+// WithApprovalTimeout sets how long a call held for approval waits when
+// its plugin sets no timeout (default 120 s).
+func WithApprovalTimeout(d time.Duration) Option { return func(c *config) { c.approval = d } }
+
+// WithPluginBudget sets how long one plugin may take to answer one hook
+// before it is disabled for the session (default 50 ms).
+func WithPluginBudget(d time.Duration) Option { return func(c *config) { c.budget = d } }

@@ -18,6 +18,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
 )
@@ -35,6 +36,7 @@ type Runtime struct {
 	registry  *actors.Registry
 	models    llm.Resolver
 	catalog   *tools.Catalog
+	plugins   *plugins.Registry
 	timeout   time.Duration
 	ids       atomic.Uint64
 }
@@ -50,14 +52,25 @@ func New(opts ...Option) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tack: tools: %w", err)
 	}
+	if c.plugins == nil {
+		c.plugins = plugins.NewRegistry()
+	}
+	for _, p := range c.named {
+		if err := c.plugins.Register(p.name, p.factory); err != nil {
+			return nil, fmt.Errorf("tack: %w", err)
+		}
+	}
+	models := llm.Chain(append(c.models, script.NewResolver(c.dir))...)
 	rt := &Runtime{
 		system:  c.system,
-		models:  llm.Chain(append(c.models, script.NewResolver(c.dir))...),
+		models:  models,
 		catalog: catalog,
+		plugins: c.plugins,
 		timeout: c.timeout,
 		env: &actors.Env{
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
+			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models,
 		},
 	}
 	if rt.system == nil {
@@ -95,6 +108,8 @@ type SessionConfig struct {
 	// Tools names the tools the model may call; scripted models bring the
 	// demo tools along.
 	Tools []string
+	// Plugins configures the session's plugins by name (see WithPlugins).
+	Plugins []plugins.Config
 }
 
 // Spawn starts a session.
@@ -106,14 +121,18 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := rt.catalog.Resolve(union(cfg.Tools, model.ProvidesTools))
+	ps, err := rt.plugins.Build(cfg.Plugins)
 	if err != nil {
-		return nil, &Error{Code: events.CodeUnknownTool, Message: err.Error()}
+		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	set, err := rt.toolSet(union(cfg.Tools, model.ProvidesTools), ps)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.ID == "" {
 		cfg.ID = rt.newID()
 	}
-	pid, err := rt.registry.Spawn(actors.Spec{ID: cfg.ID, Model: model, System: cfg.System, Tools: set})
+	pid, err := rt.registry.Spawn(actors.Spec{ID: cfg.ID, Model: model, System: cfg.System, Tools: set, Plugins: ps})
 	if errors.Is(err, actors.ErrSessionExists) {
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
@@ -121,6 +140,28 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	return &Session{id: cfg.ID, pid: pid, rt: rt}, nil
+}
+
+// toolSet resolves a session's tools by name and adds the tools its
+// plugins bring.
+func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, error) {
+	set, err := rt.catalog.Resolve(names)
+	if err != nil {
+		return nil, &Error{Code: events.CodeUnknownTool, Message: err.Error()}
+	}
+	var extra []tools.Tool
+	for _, p := range ps {
+		if tp, ok := p.(plugins.ToolProvider); ok {
+			extra = append(extra, tp.Tools()...)
+		}
+	}
+	if len(extra) == 0 {
+		return set, nil
+	}
+	if set, err = set.With(extra...); err != nil {
+		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	return set, nil
 }
 
 // Session returns the live session with id.

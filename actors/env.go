@@ -16,6 +16,8 @@ const (
 	DefaultSteeringLimit = 3
 	DefaultPromptLimit   = 100
 	DefaultToolGrace     = time.Second
+	// DefaultApprovalTimeout is DESIGN.md's 120 s.
+	DefaultApprovalTimeout = 120 * time.Second
 )
 
 // Env is what every session of a runtime shares. Zero fields take their
@@ -33,6 +35,13 @@ type Env struct {
 	// ToolGrace is how long a cancelled tool may take to return before it
 	// is counted as abandoned.
 	ToolGrace time.Duration
+	// ApprovalTimeout is how long a held call waits for approval when the
+	// plugin sets no timeout.
+	ApprovalTimeout time.Duration
+	// PluginBudget is how long one plugin may take to answer one hook.
+	PluginBudget time.Duration
+	// Models resolves the models plugins switch to; nil refuses switches.
+	Models llm.Resolver
 
 	specs sync.Map // *tools.Set → []llm.ToolSpec
 }
@@ -54,6 +63,13 @@ func (e *Env) now() time.Time {
 func (e *Env) ringSize() int      { return orDefault(e.RingSize, DefaultRingSize) }
 func (e *Env) steeringLimit() int { return orDefault(e.SteeringLimit, DefaultSteeringLimit) }
 func (e *Env) promptLimit() int   { return orDefault(e.PromptLimit, DefaultPromptLimit) }
+
+func (e *Env) approvalTimeout() time.Duration {
+	if e.ApprovalTimeout <= 0 {
+		return DefaultApprovalTimeout
+	}
+	return e.ApprovalTimeout
+}
 
 func (e *Env) grace() time.Duration {
 	if e.ToolGrace <= 0 {

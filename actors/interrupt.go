@@ -2,12 +2,14 @@ package actors
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -24,6 +26,9 @@ const abortReason = "user"
 // queuePrompt queues a prompt while busy; it is consumed when the run would
 // otherwise end.
 func (s *session) queuePrompt(ctx actor.Context, text string) {
+	if !s.promptHook(ctx, text) {
+		return
+	}
 	if len(s.prompts) >= s.env.promptLimit() {
 		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("prompt queue holds %d prompts", len(s.prompts)))
 		return
@@ -36,6 +41,9 @@ func (s *session) queuePrompt(ctx actor.Context, text string) {
 // queueSteer queues steering for the next request; with interruptTools it
 // also cancels the killable tools of the running batch at once.
 func (s *session) queueSteer(ctx actor.Context, text string, interruptTools bool) {
+	if !s.steerHook(ctx, s.steers+1, text) {
+		return
+	}
 	ref := s.nextSteerRef()
 	if limit := s.env.steeringLimit(); len(s.steering) >= limit {
 		s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "rejected_full"})
@@ -62,38 +70,62 @@ func (s *session) skipForSteering() {
 	s.batchProgress()
 }
 
-// abortIdle: nothing runs, but the abort is still reported.
+// abortIdle: nothing runs, but the abort is still reported. A run paused
+// for a person's answer is aborted: its pending approvals and questions
+// are resolved as rejected.
 func (s *session) abortIdle(ctx actor.Context, m *eventsv1.Abort) {
+	if s.run != nil {
+		s.abortRun(ctx, m)
+		return
+	}
 	s.emit(&eventsv1.AgentAbort{Reason: abortReason})
 	s.clearQueues(m)
 	s.reply(ctx, &eventsv1.Reply{})
 }
 
-// abortStream cancels the model request and commits what was streamed.
-func (s *session) abortStream(ctx actor.Context, m *eventsv1.Abort) {
-	s.emit(&eventsv1.AgentAbort{RunId: &s.run.id, Reason: abortReason})
+// abortRun is the user's abort of the run in progress: agent_abort goes
+// out at once, then the run stops as far as kill_tools allows.
+func (s *session) abortRun(ctx actor.Context, m *eventsv1.Abort) {
+	s.markAborted(abortReason, EndAborted)
 	s.reply(ctx, &eventsv1.Reply{})
-	s.run.cancel()
-	s.commitPartial()
-	s.emit(&eventsv1.TurnEnd{RunId: s.run.id, Turn: s.run.turn})
-	s.clearQueues(m)
-	s.finishRun(fsm.Abort, EndAborted)
+	s.stop(m, EndAborted)
 }
 
-// abortTools kills the tools kill_tools names; the run ends once the last
-// surviving tool is done, but agent_abort goes out at once.
-func (s *session) abortTools(ctx actor.Context, m *eventsv1.Abort) {
-	s.emit(&eventsv1.AgentAbort{RunId: &s.run.id, Reason: abortReason})
-	s.reply(ctx, &eventsv1.Reply{})
-	s.run.aborted = true
-	s.clearQueues(m)
-	for _, c := range s.run.batch.calls {
-		if c.running() && kills(m.KillTools, c.immune) {
-			s.emit(&eventsv1.ToolKilled{Name: c.tc.Name, CallId: c.tc.Id, Reason: "aborted"})
-			s.interrupt(c, tools.InterruptedByAbort)
+// markAborted reports an abort (agent_abort, with why) and makes the run
+// end with reason end at its next boundary.
+func (s *session) markAborted(why, end string) {
+	s.emit(&eventsv1.AgentAbort{RunId: &s.run.id, Reason: why})
+	s.run.aborted, s.run.end = true, end
+}
+
+// stop ends an aborted run from wherever it is: a model request in flight
+// is cancelled and its partial text committed; a tool batch has the tools
+// kill_tools names settled as interrupted and held calls rejected, and
+// ends once no tool is left running; between turns the run ends at once.
+func (s *session) stop(m *eventsv1.Abort, end string) {
+	switch {
+	case s.run.batch != nil:
+		s.clearQueues(m)
+		for _, c := range s.run.batch.calls {
+			switch {
+			case c.running() && kills(m.KillTools, c.immune):
+				s.emit(&eventsv1.ToolKilled{Name: c.tc.Name, CallId: c.tc.Id, Reason: "aborted"})
+				s.interrupt(c, tools.InterruptedByAbort)
+			case c.held():
+				s.resolveHold(c, statusRejected, tools.RejectedPrefix+"aborted")
+			}
 		}
+		s.batchProgress()
+	case s.run.stream != nil:
+		s.run.cancel()
+		s.commitPartial()
+		s.endTurn()
+		s.clearQueues(m)
+		s.finishRun(fsm.Abort, end)
+	default:
+		s.clearQueues(m)
+		s.finishRun(fsm.Abort, end)
 	}
-	s.batchProgress()
 }
 
 // kills reports whether an abort with killTools cancels a tool.
@@ -120,4 +152,52 @@ func (s *session) clearQueues(m *eventsv1.Abort) {
 		s.emit(&eventsv1.SteeringDropped{Ref: st.Ref, Text: st.Text})
 	}
 	s.prompts, s.steering = nil, nil
+}
+
+// promptIdle starts a run with a prompt, unless a plugin refuses it.
+func (s *session) promptIdle(ctx actor.Context, text string) {
+	if !s.promptHook(ctx, text) {
+		return
+	}
+	s.supersede()
+	s.startRun(text)
+	s.reply(ctx, promptReply(false))
+}
+
+// steerIdle: steering while idle behaves as a prompt.
+func (s *session) steerIdle(ctx actor.Context, text string) {
+	if !s.steerHook(ctx, s.steers+1, text) || !s.promptHook(ctx, text) {
+		return
+	}
+	ref := s.nextSteerRef()
+	s.supersede()
+	s.startRun(text)
+	s.reply(ctx, steerReply(ref))
+}
+
+// promptHook asks before_prompt; a plugin that aborts or skips refuses
+// the prompt (prompt_rejected, reply rejected).
+func (s *session) promptHook(ctx actor.Context, text string) bool {
+	d := s.hook(&plugins.Event{Hook: plugins.BeforePrompt, Text: text}).Stop
+	if d == nil {
+		return true
+	}
+	reason := fmt.Sprintf("plugin %s: %s", d.Plugin, orAborted(d.Action.Reason))
+	s.emit(&eventsv1.PromptRejected{Text: text, Reason: reason})
+	s.fail(ctx, events.CodeRejected, reason)
+	return false
+}
+
+// steerHook asks before_steering; a plugin may reject the message
+// (steering_received rejected_plugin, reply rejected).
+func (s *session) steerHook(ctx actor.Context, n uint64, text string) bool {
+	d := s.hook(&plugins.Event{Hook: plugins.BeforeSteering, Text: text}).Stop
+	if d == nil {
+		return true
+	}
+	s.steers = n
+	reason := fmt.Sprintf("plugin %s: %s", d.Plugin, d.Action.Reason)
+	s.emit(&eventsv1.SteeringReceived{Ref: "st-" + strconv.FormatUint(n, 10), Text: text, Status: "rejected_plugin"})
+	s.fail(ctx, events.CodeRejected, reason)
+	return false
 }

@@ -74,3 +74,17 @@ type SubscribePID struct {
 type Unsubscribe struct {
 	Sink events.Sink
 }
+
+// holdExpired says an approval's wait is over.
+type holdExpired struct {
+	tag tag
+	id  string
+}
+
+// modelResolved carries a model a plugin's switch_model asked for,
+// resolved off the actor.
+type modelResolved struct {
+	name  string
+	model *llm.Model
+	err   error
+}

@@ -7,6 +7,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
 )
 
 // Reasons a run ends with (agent_end).
@@ -28,20 +29,27 @@ type run struct {
 	stream *partial
 	// batch is the tool batch of this turn; nil outside executing_tools.
 	batch *batch
-	// aborted is set once agent_abort was emitted for this run: the run ends
-	// when the last tool that survived the abort is done.
+	// aborted is set once agent_abort was emitted for this run.
 	aborted bool
+	// end, when set, is the reason the run ends with at its next boundary:
+	// after an abort, once the last tool that survived it is done; after a
+	// rejected approval, once the batch is done.
+	end string
 }
 
 func (r *run) tag() tag { return tag{run: r.n, turn: r.turn} }
 
-// cancelAll stops the stream and every tool of the run, immune ones too.
+// cancelAll stops the stream, every tool of the run, immune ones too, and
+// every wait for an approval.
 func (r *run) cancelAll() {
 	r.cancel()
 	if r.batch != nil {
 		for _, c := range r.batch.calls {
 			if c.cancel != nil {
 				c.cancel()
+			}
+			if c.hold != nil && c.hold.timer != nil {
+				c.hold.timer.Stop()
 			}
 		}
 	}
@@ -68,17 +76,32 @@ func (s *session) startRun(text string) {
 	s.startTurn()
 }
 
-// startTurn applies queued steering and sends the next model request.
+// startTurn applies queued steering and sends the next model request,
+// unless a plugin stops it.
 func (s *session) startTurn() {
 	s.applySteering()
 	s.transition(fsm.Start, fsm.NextTurn)
 	s.emit(&eventsv1.AgentStatus{Status: "thinking"})
+	if !s.requestHook() {
+		return
+	}
+	s.applyInterventions()
 	s.run.turn++
 	s.emit(&eventsv1.TurnStart{RunId: s.run.id, Turn: s.run.turn})
 	req := s.request()
 	s.emit(&eventsv1.RequestStart{Turn: s.run.turn, Model: s.spec.Model.Name, MessageCount: int32(len(req.Messages))})
 	s.run.stream = &partial{model: s.spec.Model, req: req}
 	go pump(s.run.ctx, s.root, s.self, s.spec.Model.Provider, req, s.run.tag())
+}
+
+// endTurn reports the end of a turn, to subscribers and to plugins.
+func (s *session) endTurn() {
+	s.emit(&eventsv1.TurnEnd{RunId: s.run.id, Turn: s.run.turn})
+	reason := EndCompleted
+	if s.run.aborted {
+		reason = EndAborted
+	}
+	s.hook(&plugins.Event{Hook: plugins.AfterTurn, Reason: reason})
 }
 
 // transition fires idleEvent in idle and busyEvent otherwise.
@@ -139,30 +162,36 @@ func (s *session) commit(m *llm.Message) {
 
 // turnDone ends a turn whose response and tools are committed. After a
 // tool batch the run goes on; after a plain answer it goes on only for
-// queued steering or a queued prompt (one prompt, one turn).
+// queued steering, a plugin's intervention or a queued prompt (one prompt,
+// one turn); otherwise plugins are asked before it finishes.
 func (s *session) turnDone(afterTools bool) {
-	s.emit(&eventsv1.TurnEnd{RunId: s.run.id, Turn: s.run.turn})
+	s.endTurn()
 	switch {
-	case s.run.aborted:
-		s.finishRun(fsm.Abort, EndAborted)
-	case afterTools, len(s.steering) > 0:
+	case s.run.end != "" && s.run.aborted:
+		s.finishRun(fsm.Abort, s.run.end)
+	case s.run.end != "":
+		s.finishRun(fsm.Finish, s.run.end)
+	case afterTools, len(s.steering) > 0, len(s.interventions) > 0:
 		s.startTurn()
 	case len(s.prompts) > 0:
 		next := s.prompts[0]
 		s.prompts = s.prompts[1:]
 		s.commit(llm.UserMessage(next))
 		s.startTurn()
-	default:
+	case !s.finishHook():
 		s.finishRun(fsm.Finish, EndCompleted)
 	}
 }
 
-// finishRun ends the run and goes idle.
+// finishRun ends the run and goes idle (a run paused for a person's
+// answer is idle already).
 func (s *session) finishRun(e fsm.Event, reason string) {
 	r := s.run
 	r.cancel()
 	s.run = nil
-	s.fire(e)
-	s.emit(&eventsv1.AgentStatus{Status: "idle"})
+	if s.machine.Current() != fsm.Idle {
+		s.fire(e)
+		s.emit(&eventsv1.AgentStatus{Status: "idle"})
+	}
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 }

@@ -15,6 +15,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -23,7 +24,10 @@ type Spec struct {
 	ID     string
 	Model  *llm.Model
 	System string
-	Tools  *tools.Set
+	// Tools are the tools the model may call, plugins' tools included.
+	Tools *tools.Set
+	// Plugins are this session's own plugin instances.
+	Plugins []plugins.Plugin
 }
 
 // session is the session actor's state. Only Receive touches it.
@@ -41,10 +45,17 @@ type session struct {
 	steering []*eventsv1.SteeringItem
 	run      *run
 
+	chain         *plugins.Chain
+	interventions []string
+	rules         []rule
+	// refused is why a plugin refused the session at its start.
+	refused string
+
 	usage       tally
 	contextUsed int64
 	runs        uint64
 	steers      uint64
+	holds       uint64
 	sinks       []events.Sink
 	abandoned   atomic.Int32
 }
@@ -56,6 +67,7 @@ func Props(env *Env, spec Spec) *actor.Props {
 			spec:    spec,
 			env:     env,
 			machine: fsm.New(),
+			chain:   newChain(env, spec.Plugins),
 			log:     events.NewStream(spec.ID, events.WithRingSize(env.ringSize()), events.WithClock(env.now)),
 		}
 	})
@@ -88,7 +100,9 @@ func (s *session) common(ctx actor.Context) bool {
 	case *actor.Started:
 		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
 		s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+		s.startHook()
 	case *actor.Stopping:
+		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
 		s.shutdown()
 	case *eventsv1.GetState:
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
@@ -109,25 +123,36 @@ func (s *session) common(ctx actor.Context) bool {
 		s.unsubscribe(&pidSink{pid: m.Who})
 	case *SwitchModel:
 		s.switchModel(ctx, m.Model)
-	case *eventsv1.Approve, *eventsv1.Reject:
-		s.fail(ctx, events.CodeNoPendingApproval, "no approval is pending")
+	case *modelResolved:
+		s.modelResolved(m)
+	case *eventsv1.Approve:
+		s.approve(ctx, m)
+	case *eventsv1.Reject:
+		s.reject(ctx, m)
 	case *eventsv1.Respond:
-		s.fail(ctx, events.CodeNoPendingQuestion, "no question is pending")
+		s.respond(ctx, m)
+	case *holdExpired:
+		s.holdExpired(m)
+	case *eventsv1.Prompt, *eventsv1.Steer:
+		if s.refused != "" {
+			s.fail(ctx, events.CodeNotAlive, s.refused)
+			return true
+		}
+		return false
 	default:
 		return false
 	}
 	return true
 }
 
-// idle: a prompt or steer starts a run; abort is a no-op that still tells.
+// idle: a prompt or steer starts a run (superseding what a paused run
+// waits for); abort is a no-op that still tells, or aborts a paused run.
 func (s *session) idle(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.startRun(m.Text)
-		s.reply(ctx, promptReply(false))
+		s.promptIdle(ctx, m.Text)
 	case *eventsv1.Steer:
-		s.startRun(m.Text)
-		s.reply(ctx, steerReply(s.nextSteerRef()))
+		s.steerIdle(ctx, m.Text)
 	case *eventsv1.Abort:
 		s.abortIdle(ctx, m)
 	default:
@@ -143,7 +168,7 @@ func (s *session) running(ctx actor.Context) {
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, false)
 	case *eventsv1.Abort:
-		s.abortStream(ctx, m)
+		s.abortRun(ctx, m)
 	case *streamChunk:
 		s.firstChunk(m)
 	case *streamDone:
@@ -161,7 +186,7 @@ func (s *session) streaming(ctx actor.Context) {
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, false)
 	case *eventsv1.Abort:
-		s.abortStream(ctx, m)
+		s.abortRun(ctx, m)
 	case *streamChunk:
 		s.chunk(m)
 	case *streamDone:
@@ -179,7 +204,7 @@ func (s *session) executingTools(ctx actor.Context) {
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, m.InterruptTools == nil || *m.InterruptTools)
 	case *eventsv1.Abort:
-		s.abortTools(ctx, m)
+		s.abortRun(ctx, m)
 	case *toolUpdate:
 		s.toolUpdate(m)
 	case *toolDone:
@@ -235,6 +260,23 @@ func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
 	s.spec.Model = m
 	s.emit(&eventsv1.ModelSwitched{From: from, To: m.Name})
 	s.reply(ctx, &eventsv1.Reply{})
+}
+
+// newChain builds a session's plugin chain; nil when it has no plugins.
+func newChain(env *Env, ps []plugins.Plugin) *plugins.Chain {
+	if len(ps) == 0 {
+		return nil
+	}
+	return plugins.NewChain(env.PluginBudget, ps...)
+}
+
+// startHook asks session_start; a plugin that aborts refuses the session,
+// whose commands then fail with not_alive.
+func (s *session) startHook() {
+	if d := s.hook(&plugins.Event{Hook: plugins.SessionStart}).Stop; d != nil {
+		s.refused = fmt.Sprintf("plugin %s refused the session: %s", d.Plugin, orAborted(d.Action.Reason))
+		s.emit(&eventsv1.Error{Code: events.CodeNotAlive, Message: s.refused})
+	}
 }
 
 // shutdown cancels whatever is running and closes channel subscribers.

@@ -20,6 +20,7 @@ func (s *session) state() *eventsv1.SessionState {
 		Usage:          s.usage.proto(),
 		AbandonedTools: s.abandoned.Load(),
 	}
+	st.PendingApprovals, st.PendingQuestion = s.pending()
 	window, percent := s.contextWindow(s.spec.Model)
 	st.Context = &eventsv1.ContextInfo{Used: s.contextUsed, Window: window, Percent: percent}
 	if s.run != nil {

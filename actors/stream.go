@@ -11,6 +11,8 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/tools"
 )
 
 // Codes of error events that are not command replies.
@@ -120,11 +122,34 @@ func (s *session) responseDone(m *streamDone) {
 	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: usage})
 	s.commit(resp.Message)
 	s.account(p.model, usage)
+	if d := s.hook(&plugins.Event{Hook: plugins.AfterResponse, Message: resp.Message}).Stop; d != nil {
+		s.responseStopped(resp.Message, d)
+		return
+	}
 	if len(resp.Message.ToolCalls) > 0 {
 		s.startBatch(resp.Message.ToolCalls)
 		return
 	}
 	s.turnDone(false)
+}
+
+// responseStopped: a plugin skipped or aborted a complete response. Its
+// tool calls are not run but answered, so the history stays valid; a skip
+// then ends the turn like a plain answer, an abort ends the run.
+func (s *session) responseStopped(msg *llm.Message, d *plugins.Decision) {
+	text := tools.InterruptedByAbort
+	if d.Action.Kind == plugins.Skip {
+		text = fmt.Sprintf("skipped by plugin %s: %s", d.Plugin, d.Action.Reason)
+	}
+	for _, tc := range msg.ToolCalls {
+		s.commit(llm.ToolResultMessage(tc.Id, text, true))
+	}
+	if d.Action.Kind == plugins.Skip {
+		s.turnDone(false)
+		return
+	}
+	s.endTurn()
+	s.abortBy(d)
 }
 
 // streamFailed ends the run after a provider failure. Output already
@@ -140,7 +165,7 @@ func (s *session) streamFailed(err error) {
 	} else {
 		s.emit(&eventsv1.Error{Code: code, Message: err.Error()})
 	}
-	s.emit(&eventsv1.TurnEnd{RunId: s.run.id, Turn: s.run.turn})
+	s.endTurn()
 	s.finishRun(fsm.Finish, EndError)
 }
 

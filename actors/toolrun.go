@@ -13,6 +13,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -25,16 +26,26 @@ type batch struct {
 
 // call is one tool call of a batch.
 type call struct {
+	index   int
 	tc      *llm.ToolCall
 	tool    tools.Tool // nil when the call was settled before it could run
+	args    []byte     // what the tool runs with, after plugins' replacements
 	immune  bool
 	cancel  context.CancelFunc
 	started time.Time
-	result  *tools.Result // nil while running
+	attempt int
+	hold    *hold         // set while a person's answer is awaited
+	result  *tools.Result // nil until settled
 }
 
-// running reports whether the call still waits for its tool.
-func (c *call) running() bool { return c.result == nil }
+// running reports whether the call waits for its tool.
+func (c *call) running() bool { return c.result == nil && c.hold == nil }
+
+// held reports whether the call waits for a person.
+func (c *call) held() bool { return c.result == nil && c.hold != nil }
+
+// maxAttempts bounds how often plugins may retry one call.
+const maxAttempts = 10
 
 // startBatch validates every call, starts the valid ones, and settles the
 // others at once with an error result.
@@ -44,34 +55,96 @@ func (s *session) startBatch(tcs []*llm.ToolCall) {
 	s.emit(&eventsv1.ToolCalls{Count: int32(len(tcs))})
 	s.transition(fsm.ToolCalls, fsm.ToolCalls)
 	s.emit(&eventsv1.AgentStatus{Status: "tool_calling", ToolName: toolNames(tcs)})
+	var stop *plugins.Decision
 	for i, tc := range tcs {
-		b.calls[i] = &call{tc: tc}
-		s.startCall(i, b.calls[i])
+		c := &call{tc: tc, index: i}
+		b.calls[i] = c
+		if stop != nil {
+			s.emit(&eventsv1.ToolExecutionStart{Name: tc.Name, CallId: tc.Id, Args: tc.Args})
+			c.started = s.env.now()
+			s.settle(c, tools.Result{Content: tools.InterruptedByAbort, IsError: true}, c.started)
+			continue
+		}
+		stop = s.startCall(c)
+	}
+	if stop != nil {
+		s.abortBy(stop)
+		return
 	}
 	s.batchProgress()
 }
 
-// startCall starts one call, or settles it when the tool is unknown or the
-// arguments are invalid: failures are data for the model, never a crash.
-func (s *session) startCall(i int, c *call) {
-	args := c.tc.GetArgs().GetJson()
-	err := s.spec.Tools.Validate(c.tc.Name, args)
+// startCall starts one call, or settles it when the tool is unknown, the
+// arguments are invalid or a plugin blocks it: failures are data for the
+// model, never a crash. A plugin may also hold the call for a person, or
+// abort the run, which startCall returns for the batch to act on.
+func (s *session) startCall(c *call) (abort *plugins.Decision) {
+	c.args = c.tc.GetArgs().GetJson()
+	err := s.spec.Tools.Validate(c.tc.Name, c.args)
 	if errors.Is(err, tools.ErrUnknownTool) {
 		s.emit(&eventsv1.ToolCallUnknown{Name: c.tc.Name, CallId: c.tc.Id})
 		c.result = &tools.Result{Content: fmt.Sprintf("unknown tool %q; available tools: %s", c.tc.Name, strings.Join(s.spec.Tools.Names(), ", ")), IsError: true}
-		return
+		return nil
 	}
 	s.emit(&eventsv1.ToolExecutionStart{Name: c.tc.Name, CallId: c.tc.Id, Args: c.tc.Args})
 	c.started = s.env.now()
-	if err != nil {
-		s.settle(c, tools.Result{Content: err.Error(), IsError: true}, c.started)
-		return
+	if err == nil {
+		abort, err = s.toolHook(c)
 	}
+	switch {
+	case abort != nil:
+		s.settle(c, tools.Result{Content: tools.InterruptedByAbort, IsError: true}, c.started)
+	case err != nil:
+		s.settle(c, tools.Result{Content: err.Error(), IsError: true}, c.started)
+	case c.hold == nil:
+		s.launch(c)
+	}
+	return abort
+}
+
+// toolHook asks before_tool: plugins may replace the arguments (checked
+// against the schema again), block the call, hold it for a person, or
+// abort the run.
+func (s *session) toolHook(c *call) (*plugins.Decision, error) {
+	out := s.hook(&plugins.Event{Hook: plugins.BeforeTool, Call: c.tc})
+	if out.Args != nil {
+		if err := s.spec.Tools.Validate(c.tc.Name, out.Args); err != nil {
+			return nil, err
+		}
+		c.args = out.Args
+	}
+	d := out.Stop
+	if d == nil {
+		return nil, nil
+	}
+	switch d.Action.Kind {
+	case plugins.BlockTool:
+		reason := d.Action.Reason
+		if reason == "" {
+			reason = "blocked by plugin " + d.Plugin
+		}
+		s.emit(&eventsv1.ToolBlocked{Name: c.tc.Name, CallId: c.tc.Id, Reason: reason})
+		return nil, errors.New("blocked: " + reason)
+	case plugins.HoldForApproval:
+		if !s.allowedAlways(c.tc.Name, d.Action.Family) {
+			s.holdForApproval(c, d)
+		}
+	case plugins.Ask:
+		s.ask(c, d)
+	case plugins.Abort:
+		return d, nil
+	}
+	return nil, nil
+}
+
+// launch runs a call's tool on a goroutine of its own.
+func (s *session) launch(c *call) {
 	c.tool, _ = s.spec.Tools.Get(c.tc.Name)
 	// The kind comes from the spec the Set kept when it was built: the
 	// handler runs no tool code, which could panic half-way through a batch.
 	spec, _ := s.spec.Tools.Spec(c.tc.Name)
 	c.immune = spec.Kind == tools.Immune
+	c.attempt++
 	ctx, cancel := context.WithCancel(s.run.ctx)
 	if c.immune {
 		// Immune tools outlive the run's cancellation; only kill_tools all
@@ -80,7 +153,7 @@ func (s *session) startCall(i int, c *call) {
 	}
 	c.cancel = cancel
 	s.run.batch.pending++
-	go runTool(ctx, s.root, s.self, c.tool, args, s.run.tag(), i, s.env.now, s.env.grace(), &s.abandoned)
+	go runTool(ctx, s.root, s.self, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace(), &s.abandoned)
 }
 
 // runTool runs one call on its own goroutine and reports back. A tool that
@@ -117,7 +190,8 @@ func (s *session) toolUpdate(m *toolUpdate) {
 }
 
 // toolDone records a call's result, unless the call was already settled
-// (killed or skipped): then the late result is dropped.
+// (killed or skipped): then the late result is dropped. Plugins may retry
+// a failed call, replace its result or abort the run.
 func (s *session) toolDone(m *toolDone) {
 	if !s.current(m.tag) {
 		return
@@ -127,7 +201,27 @@ func (s *session) toolDone(m *toolDone) {
 		return
 	}
 	s.run.batch.pending--
-	s.settle(c, m.result, m.ended)
+	res := m.result
+	if res.IsError {
+		out := s.hook(&plugins.Event{Hook: plugins.OnToolError, Call: c.tc, Result: &res, Attempt: c.attempt})
+		if d := out.Stop; d != nil && d.Action.Kind == plugins.Retry && c.attempt < maxAttempts {
+			s.launch(c)
+			return
+		} else if d != nil && d.Action.Kind == plugins.Abort {
+			s.settle(c, res, m.ended)
+			s.abortBy(d)
+			return
+		}
+	}
+	out := s.hook(&plugins.Event{Hook: plugins.AfterTool, Call: c.tc, Result: &res})
+	if out.Result != nil {
+		res = *out.Result
+	}
+	s.settle(c, res, m.ended)
+	if d := out.Stop; d != nil {
+		s.abortBy(d)
+		return
+	}
 	s.batchProgress()
 }
 
@@ -150,17 +244,71 @@ func (s *session) interrupt(c *call, text string) {
 	s.settle(c, tools.Result{Content: text, IsError: true}, s.env.now())
 }
 
-// batchProgress commits the batch once no call is running and ends the turn.
+// batchProgress commits the batch once no call is running and none is
+// held, and ends the turn. When only held calls are left, the session
+// pauses, idle, until a person answers.
 func (s *session) batchProgress() {
 	b := s.run.batch
 	if b.pending > 0 {
 		return
+	}
+	if b.holding() {
+		s.pause()
+		return
+	}
+	if !s.run.aborted {
+		s.batchHook(b)
 	}
 	for _, c := range b.calls {
 		s.commit(llm.ToolResultMessage(c.tc.Id, c.result.Content, c.result.IsError))
 	}
 	s.run.batch = nil
 	s.turnDone(true)
+}
+
+// batchHook asks after_tool_batch; an abort takes effect once the results
+// are committed.
+func (s *session) batchHook(b *batch) {
+	if !s.chain.Has(plugins.AfterToolBatch) {
+		return
+	}
+	results := make([]plugins.CallResult, len(b.calls))
+	for i, c := range b.calls {
+		results[i] = plugins.CallResult{Call: c.tc, Result: *c.result}
+	}
+	if d := s.hook(&plugins.Event{Hook: plugins.AfterToolBatch, Results: results}).Stop; d != nil {
+		if d.Action.Text != "" {
+			s.emit(&eventsv1.Error{Code: d.Action.Reason, Message: d.Action.Text})
+		}
+		s.markAborted(orAborted(d.Action.Reason), orAborted(d.Action.Reason))
+	}
+}
+
+// toolCalls lists the batch's calls.
+func (b *batch) toolCalls() []*llm.ToolCall {
+	tcs := make([]*llm.ToolCall, len(b.calls))
+	for i, c := range b.calls {
+		tcs[i] = c.tc
+	}
+	return tcs
+}
+
+// holding reports whether a call of the batch waits for a person.
+func (b *batch) holding() bool {
+	for _, c := range b.calls {
+		if c.held() {
+			return true
+		}
+	}
+	return false
+}
+
+// orAborted is reason, or "aborted" when a plugin gave none.
+func orAborted(reason string) string {
+	if reason == "" {
+		return EndAborted
+	}
+	return reason
 }
 
 // toolNames names the tools of a batch for agent_status.

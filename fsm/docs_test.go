@@ -21,14 +21,17 @@ func stateDoc() string {
 Every session runs this state machine (package ` + "`fsm`" + `, over
 looplab/fsm). DESIGN.md §1 says what each command does in each state.
 
-- ` + "`idle`" + ` — no run in progress; the session waits for a prompt.
+- ` + "`idle`" + ` — no run in progress, or a run paused until a person
+  answers an approval or a question; the session waits for a command.
 - ` + "`running`" + ` — a model request was sent and no chunk has arrived yet.
 - ` + "`streaming`" + ` — chunks of the model's response are arriving.
 - ` + "`executing_tools`" + ` — the model finished and a batch of tool calls is running.
 
 ` + "`next_turn`" + ` from ` + "`running`" + ` to itself follows a response that had
 no chunks at all. ` + "`finish`" + ` ends a run that completed or failed,
-` + "`abort`" + ` one that was aborted.
+` + "`abort`" + ` one that was aborted. A run whose tool call waits for a
+person's approval or answer pauses with ` + "`finish`" + ` and is taken up
+with ` + "`resume`" + ` once the answer comes.
 
 ` + "```mermaid\n")
 	b.WriteString(Mermaid())

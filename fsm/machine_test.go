@@ -14,7 +14,8 @@ import (
 // the event is illegal in that state.
 var want = map[State]map[Event]State{
 	Idle: {
-		Start: Running,
+		Start:  Running,
+		Resume: ExecutingTools,
 	},
 	Running: {
 		FirstChunk: Streaming,

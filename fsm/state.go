@@ -41,9 +41,12 @@ const (
 	// Abort ends the run on an abort command:
 	// running, streaming, executing_tools -> idle.
 	Abort Event = "abort"
+	// Resume takes up a run that paused, idle, for a person's answer (an
+	// approval or a question): idle -> executing_tools.
+	Resume Event = "resume"
 )
 
 // Events returns every event, in the order of the transition table.
 func Events() []Event {
-	return []Event{Start, FirstChunk, ToolCalls, NextTurn, Finish, Abort}
+	return []Event{Start, FirstChunk, ToolCalls, NextTurn, Finish, Abort, Resume}
 }

@@ -18,6 +18,7 @@ var table = fsm.Events{
 	{Name: string(NextTurn), Src: busy, Dst: string(Running)},
 	{Name: string(Finish), Src: busy, Dst: string(Idle)},
 	{Name: string(Abort), Src: busy, Dst: string(Idle)},
+	{Name: string(Resume), Src: []string{string(Idle)}, Dst: string(ExecutingTools)},
 }
 
 // newLooplab builds a looplab FSM over table, in state idle, without

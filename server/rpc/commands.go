@@ -9,6 +9,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/plugins"
 )
 
 // command is one entry of the protocol's command table.
@@ -86,12 +87,13 @@ func switchModel(ctx context.Context, _ *conn, s *tack.Session, msg proto.Messag
 
 func createSession(ctx context.Context, c *conn, msg proto.Message) (proto.Message, error) {
 	m := msg.(*eventsv1.CreateSession)
-	if len(m.Plugins) > 0 {
-		return nil, badRequest(fmt.Sprintf("unknown plugin %q", m.Plugins[0].Name))
+	var ps []plugins.Config
+	for _, p := range m.Plugins {
+		ps = append(ps, plugins.Config{Name: p.Name, Config: json.RawMessage(p.GetConfig().GetJson())})
 	}
 	s, err := c.rt.Spawn(tack.SessionConfig{
 		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
-		System: m.System, Tools: m.Tools,
+		System: m.System, Tools: m.Tools, Plugins: ps,
 	})
 	if err != nil {
 		return nil, err

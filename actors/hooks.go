@@ -1,0 +1,159 @@
+package actors
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
+)
+
+// codePluginDisabled is the code of the error event that reports a plugin
+// disabled for panicking, overrunning its budget or misbehaving.
+const codePluginDisabled = "plugin_disabled"
+
+// hook asks the plugins that want ev.Hook and applies what every hook
+// shares: plugin events are published, disabled plugins reported,
+// interventions kept for the next request and model switches started.
+// What stops or changes the step is the caller's to act on.
+func (s *session) hook(ev *plugins.Event) plugins.Outcome {
+	if !s.chain.Has(ev.Hook) {
+		return plugins.Outcome{}
+	}
+	ev.Session = s.spec.ID
+	if s.run != nil {
+		ev.RunID, ev.Turn = s.run.id, s.run.turn
+	}
+	ev.Usage = s.pluginUsage()
+	out := s.chain.Run(ev)
+	for _, f := range out.Failures {
+		s.emit(&eventsv1.Error{Code: codePluginDisabled, Message: fmt.Sprintf("plugin %s is disabled for this session: it %s", f.Plugin, f.Text)})
+	}
+	for _, e := range out.Emits {
+		s.emitFor(e)
+	}
+	for _, n := range out.Interventions {
+		s.interventions = append(s.interventions, n.Text)
+	}
+	if out.Model != "" {
+		s.switchAsync(out.Model)
+	}
+	return out
+}
+
+// emitFor publishes a plugin's event: a payload of the vocabulary, or a
+// plugin_event. A payload that is not an event is the plugin's bug.
+func (s *session) emitFor(n plugins.Note) {
+	if n.Event == nil {
+		s.emit(&eventsv1.PluginEvent{Plugin: n.Plugin, Name: n.Name, Payload: &eventsv1.RawJSON{Json: n.Payload}})
+		return
+	}
+	if !isPayload(n.Event) {
+		s.emit(&eventsv1.Error{Code: codePluginDisabled, Message: fmt.Sprintf("plugin %s emitted %T, which is not an event", n.Plugin, n.Event)})
+		return
+	}
+	s.emit(n.Event)
+}
+
+// isPayload reports whether m can be published as an event.
+func isPayload(m proto.Message) (ok bool) {
+	defer func() { ok = recover() == nil && ok }()
+	return events.Type(events.New(m)) != ""
+}
+
+// pluginUsage is what plugins see of the run's and the session's spending.
+func (s *session) pluginUsage() plugins.Usage {
+	u := plugins.Usage{
+		SessionTokens:  s.usage.total(),
+		SessionCostUSD: s.usage.cost,
+		ContextUsed:    s.contextUsed,
+		ContextWindow:  s.spec.Model.ContextWindow,
+	}
+	if s.run != nil {
+		u.RunTurns, u.RunTokens, u.RunCostUSD = s.run.turn, s.run.usage.total(), s.run.usage.cost
+	}
+	return u
+}
+
+// applyInterventions injects the plugins' pending interventions into the
+// context, joined in priority order, before a request.
+func (s *session) applyInterventions() {
+	if len(s.interventions) == 0 {
+		return
+	}
+	text := strings.Join(s.interventions, "\n\n")
+	s.interventions = nil
+	s.emit(&eventsv1.Intervention{Text: text})
+	s.commit(llm.UserMessage(text))
+}
+
+// switchAsync resolves a model a plugin asked for off the actor (a script
+// file may have to be read) and switches once it is resolved; the
+// request in flight, if any, finishes on the old model.
+func (s *session) switchAsync(name string) {
+	if s.env.Models == nil {
+		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: the runtime resolves no models", name)})
+		return
+	}
+	go func() {
+		m, err := s.env.Models.Resolve(name, nil)
+		s.root.Send(s.self, &modelResolved{name: name, model: m, err: err})
+	}()
+}
+
+// modelResolved applies a plugin's switch_model.
+func (s *session) modelResolved(m *modelResolved) {
+	if m.err != nil {
+		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: %v", m.name, m.err)})
+		return
+	}
+	from := s.spec.Model.Name
+	s.spec.Model = m.model
+	s.emit(&eventsv1.ModelSwitched{From: from, To: m.model.Name})
+}
+
+// abortBy ends the run because a plugin said so: an error event when the
+// plugin says why, agent_abort, then the same path as the user's abort.
+func (s *session) abortBy(d *plugins.Decision) {
+	reason := orAborted(d.Action.Reason)
+	if d.Action.Text != "" {
+		s.emit(&eventsv1.Error{Code: reason, Message: d.Action.Text})
+	}
+	s.markAborted(reason, reason)
+	s.stop(&eventsv1.Abort{}, reason)
+}
+
+// finishHook asks before_finish whether a run that would end goes on (an
+// intervention) or ends another way; it reports whether the run goes on.
+func (s *session) finishHook() (goOn bool) {
+	out := s.hook(&plugins.Event{Hook: plugins.BeforeFinish})
+	if d := out.Stop; d != nil {
+		s.abortBy(d)
+		return true // abortBy ended the run
+	}
+	if len(s.interventions) > 0 {
+		s.startTurn()
+		return true
+	}
+	return false
+}
+
+// requestHook asks before_request; it reports whether the request may go.
+func (s *session) requestHook() bool {
+	out := s.hook(&plugins.Event{Hook: plugins.BeforeRequest, Messages: s.history})
+	d := out.Stop
+	if d == nil {
+		return true
+	}
+	if d.Action.Kind == plugins.Skip {
+		s.finishRun(fsm.Finish, "skipped")
+	} else {
+		s.abortBy(d)
+	}
+	return false
+}
