@@ -67,9 +67,17 @@ func newSystem(t testing.TB) *actor.ActorSystem {
 // the session is closed when t ends. Many harnesses can share a system.
 func spawnHarness(t testing.TB, sys *actor.ActorSystem, reg *Registry, id string, model *llm.Model, set *tools.Set) *harness {
 	t.Helper()
+	return spawnSpec(t, sys, reg, Spec{ID: id, Model: model, System: "be brief", Tools: set})
+}
+
+// spawnSpec starts the session spec describes and records its events from
+// seq 1; the session is closed when t ends.
+func spawnSpec(t testing.TB, sys *actor.ActorSystem, reg *Registry, spec Spec) *harness {
+	t.Helper()
+	id := spec.ID
 	h := &harness{t: t, sys: sys, reg: reg, rec: eventstest.NewRecorder()}
 	var err error
-	h.pid, err = reg.Spawn(Spec{ID: id, Model: model, System: "be brief", Tools: set})
+	h.pid, err = reg.Spawn(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

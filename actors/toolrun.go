@@ -201,9 +201,12 @@ func (s *session) toolDone(m *toolDone) {
 		return
 	}
 	s.run.batch.pending--
+	// Hooks get copies of the result that the actor never writes: a plugin
+	// that overran its budget may still be reading them.
 	res := m.result
 	if res.IsError {
-		out := s.hook(&plugins.Event{Hook: plugins.OnToolError, Call: c.tc, Result: &res, Attempt: c.attempt})
+		failed := res
+		out := s.hook(&plugins.Event{Hook: plugins.OnToolError, Call: c.tc, Result: &failed, Attempt: c.attempt})
 		if d := out.Stop; d != nil && d.Action.Kind == plugins.Retry && c.attempt < maxAttempts {
 			s.launch(c)
 			return
@@ -213,7 +216,8 @@ func (s *session) toolDone(m *toolDone) {
 			return
 		}
 	}
-	out := s.hook(&plugins.Event{Hook: plugins.AfterTool, Call: c.tc, Result: &res})
+	done := res
+	out := s.hook(&plugins.Event{Hook: plugins.AfterTool, Call: c.tc, Result: &done})
 	if out.Result != nil {
 		res = *out.Result
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/llm/config"
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/plugins/builtin"
 )
 
 // common holds the flags every subcommand takes.
@@ -32,7 +34,11 @@ func (c *common) runtime() (*tack.Runtime, error) {
 	if c.store != "memory" {
 		return nil, fmt.Errorf("--store %s: only memory is available in this build", c.store)
 	}
-	opts := []tack.Option{tack.WithScriptDir(c.scriptDir)}
+	reg := plugins.NewRegistry()
+	if err := builtin.Register(reg); err != nil {
+		return nil, err
+	}
+	opts := []tack.Option{tack.WithScriptDir(c.scriptDir), tack.WithPluginRegistry(reg)}
 	cfg, _, err := config.Discover(c.config)
 	if err != nil {
 		return nil, err

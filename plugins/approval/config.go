@@ -1,0 +1,86 @@
+package approval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tack-run/tack/plugins"
+)
+
+// Name is the plugin's name in create_session's configuration and in
+// events.
+const Name = "approval"
+
+// shellTool is the tool whose calls are judged by command.
+const shellTool = "shell"
+
+// Config configures the plugin; DefaultConfig gives the defaults.
+type Config struct {
+	// Tools are the tools whose calls need approval (default ["shell"]).
+	Tools []string `json:"tools"`
+	// SafeCommands are shell command prefixes that never need approval,
+	// matched on whole words: "ls" matches "ls -la", not "lsof";
+	// "git status" matches "git status -s", not "git push".
+	SafeCommands []string `json:"safe_commands"`
+	// TimeoutMS is how long an approval waits before it times out as
+	// rejected (default 120000).
+	TimeoutMS int64 `json:"timeout_ms"`
+	// AutoResume continues the run after a rejection (default false: the
+	// session stays idle).
+	AutoResume bool `json:"auto_resume"`
+	// Priority orders the plugin in the chain (default 100).
+	Priority int `json:"priority"`
+}
+
+// DefaultConfig returns the configuration used for absent fields.
+func DefaultConfig() Config {
+	return Config{Tools: []string{shellTool}, TimeoutMS: 120000, Priority: 100}
+}
+
+// Validate reports a configuration the plugin cannot work with.
+func (c Config) Validate() error {
+	var errs []error
+	for _, t := range c.Tools {
+		if strings.TrimSpace(t) == "" {
+			errs = append(errs, errors.New("tools: a tool name is empty"))
+		}
+	}
+	for _, s := range c.SafeCommands {
+		switch {
+		case len(strings.Fields(s)) == 0:
+			errs = append(errs, errors.New("safe_commands: a command is empty"))
+		case compound(s):
+			errs = append(errs, fmt.Errorf("safe_commands: %q has a shell operator", s))
+		}
+	}
+	if c.TimeoutMS < 1 {
+		errs = append(errs, fmt.Errorf("timeout_ms is %d, want at least 1", c.TimeoutMS))
+	}
+	if c.Priority < 1 || c.Priority > 1000 {
+		errs = append(errs, fmt.Errorf("priority is %d, want 1–1000", c.Priority))
+	}
+	return errors.Join(errs...)
+}
+
+// New is the plugin's Factory: it parses raw (unknown fields are errors;
+// absent ones take DefaultConfig's values) and returns a plugin instance.
+func New(raw json.RawMessage) (plugins.Plugin, error) {
+	c := DefaultConfig()
+	if err := plugins.DecodeConfig(raw, &c); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	p := &plugin{cfg: c, tools: map[string]bool{}, timeout: time.Duration(c.TimeoutMS) * time.Millisecond}
+	for _, t := range c.Tools {
+		p.tools[t] = true
+	}
+	for _, s := range c.SafeCommands {
+		p.safe = append(p.safe, strings.Fields(s))
+	}
+	return p, nil
+}

@@ -1,0 +1,84 @@
+package offload
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tack-run/tack/plugins"
+)
+
+// Name is the plugin's name in create_session's configuration and in
+// events.
+const Name = "large_result_offload"
+
+// CharsPerToken is the estimate that turns ThresholdTokens into characters.
+const CharsPerToken = 4
+
+// Config configures the plugin; DefaultConfig gives the defaults.
+type Config struct {
+	// ThresholdTokens is the size, in tokens of CharsPerToken characters,
+	// above which a result is offloaded (default 20000).
+	ThresholdTokens int `json:"threshold_tokens"`
+	// Dir is where the files go, one directory per session (default
+	// os.TempDir()/tack-offload). A relative Dir is made absolute by New.
+	Dir string `json:"dir"`
+	// HeadChars and TailChars are how many characters of the start and
+	// the end of the result the preview keeps (default 2000 each).
+	HeadChars int `json:"head_chars"`
+	TailChars int `json:"tail_chars"`
+	// Priority orders the plugin in the chain (default 300).
+	Priority int `json:"priority"`
+}
+
+// DefaultConfig returns the configuration used for absent fields.
+func DefaultConfig() Config {
+	return Config{
+		ThresholdTokens: 20000,
+		Dir:             filepath.Join(os.TempDir(), "tack-offload"),
+		HeadChars:       2000,
+		TailChars:       2000,
+		Priority:        300,
+	}
+}
+
+// Validate reports a configuration the plugin cannot work with.
+func (c Config) Validate() error {
+	var errs []error
+	if c.ThresholdTokens < 1 {
+		errs = append(errs, fmt.Errorf("threshold_tokens is %d, want at least 1", c.ThresholdTokens))
+	}
+	if c.Dir == "" {
+		errs = append(errs, errors.New("dir is empty"))
+	}
+	if c.HeadChars < 0 || c.TailChars < 0 {
+		errs = append(errs, fmt.Errorf("head_chars and tail_chars are %d and %d, want at least 0", c.HeadChars, c.TailChars))
+	} else if limit := c.ThresholdTokens * CharsPerToken; c.ThresholdTokens >= 1 && c.HeadChars+c.TailChars >= limit {
+		errs = append(errs, fmt.Errorf("head_chars + tail_chars is %d, want less than the threshold's %d characters",
+			c.HeadChars+c.TailChars, limit))
+	}
+	if c.Priority < 1 || c.Priority > 1000 {
+		errs = append(errs, fmt.Errorf("priority is %d, want 1–1000", c.Priority))
+	}
+	return errors.Join(errs...)
+}
+
+// New is the plugin's Factory: it parses raw (unknown fields are errors;
+// absent ones take DefaultConfig's values) and returns a plugin instance.
+func New(raw json.RawMessage) (plugins.Plugin, error) {
+	c := DefaultConfig()
+	if err := plugins.DecodeConfig(raw, &c); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("dir: %w", err)
+	}
+	c.Dir = dir
+	return &plugin{cfg: c}, nil
+}
