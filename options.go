@@ -8,6 +8,7 @@ import (
 
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -30,6 +31,9 @@ type config struct {
 	named    []namedPlugin
 	approval time.Duration
 	budget   time.Duration
+	store    store.Store
+	node     string
+	leaseTTL time.Duration
 }
 
 type namedPlugin struct {
@@ -95,3 +99,17 @@ func WithApprovalTimeout(d time.Duration) Option { return func(c *config) { c.ap
 // WithPluginBudget sets how long one plugin may take to answer one hook
 // before it is disabled for the session (default 50 ms).
 func WithPluginBudget(d time.Duration) Option { return func(c *config) { c.budget = d } }
+
+// WithStore keeps sessions in st: every committed message and queued input
+// is durable before any event tells of it, and a stored session is
+// restored on first use after a restart. Without a store, sessions live in
+// memory only. The caller closes st after the runtime.
+func WithStore(st store.Store) Option { return func(c *config) { c.store = st } }
+
+// WithNode names this process as the owner of the stored sessions it
+// loads (default: host/pid/start time).
+func WithNode(name string) Option { return func(c *config) { c.node = name } }
+
+// WithLeaseTTL sets how long this node owns a loaded session without
+// renewing (default 30 s); another node may take the session after that.
+func WithLeaseTTL(d time.Duration) Option { return func(c *config) { c.leaseTTL = d } }

@@ -106,8 +106,9 @@ func (s *Session) Messages(ctx context.Context) ([]*llm.Message, error) {
 	return r.GetMessages().GetMessages(), err
 }
 
-// Close stops the session.
-func (s *Session) Close() { s.rt.registry.Close(s.id) }
+// Close stops the session (a stored one stays stored, to be restored on
+// its next use).
+func (s *Session) Close() { s.rt.closeSession(s.id) }
 
 // SubscribeOptions tune Subscribe.
 type SubscribeOptions struct {
@@ -119,6 +120,9 @@ type SubscribeOptions struct {
 	// Buffer is the channel's capacity (default 1024). A reader that falls
 	// further behind gets events_lost instead of slowing the session.
 	Buffer int
+	// Buffered starts with the oldest event still buffered instead of at
+	// Since: what a new follower of a restored session wants.
+	Buffered bool
 }
 
 // Subscription is a live feed of a session's events.
@@ -141,7 +145,7 @@ func (s *Session) Subscribe(ctx context.Context, opt SubscribeOptions) (*Subscri
 		opt.Buffer = 1024
 	}
 	ch := events.NewChannel(opt.Buffer)
-	if _, err := s.Send(ctx, &actors.SubscribeSink{Sink: ch, Since: opt.Since, Filter: f}); err != nil {
+	if _, err := s.Send(ctx, &actors.SubscribeSink{Sink: ch, Since: opt.Since, Filter: f, Buffered: opt.Buffered}); err != nil {
 		return nil, err
 	}
 	return &Subscription{C: ch.C(), ch: ch, s: s}, nil

@@ -37,6 +37,7 @@ type Runtime struct {
 	models    llm.Resolver
 	catalog   *tools.Catalog
 	plugins   *plugins.Registry
+	persist   *persistence
 	timeout   time.Duration
 	ids       atomic.Uint64
 }
@@ -79,15 +80,42 @@ func New(opts ...Option) (*Runtime, error) {
 		}))
 		rt.ownSystem = true
 	}
+	if c.store != nil {
+		rt.persist = &persistence{store: c.store, node: c.node, ttl: c.leaseTTL}
+		if rt.persist.node == "" {
+			rt.persist.node = defaultNode()
+		}
+		if rt.persist.ttl <= 0 {
+			rt.persist.ttl = DefaultLeaseTTL
+		}
+		rt.env.Store, rt.env.Node = c.store, rt.persist.node
+	}
 	rt.registry = actors.NewRegistry(rt.system, rt.env)
+	if rt.persist != nil {
+		rt.startRenewing()
+	}
 	return rt, nil
 }
 
-// Close stops every session, then the actor system if the runtime made it.
+// Close stops every session, gives up their leases, then stops the actor
+// system if the runtime made it. The store stays open: its owner closes it.
 func (rt *Runtime) Close() {
-	rt.registry.CloseAll()
+	if rt.persist != nil {
+		close(rt.persist.stop)
+		rt.persist.done.Wait()
+	}
+	for _, id := range rt.registry.IDs() {
+		rt.closeSession(id)
+	}
 	if rt.ownSystem {
 		rt.system.Shutdown()
+	}
+}
+
+// closeSession stops a session and gives up its lease.
+func (rt *Runtime) closeSession(id string) {
+	if rt.registry.Close(id) {
+		rt.release(id)
 	}
 }
 
@@ -112,34 +140,52 @@ type SessionConfig struct {
 	Plugins []plugins.Config
 }
 
-// Spawn starts a session.
+// Spawn starts a session (and, with a store, records it first).
 func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
-	model, err := rt.resolve(cfg.Model, cfg.Script)
-	if cfg.Model == "" && len(cfg.Script) == 0 && Code(err) == events.CodeUnknownModel {
-		return nil, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script, and no default_model is configured"}
+	id := cfg.ID
+	if id == "" {
+		id = rt.newID()
 	}
+	spec, err := rt.spec(id, cfg)
 	if err != nil {
 		return nil, err
 	}
-	ps, err := rt.plugins.Build(cfg.Plugins)
-	if err != nil {
-		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	if _, loaded := rt.registry.Lookup(id); loaded {
+		return nil, &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf("session %q exists", id)}
 	}
-	set, err := rt.toolSet(union(cfg.Tools, model.ProvidesTools), ps)
-	if err != nil {
-		return nil, err
+	if rt.persist != nil {
+		if err := rt.createStored(id, cfg, spec.Model.Name); err != nil {
+			return nil, err
+		}
 	}
-	if cfg.ID == "" {
-		cfg.ID = rt.newID()
-	}
-	pid, err := rt.registry.Spawn(actors.Spec{ID: cfg.ID, Model: model, System: cfg.System, Tools: set, Plugins: ps})
+	pid, err := rt.registry.Spawn(spec)
 	if errors.Is(err, actors.ErrSessionExists) {
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Session{id: cfg.ID, pid: pid, rt: rt}, nil
+	return &Session{id: id, pid: pid, rt: rt}, nil
+}
+
+// spec resolves what a session is made of: its model, plugins and tools.
+func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
+	model, err := rt.resolve(cfg.Model, cfg.Script)
+	if cfg.Model == "" && len(cfg.Script) == 0 && Code(err) == events.CodeUnknownModel {
+		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script, and no default_model is configured"}
+	}
+	if err != nil {
+		return actors.Spec{}, err
+	}
+	ps, err := rt.plugins.Build(cfg.Plugins)
+	if err != nil {
+		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	set, err := rt.toolSet(union(cfg.Tools, model.ProvidesTools), ps)
+	if err != nil {
+		return actors.Spec{}, err
+	}
+	return actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps}, nil
 }
 
 // toolSet resolves a session's tools by name and adds the tools its
@@ -164,16 +210,25 @@ func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, err
 	return set, nil
 }
 
-// Session returns the live session with id.
+// Session returns the session with id, restoring it from the store when
+// it is stored but not loaded.
 func (rt *Runtime) Session(id string) (*Session, error) {
-	pid, ok := rt.registry.Lookup(id)
-	if !ok {
-		return nil, &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
+	if pid, ok := rt.registry.Lookup(id); ok {
+		return &Session{id: id, pid: pid, rt: rt}, nil
 	}
-	return &Session{id: id, pid: pid, rt: rt}, nil
+	if rt.persist != nil {
+		return rt.restore(id)
+	}
+	return nil, &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
 }
 
-// Sessions lists the ids of the live sessions, sorted.
+// Loaded reports whether session id runs in this process.
+func (rt *Runtime) Loaded(id string) bool {
+	_, ok := rt.registry.Lookup(id)
+	return ok
+}
+
+// Sessions lists the ids of the loaded sessions, sorted.
 func (rt *Runtime) Sessions() []string { return rt.registry.IDs() }
 
 // resolve finds a model by name or inline script: a name that resolves to
@@ -189,12 +244,19 @@ func (rt *Runtime) resolve(name string, inline json.RawMessage) (*llm.Model, err
 	return m, nil
 }
 
+// newID generates a session id no loaded or stored session has.
 func (rt *Runtime) newID() string {
 	for {
 		id := "s-" + strconv.FormatUint(rt.ids.Add(1), 10)
-		if _, taken := rt.registry.Lookup(id); !taken {
-			return id
+		if _, taken := rt.registry.Lookup(id); taken {
+			continue
 		}
+		if rt.persist != nil {
+			if _, err := rt.persist.store.Get(context.Background(), id); err == nil {
+				continue
+			}
+		}
+		return id
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -42,6 +43,10 @@ type Env struct {
 	PluginBudget time.Duration
 	// Models resolves the models plugins switch to; nil refuses switches.
 	Models llm.Resolver
+	// Store keeps sessions; nil keeps them in memory only.
+	Store store.Store
+	// Node names this process as the owner of the sessions it stores.
+	Node string
 
 	specs sync.Map // *tools.Set → []llm.ToolSpec
 }

@@ -45,6 +45,7 @@ type rule struct{ tool, family string }
 
 // holdForApproval holds a call until it is approved, rejected or times out.
 func (s *session) holdForApproval(c *call, d *plugins.Decision) {
+	s.touch()
 	timeout := d.Action.Timeout
 	if timeout <= 0 {
 		timeout = s.env.approvalTimeout()
@@ -60,6 +61,7 @@ func (s *session) holdForApproval(c *call, d *plugins.Decision) {
 
 // ask holds a call as a question; the answer becomes its result.
 func (s *session) ask(c *call, d *plugins.Decision) {
+	s.touch()
 	s.holds++
 	c.hold = &hold{id: "q-" + strconv.FormatUint(s.holds, 10), question: true, text: d.Action.Text, options: d.Action.Options}
 	s.emit(&eventsv1.AskUser{Ref: c.hold.id, Question: c.hold.text, Options: c.hold.options})
@@ -99,6 +101,7 @@ func (s *session) approve(ctx actor.Context, m *eventsv1.Approve) {
 	h.timer.Stop()
 	c.hold = nil
 	s.emit(&eventsv1.ApprovalResolved{ApprovalId: h.id, Status: statusApproved})
+	s.touch()
 	if m.Always {
 		s.rules = append(s.rules, rule{tool: c.tc.Name, family: h.family})
 		var family *string
@@ -158,6 +161,7 @@ func (s *session) respond(ctx actor.Context, m *eventsv1.Respond) {
 		s.fail(ctx, events.CodeNoPendingQuestion, fmt.Sprintf("no question %q is pending", m.Ref))
 		return
 	}
+	s.touch()
 	c.hold = nil
 	s.emit(&eventsv1.UserResponded{Ref: m.Ref, Response: m.Response})
 	s.reply(ctx, &eventsv1.Reply{})
@@ -168,6 +172,7 @@ func (s *session) respond(ctx actor.Context, m *eventsv1.Respond) {
 
 // resolveHold settles a held call with an error result.
 func (s *session) resolveHold(c *call, status, result string) {
+	s.touch()
 	h := c.hold
 	c.hold = nil
 	if !h.question {
@@ -192,8 +197,10 @@ func (s *session) supersede() {
 	s.batchProgress()
 }
 
-// pause leaves the session idle while its batch waits for a person.
+// pause leaves the session idle while its batch waits for a person; the
+// results already settled are committed, so they survive a restart.
 func (s *session) pause() {
+	s.commitSettled(s.run.batch)
 	if s.machine.Current() != fsm.Idle {
 		s.fire(fsm.Finish)
 		s.emit(&eventsv1.AgentStatus{Status: "idle"})
@@ -220,7 +227,7 @@ func (s *session) pending() (approvals []*eventsv1.PendingApproval, question *ev
 		switch {
 		case !c.held():
 		case c.hold.question:
-			question = &eventsv1.PendingQuestion{Ref: c.hold.id, Question: c.hold.text, Options: c.hold.options}
+			question = &eventsv1.PendingQuestion{Ref: c.hold.id, Question: c.hold.text, Options: c.hold.options, CallId: c.tc.Id}
 		default:
 			approvals = append(approvals, &eventsv1.PendingApproval{ApprovalId: c.hold.id, Tool: c.tc.Name, CallId: c.tc.Id, Args: &eventsv1.RawJSON{Json: c.args}})
 		}

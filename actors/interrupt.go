@@ -33,6 +33,7 @@ func (s *session) queuePrompt(ctx actor.Context, text string) {
 		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("prompt queue holds %d prompts", len(s.prompts)))
 		return
 	}
+	s.touch()
 	s.prompts = append(s.prompts, text)
 	s.emit(&eventsv1.PromptQueued{Text: text, Position: int32(len(s.prompts))})
 	s.reply(ctx, promptReply(true))
@@ -50,6 +51,7 @@ func (s *session) queueSteer(ctx actor.Context, text string, interruptTools bool
 		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("steering queue holds %d messages", limit))
 		return
 	}
+	s.touch()
 	s.steering = append(s.steering, &eventsv1.SteeringItem{Ref: ref, Text: text})
 	s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "accepted"})
 	s.reply(ctx, steerReply(ref))
@@ -142,9 +144,10 @@ func kills(killTools string, immune bool) bool {
 
 // clearQueues drops queued prompts and steering when the abort asks to.
 func (s *session) clearQueues(m *eventsv1.Abort) {
-	if !m.ClearQueue {
+	if !m.ClearQueue || len(s.prompts)+len(s.steering) == 0 {
 		return
 	}
+	s.touch()
 	for _, p := range s.prompts {
 		s.emit(&eventsv1.PromptDropped{Text: p})
 	}

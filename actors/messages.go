@@ -59,6 +59,9 @@ type SubscribeSink struct {
 	Sink   events.Sink
 	Since  uint64
 	Filter events.Filter
+	// Buffered starts with the oldest event still buffered, however far
+	// back that is, instead of at Since (no events_lost for what is gone).
+	Buffered bool
 }
 
 // SubscribePID attaches an actor as a subscriber; the session watches it and

@@ -39,6 +39,15 @@ type run struct {
 
 func (r *run) tag() tag { return tag{run: r.n, turn: r.turn} }
 
+// newRun starts run number n, named id or else r-n.
+func newRun(n uint64, id string) *run {
+	if id == "" {
+		id = "r-" + strconv.FormatUint(n, 10)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &run{n: n, id: id, ctx: ctx, cancel: cancel}
+}
+
 // cancelAll stops the stream, every tool of the run, immune ones too, and
 // every wait for an approval.
 func (r *run) cancelAll() {
@@ -65,8 +74,7 @@ func (s *session) current(t tag) bool {
 func (s *session) startRun(text string) {
 	s.emit(&eventsv1.PromptReceived{Text: text})
 	s.runs++
-	ctx, cancel := context.WithCancel(context.Background())
-	s.run = &run{n: s.runs, id: "r-" + strconv.FormatUint(s.runs, 10), ctx: ctx, cancel: cancel}
+	s.run = newRun(s.runs, "")
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
 	for _, p := range s.prompts {
 		s.commit(llm.UserMessage(p))
@@ -154,8 +162,10 @@ func (s *session) request() *llm.Request {
 	}
 }
 
-// commit appends a message to the history: a commit point.
+// commit appends a message to the history: a commit point, which the
+// store keeps before message_committed is told.
 func (s *session) commit(m *llm.Message) {
+	s.touch()
 	s.history = append(s.history, m)
 	s.emit(&eventsv1.MessageCommitted{Index: int32(len(s.history) - 1), Message: m})
 }

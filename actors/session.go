@@ -16,6 +16,7 @@ import (
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -28,6 +29,8 @@ type Spec struct {
 	Tools *tools.Set
 	// Plugins are this session's own plugin instances.
 	Plugins []plugins.Plugin
+	// Restore, when set, is the stored session to take up.
+	Restore *store.Snapshot
 }
 
 // session is the session actor's state. Only Receive touches it.
@@ -51,6 +54,8 @@ type session struct {
 	// refused is why a plugin refused the session at its start.
 	refused string
 
+	p persistence
+
 	usage       tally
 	contextUsed int64
 	runs        uint64
@@ -68,7 +73,7 @@ func Props(env *Env, spec Spec) *actor.Props {
 			env:     env,
 			machine: fsm.New(),
 			chain:   newChain(env, spec.Plugins),
-			log:     events.NewStream(spec.ID, events.WithRingSize(env.ringSize()), events.WithClock(env.now)),
+			log:     newStream(env, spec),
 		}
 	})
 }
@@ -77,6 +82,7 @@ func Props(env *Env, spec Spec) *actor.Props {
 // the cases every state shares. It never blocks: model streams and tools
 // run in goroutines that report back with tagged messages.
 func (s *session) Receive(ctx actor.Context) {
+	defer s.flush()
 	defer s.recoverPanic()
 	if s.common(ctx) {
 		return
@@ -99,7 +105,12 @@ func (s *session) common(ctx actor.Context) bool {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
-		s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+		if s.spec.Restore != nil {
+			s.recover(s.spec.Restore)
+			s.spec.Restore = nil
+		} else {
+			s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+		}
 		s.startHook()
 	case *actor.Stopping:
 		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
@@ -112,7 +123,11 @@ func (s *session) common(ctx actor.Context) bool {
 	case *eventsv1.Subscribe:
 		s.replay(ctx, m)
 	case *SubscribeSink:
-		s.subscribe(ctx, m.Sink, m.Since, m.Filter)
+		since := m.Since
+		if m.Buffered {
+			since = s.log.LastSeq() - uint64(s.log.Len())
+		}
+		s.subscribe(ctx, m.Sink, since, m.Filter)
 	case *SubscribePID:
 		ctx.Watch(m.PID)
 		s.subscribe(ctx, &pidSink{root: s.root, pid: m.PID}, m.Since, m.Filter)
@@ -133,6 +148,8 @@ func (s *session) common(ctx actor.Context) bool {
 		s.respond(ctx, m)
 	case *holdExpired:
 		s.holdExpired(m)
+	case *stored:
+		s.stored(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:
 		if s.refused != "" {
 			s.fail(ctx, events.CodeNotAlive, s.refused)
@@ -224,15 +241,16 @@ func (s *session) stray(ctx actor.Context) {
 	}
 }
 
-// emit publishes one event.
+// emit publishes one event (once the store holds what it tells).
 func (s *session) emit(payload proto.Message) {
-	s.log.Publish(events.New(payload))
+	s.publish(events.New(payload))
 }
 
-// reply answers the sender of a request; plain sends get no answer.
+// reply answers the sender of a request (once the store holds what the
+// command changed); plain sends get no answer.
 func (s *session) reply(ctx actor.Context, r *eventsv1.Reply) {
 	if ctx.Sender() != nil {
-		ctx.Respond(r)
+		s.deliver(ctx, r)
 	}
 }
 
@@ -260,6 +278,16 @@ func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
 	s.spec.Model = m
 	s.emit(&eventsv1.ModelSwitched{From: from, To: m.Name})
 	s.reply(ctx, &eventsv1.Reply{})
+}
+
+// newStream is a session's event stream; a restored one numbers its events
+// past anything a client may have seen before the restart.
+func newStream(env *Env, spec Spec) *events.Stream {
+	opts := []events.StreamOption{events.WithRingSize(env.ringSize()), events.WithClock(env.now)}
+	if spec.Restore != nil {
+		opts = append(opts, events.WithLastSeq(spec.Restore.EventSeq+seqGap))
+	}
+	return events.NewStream(spec.ID, opts...)
 }
 
 // newChain builds a session's plugin chain; nil when it has no plugins.

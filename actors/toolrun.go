@@ -36,6 +36,9 @@ type call struct {
 	attempt int
 	hold    *hold         // set while a person's answer is awaited
 	result  *tools.Result // nil until settled
+	// committed marks a result already in the history: a paused batch
+	// commits what is settled, so the store keeps it across a restart.
+	committed bool
 }
 
 // running reports whether the call waits for its tool.
@@ -263,9 +266,7 @@ func (s *session) batchProgress() {
 	if !s.run.aborted {
 		s.batchHook(b)
 	}
-	for _, c := range b.calls {
-		s.commit(llm.ToolResultMessage(c.tc.Id, c.result.Content, c.result.IsError))
-	}
+	s.commitSettled(b)
 	s.run.batch = nil
 	s.turnDone(true)
 }

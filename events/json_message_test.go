@@ -42,7 +42,7 @@ func TestMarshalJSONReplies(t *testing.T) {
 		{
 			name: "session list",
 			m:    &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{{Session: "s1", State: "idle", Model: "m", MessageCount: 2}}},
-			want: `{"sessions":[{"session":"s1","state":"idle","model":"m","message_count":2}]}`,
+			want: `{"sessions":[{"session":"s1","state":"idle","model":"m","message_count":2,"loaded":false}],"next":""}`,
 		},
 		{
 			name: "reply writes only the set oneof member",

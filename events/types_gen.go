@@ -11,7 +11,7 @@ import (
 )
 
 // numTypes is the number of members of Event.payload.
-const numTypes = 55
+const numTypes = 56
 
 // typeNames holds the wire names of the event types in proto order.
 var typeNames = [numTypes]string{
@@ -70,6 +70,7 @@ var typeNames = [numTypes]string{
 	"intervention",
 	"events_lost",
 	"error",
+	"agent_recovered",
 }
 
 // Type indexes of the events this package builds itself.
@@ -194,6 +195,8 @@ func typeIndex(ev *eventsv1.Event) int {
 		return 53
 	case *eventsv1.Event_Error:
 		return 54
+	case *eventsv1.Event_AgentRecovered:
+		return 55
 	}
 	return -1
 }
@@ -312,6 +315,8 @@ func payloadOf(ev *eventsv1.Event) (int, proto.Message) {
 		return 53, p.EventsLost
 	case *eventsv1.Event_Error:
 		return 54, p.Error
+	case *eventsv1.Event_AgentRecovered:
+		return 55, p.AgentRecovered
 	}
 	return -1, nil
 }
@@ -760,6 +765,14 @@ func New(payload proto.Message) *eventsv1.Event {
 			w  eventsv1.Event_Error
 		}{}
 		b.w.Error = p
+		b.ev.Payload = &b.w
+		return &b.ev
+	case *eventsv1.AgentRecovered:
+		b := &struct {
+			ev eventsv1.Event
+			w  eventsv1.Event_AgentRecovered
+		}{}
+		b.w.AgentRecovered = p
 		b.ev.Payload = &b.w
 		return &b.ev
 	}

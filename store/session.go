@@ -22,6 +22,9 @@ type Config struct {
 	// Plugins is the plugin configuration, raw JSON stored verbatim; nil
 	// when there is none.
 	Plugins json.RawMessage
+	// Script is an inline scripted model, raw JSON stored verbatim; nil
+	// when the model is named.
+	Script json.RawMessage
 }
 
 // Session is a stored session record: everything but the history and the
@@ -79,6 +82,16 @@ type Volatile struct {
 	Question *Question
 	// Rules are the approval-always rules recorded by approve(always).
 	Rules []Rule
+	// RunID is the run in progress when the state was stored, "" if none.
+	RunID string
+	// Counters keep run, steering and hold ids unique across restarts.
+	Counters Counters
+}
+
+// Counters are a session's id counters: runs (r-N), steering refs (st-N)
+// and holds (ap-N, q-N).
+type Counters struct {
+	Runs, Steers, Holds uint64
 }
 
 // Approval is a pending approval and when it times out.
@@ -87,6 +100,12 @@ type Approval struct {
 	Pending *eventsv1.PendingApproval
 	// Deadline is when it times out as rejected; zero means never.
 	Deadline time.Time
+	// Family is the command family an "always" approval would record.
+	Family string
+	// Hint is the description approval_required gave.
+	Hint string
+	// AutoResume continues the run after a rejection.
+	AutoResume bool
 }
 
 // Question is a pending ask_user question and when it times out.
@@ -110,6 +129,9 @@ type Rule struct {
 func (c *Config) Validate() error {
 	if len(c.Plugins) > 0 && (!json.Valid(c.Plugins) || !utf8.Valid(c.Plugins)) {
 		return fmt.Errorf("%w: plugin config is not valid JSON", ErrInvalid)
+	}
+	if len(c.Script) > 0 && (!json.Valid(c.Script) || !utf8.Valid(c.Script)) {
+		return fmt.Errorf("%w: script is not valid JSON", ErrInvalid)
 	}
 	if err := CheckText("model", c.Model); err != nil {
 		return err

@@ -7,6 +7,9 @@ const (
 	InterruptedByAbort = "interrupted: aborted by user"
 	// SkippedForSteering is the result of a tool cancelled by a steering message.
 	SkippedForSteering = "skipped: a steering message arrived"
+	// InterruptedByRestart is the result of a call whose process died
+	// while it ran (issue 6's agent_recovered).
+	InterruptedByRestart = "interrupted: process restarted"
 	// RejectedPrefix starts the result of a call whose approval was
 	// rejected; the reason follows it ("rejected: superseded").
 	RejectedPrefix = "rejected: "

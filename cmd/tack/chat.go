@@ -21,7 +21,7 @@ func chat(args []string) error {
 	var c common
 	var model, system, tools, id string
 	fs := flag.NewFlagSet("tack chat", flag.ContinueOnError)
-	c.register(fs, "memory")
+	c.register(fs, "sqlite:")
 	fs.StringVar(&model, "model", "", "the model: script:<path> or a configured model name (default: the configuration's default_model, else script:demo)")
 	fs.StringVar(&system, "system", "You are a helpful assistant.", "the system prompt")
 	fs.StringVar(&tools, "tools", "", "comma-separated tools the model may call (scripted models bring the demo tools)")
@@ -29,11 +29,11 @@ func chat(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	rt, err := c.runtime()
+	rt, closeRuntime, err := c.runtime()
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
+	defer closeRuntime()
 	if model == "" && (c.models == nil || c.models.DefaultModel == "") {
 		model = "script:demo"
 	}

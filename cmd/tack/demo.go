@@ -22,11 +22,11 @@ func demo(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	rt, err := c.runtime()
+	rt, closeRuntime, err := c.runtime()
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
+	defer closeRuntime()
 	start := time.Now()
 	s, err := rt.Spawn(tack.SessionConfig{ID: "demo", Model: "script:demo", System: "You are a helpful assistant."})
 	if err != nil {

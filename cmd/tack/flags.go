@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -10,11 +13,15 @@ import (
 	"github.com/tack-run/tack/llm/config"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/builtin"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/open"
 )
 
 // common holds the flags every subcommand takes.
 type common struct {
 	store     string
+	node      string
+	leaseTTL  time.Duration
 	config    string
 	scriptDir string
 	verbose   bool
@@ -23,22 +30,57 @@ type common struct {
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultStore string) {
-	fs.StringVar(&c.store, "store", defaultStore, "where sessions are kept: memory")
+	fs.StringVar(&c.store, "store", defaultStore, "where sessions are kept: memory, sqlite:PATH (sqlite: for the default file) or postgres://...")
+	fs.StringVar(&c.node, "node", "", "this process's name as the owner of stored sessions (default: unique per process; with SQLite a fixed name, since the file lock already allows one writer)")
+	fs.DurationVar(&c.leaseTTL, "lease-ttl", tack.DefaultLeaseTTL, "how long this process owns a loaded session without renewing")
 	fs.StringVar(&c.config, "config", "", "model configuration file (default: $TACK_CONFIG, else ./tack.json; without one OPENAI_API_KEY configures OpenAI)")
 	fs.StringVar(&c.scriptDir, "script-dir", "", "directory that relative script:<path> models are read from (default: the working directory)")
 	fs.BoolVar(&c.verbose, "v", false, "log to stderr")
 }
 
-// runtime builds the runtime the flags describe.
-func (c *common) runtime() (*tack.Runtime, error) {
-	if c.store != "memory" {
-		return nil, fmt.Errorf("--store %s: only memory is available in this build", c.store)
+// runtime builds the runtime the flags describe; close stops it and
+// closes its store.
+func (c *common) runtime() (rt *tack.Runtime, close func(), err error) {
+	st, err := c.openStore()
+	if err != nil {
+		return nil, nil, err
 	}
+	rt, err = c.newRuntime(st)
+	if err != nil {
+		if st != nil {
+			st.Close()
+		}
+		return nil, nil, err
+	}
+	return rt, func() {
+		rt.Close()
+		if st != nil {
+			st.Close()
+		}
+	}, nil
+}
+
+// openStore opens --store; memory means no store at all.
+func (c *common) openStore() (store.Store, error) {
+	if c.store == "memory" {
+		return nil, nil
+	}
+	st, err := open.Open(context.Background(), c.store)
+	if err != nil {
+		return nil, fmt.Errorf("--store %s: %w", c.store, err)
+	}
+	return st, nil
+}
+
+func (c *common) newRuntime(st store.Store) (*tack.Runtime, error) {
 	reg := plugins.NewRegistry()
 	if err := builtin.Register(reg); err != nil {
 		return nil, err
 	}
 	opts := []tack.Option{tack.WithScriptDir(c.scriptDir), tack.WithPluginRegistry(reg)}
+	if st != nil {
+		opts = append(opts, tack.WithStore(st), tack.WithNode(c.nodeName()), tack.WithLeaseTTL(c.leaseTTL))
+	}
 	cfg, _, err := config.Discover(c.config)
 	if err != nil {
 		return nil, err
@@ -55,4 +97,17 @@ func (c *common) runtime() (*tack.Runtime, error) {
 		opts = append(opts, tack.WithLogger(l))
 	}
 	return tack.New(opts...)
+}
+
+// sqliteNode owns the sessions of a SQLite store: the file lock already
+// keeps every other process out, so a restarted process takes its
+// sessions back at once instead of waiting for its old leases to lapse.
+const sqliteNode = "sqlite-single-writer"
+
+// nodeName is --node, or the default for the store.
+func (c *common) nodeName() string {
+	if c.node != "" || !strings.HasPrefix(c.store, "sqlite") {
+		return c.node
+	}
+	return sqliteNode
 }

@@ -18,11 +18,11 @@ func rpcCmd(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	rt, err := c.runtime()
+	rt, closeRuntime, err := c.runtime()
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
+	defer closeRuntime()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return rpc.Serve(ctx, rt, os.Stdin, os.Stdout)

@@ -674,8 +674,12 @@ func (*CloseSession) Descriptor() ([]byte, []int) {
 	return file_events_v1_commands_proto_rawDescGZIP(), []int{12}
 }
 
+// ListSessions asks for a page of sessions: limit (default 100, at most
+// 1000) and the cursor of the previous page's next.
 type ListSessions struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
+	Limit         int32                  `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Cursor        string                 `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -708,6 +712,20 @@ func (x *ListSessions) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListSessions.ProtoReflect.Descriptor instead.
 func (*ListSessions) Descriptor() ([]byte, []int) {
 	return file_events_v1_commands_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListSessions) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListSessions) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
 }
 
 // ErrorInfo is a command's failure: code is one of PROTOCOL.md's error codes.
@@ -1155,9 +1173,12 @@ func (x *EventList) GetEvents() []*Event {
 	return nil
 }
 
+// SessionList is one page of sessions; next is the cursor of the following
+// page, empty after the last.
 type SessionList struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Sessions      []*SessionSummary      `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	Next          string                 `protobuf:"bytes,2,opt,name=next,proto3" json:"next,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1199,12 +1220,22 @@ func (x *SessionList) GetSessions() []*SessionSummary {
 	return nil
 }
 
+func (x *SessionList) GetNext() string {
+	if x != nil {
+		return x.Next
+	}
+	return ""
+}
+
+// SessionSummary describes a session; loaded tells whether it runs in this
+// process (a stored one is restored on first use).
 type SessionSummary struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
 	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
 	Model         string                 `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
 	MessageCount  int32                  `protobuf:"varint,4,opt,name=message_count,json=messageCount,proto3" json:"message_count,omitempty"`
+	Loaded        bool                   `protobuf:"varint,5,opt,name=loaded,proto3" json:"loaded,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1265,6 +1296,13 @@ func (x *SessionSummary) GetMessageCount() int32 {
 		return x.MessageCount
 	}
 	return 0
+}
+
+func (x *SessionSummary) GetLoaded() bool {
+	if x != nil {
+		return x.Loaded
+	}
+	return false
 }
 
 type SteeringItem struct {
@@ -1392,6 +1430,7 @@ type PendingQuestion struct {
 	Ref           string                 `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
 	Question      string                 `protobuf:"bytes,2,opt,name=question,proto3" json:"question,omitempty"`
 	Options       []string               `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty"`
+	CallId        string                 `protobuf:"bytes,4,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1445,6 +1484,13 @@ func (x *PendingQuestion) GetOptions() []string {
 		return x.Options
 	}
 	return nil
+}
+
+func (x *PendingQuestion) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
 }
 
 type RunningTool struct {
@@ -1747,8 +1793,10 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\tSubscribe\x12\x14\n" +
 	"\x05since\x18\x01 \x01(\x04R\x05since\x12\x14\n" +
 	"\x05types\x18\x02 \x03(\tR\x05types\"\x0e\n" +
-	"\fCloseSession\"\x0e\n" +
-	"\fListSessions\"9\n" +
+	"\fCloseSession\"<\n" +
+	"\fListSessions\x12\x14\n" +
+	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x16\n" +
+	"\x06cursor\x18\x02 \x01(\tR\x06cursor\"9\n" +
 	"\tErrorInfo\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\xc1\x03\n" +
@@ -1772,14 +1820,16 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\vMessageList\x123\n" +
 	"\bmessages\x18\x01 \x03(\v2\x17.tack.events.v1.MessageR\bmessages\":\n" +
 	"\tEventList\x12-\n" +
-	"\x06events\x18\x01 \x03(\v2\x15.tack.events.v1.EventR\x06events\"I\n" +
+	"\x06events\x18\x01 \x03(\v2\x15.tack.events.v1.EventR\x06events\"]\n" +
 	"\vSessionList\x12:\n" +
-	"\bsessions\x18\x01 \x03(\v2\x1e.tack.events.v1.SessionSummaryR\bsessions\"{\n" +
+	"\bsessions\x18\x01 \x03(\v2\x1e.tack.events.v1.SessionSummaryR\bsessions\x12\x12\n" +
+	"\x04next\x18\x02 \x01(\tR\x04next\"\x93\x01\n" +
 	"\x0eSessionSummary\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
 	"\x05model\x18\x03 \x01(\tR\x05model\x12#\n" +
-	"\rmessage_count\x18\x04 \x01(\x05R\fmessageCount\"4\n" +
+	"\rmessage_count\x18\x04 \x01(\x05R\fmessageCount\x12\x16\n" +
+	"\x06loaded\x18\x05 \x01(\bR\x06loaded\"4\n" +
 	"\fSteeringItem\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\"\x8c\x01\n" +
@@ -1788,11 +1838,12 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"approvalId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x17\n" +
 	"\acall_id\x18\x03 \x01(\tR\x06callId\x12+\n" +
-	"\x04args\x18\x04 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"Y\n" +
+	"\x04args\x18\x04 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"r\n" +
 	"\x0fPendingQuestion\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x1a\n" +
 	"\bquestion\x18\x02 \x01(\tR\bquestion\x12\x18\n" +
-	"\aoptions\x18\x03 \x03(\tR\aoptions\"R\n" +
+	"\aoptions\x18\x03 \x03(\tR\aoptions\x12\x17\n" +
+	"\acall_id\x18\x04 \x01(\tR\x06callId\"R\n" +
 	"\vRunningTool\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +

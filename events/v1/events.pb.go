@@ -366,6 +366,7 @@ type Event struct {
 	//	*Event_Intervention
 	//	*Event_EventsLost
 	//	*Event_Error
+	//	*Event_AgentRecovered
 	Payload       isEvent_Payload `protobuf_oneof:"payload"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -924,6 +925,15 @@ func (x *Event) GetError() *Error {
 	return nil
 }
 
+func (x *Event) GetAgentRecovered() *AgentRecovered {
+	if x != nil {
+		if x, ok := x.Payload.(*Event_AgentRecovered); ok {
+			return x.AgentRecovered
+		}
+	}
+	return nil
+}
+
 type isEvent_Payload interface {
 	isEvent_Payload()
 }
@@ -1148,6 +1158,10 @@ type Event_Error struct {
 	Error *Error `protobuf:"bytes,64,opt,name=error,proto3,oneof"`
 }
 
+type Event_AgentRecovered struct {
+	AgentRecovered *AgentRecovered `protobuf:"bytes,65,opt,name=agent_recovered,json=agentRecovered,proto3,oneof"`
+}
+
 func (*Event_SessionCreated) isEvent_Payload() {}
 
 func (*Event_StateChanged) isEvent_Payload() {}
@@ -1257,6 +1271,8 @@ func (*Event_Intervention) isEvent_Payload() {}
 func (*Event_EventsLost) isEvent_Payload() {}
 
 func (*Event_Error) isEvent_Payload() {}
+
+func (*Event_AgentRecovered) isEvent_Payload() {}
 
 type SessionCreated struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -4196,6 +4212,79 @@ func (x *Error) GetMessage() string {
 	return ""
 }
 
+// A session restored after its process died: from_state is the state it
+// was stored in, interrupted_calls the tool calls that got an
+// "interrupted: process restarted" result, run_id the run that was in
+// progress (null when none), resumed whether that run is paused for an
+// approval or a question and can go on.
+type AgentRecovered struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	FromState        string                 `protobuf:"bytes,1,opt,name=from_state,json=fromState,proto3" json:"from_state,omitempty"`
+	InterruptedCalls int32                  `protobuf:"varint,2,opt,name=interrupted_calls,json=interruptedCalls,proto3" json:"interrupted_calls,omitempty"`
+	RunId            *string                `protobuf:"bytes,3,opt,name=run_id,json=runId,proto3,oneof" json:"run_id,omitempty"`
+	Resumed          bool                   `protobuf:"varint,4,opt,name=resumed,proto3" json:"resumed,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *AgentRecovered) Reset() {
+	*x = AgentRecovered{}
+	mi := &file_events_v1_events_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentRecovered) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentRecovered) ProtoMessage() {}
+
+func (x *AgentRecovered) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_events_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentRecovered.ProtoReflect.Descriptor instead.
+func (*AgentRecovered) Descriptor() ([]byte, []int) {
+	return file_events_v1_events_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *AgentRecovered) GetFromState() string {
+	if x != nil {
+		return x.FromState
+	}
+	return ""
+}
+
+func (x *AgentRecovered) GetInterruptedCalls() int32 {
+	if x != nil {
+		return x.InterruptedCalls
+	}
+	return 0
+}
+
+func (x *AgentRecovered) GetRunId() string {
+	if x != nil && x.RunId != nil {
+		return *x.RunId
+	}
+	return ""
+}
+
+func (x *AgentRecovered) GetResumed() bool {
+	if x != nil {
+		return x.Resumed
+	}
+	return false
+}
+
 var File_events_v1_events_proto protoreflect.FileDescriptor
 
 const file_events_v1_events_proto_rawDesc = "" +
@@ -4222,7 +4311,7 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\x12\x19\n" +
 	"\bcost_usd\x18\x04 \x01(\x01R\acostUsd\x12.\n" +
 	"\x13cached_input_tokens\x18\x05 \x01(\x03R\x11cachedInputTokens\x12)\n" +
-	"\x10reasoning_tokens\x18\x06 \x01(\x03R\x0freasoningTokens\"\xbe\x1f\n" +
+	"\x10reasoning_tokens\x18\x06 \x01(\x03R\x0freasoningTokens\"\x89 \n" +
 	"\x05Event\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12 \n" +
@@ -4291,7 +4380,8 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\fintervention\x18> \x01(\v2\x1c.tack.events.v1.InterventionH\x00R\fintervention\x12=\n" +
 	"\vevents_lost\x18? \x01(\v2\x1a.tack.events.v1.EventsLostH\x00R\n" +
 	"eventsLost\x12-\n" +
-	"\x05error\x18@ \x01(\v2\x15.tack.events.v1.ErrorH\x00R\x05errorB\t\n" +
+	"\x05error\x18@ \x01(\v2\x15.tack.events.v1.ErrorH\x00R\x05error\x12I\n" +
+	"\x0fagent_recovered\x18A \x01(\v2\x1e.tack.events.v1.AgentRecoveredH\x00R\x0eagentRecoveredB\t\n" +
 	"\apayload\"&\n" +
 	"\x0eSessionCreated\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\"2\n" +
@@ -4483,7 +4573,14 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\x02to\x18\x02 \x01(\x04R\x02to\"5\n" +
 	"\x05Error\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessageB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
+	"\amessage\x18\x02 \x01(\tR\amessage\"\x9d\x01\n" +
+	"\x0eAgentRecovered\x12\x1d\n" +
+	"\n" +
+	"from_state\x18\x01 \x01(\tR\tfromState\x12+\n" +
+	"\x11interrupted_calls\x18\x02 \x01(\x05R\x10interruptedCalls\x12\x1a\n" +
+	"\x06run_id\x18\x03 \x01(\tH\x00R\x05runId\x88\x01\x01\x12\x18\n" +
+	"\aresumed\x18\x04 \x01(\bR\aresumedB\t\n" +
+	"\a_run_idB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
 
 var (
 	file_events_v1_events_proto_rawDescOnce sync.Once
@@ -4497,7 +4594,7 @@ func file_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_events_v1_events_proto_rawDescData
 }
 
-var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_events_v1_events_proto_goTypes = []any{
 	(*RawJSON)(nil),                // 0: tack.events.v1.RawJSON
 	(*ToolCall)(nil),               // 1: tack.events.v1.ToolCall
@@ -4559,6 +4656,7 @@ var file_events_v1_events_proto_goTypes = []any{
 	(*Intervention)(nil),           // 57: tack.events.v1.Intervention
 	(*EventsLost)(nil),             // 58: tack.events.v1.EventsLost
 	(*Error)(nil),                  // 59: tack.events.v1.Error
+	(*AgentRecovered)(nil),         // 60: tack.events.v1.AgentRecovered
 }
 var file_events_v1_events_proto_depIdxs = []int32{
 	0,  // 0: tack.events.v1.ToolCall.args:type_name -> tack.events.v1.RawJSON
@@ -4618,19 +4716,20 @@ var file_events_v1_events_proto_depIdxs = []int32{
 	57, // 54: tack.events.v1.Event.intervention:type_name -> tack.events.v1.Intervention
 	58, // 55: tack.events.v1.Event.events_lost:type_name -> tack.events.v1.EventsLost
 	59, // 56: tack.events.v1.Event.error:type_name -> tack.events.v1.Error
-	3,  // 57: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
-	2,  // 58: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
-	3,  // 59: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
-	2,  // 60: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
-	0,  // 61: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
-	0,  // 62: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
-	4,  // 63: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
-	0,  // 64: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
-	65, // [65:65] is the sub-list for method output_type
-	65, // [65:65] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	60, // 57: tack.events.v1.Event.agent_recovered:type_name -> tack.events.v1.AgentRecovered
+	3,  // 58: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
+	2,  // 59: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
+	3,  // 60: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
+	2,  // 61: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
+	0,  // 62: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
+	0,  // 63: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
+	4,  // 64: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
+	0,  // 65: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
+	66, // [66:66] is the sub-list for method output_type
+	66, // [66:66] is the sub-list for method input_type
+	66, // [66:66] is the sub-list for extension type_name
+	66, // [66:66] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_events_proto_init() }
@@ -4694,18 +4793,20 @@ func file_events_v1_events_proto_init() {
 		(*Event_Intervention)(nil),
 		(*Event_EventsLost)(nil),
 		(*Event_Error)(nil),
+		(*Event_AgentRecovered)(nil),
 	}
 	file_events_v1_events_proto_msgTypes[7].OneofWrappers = []any{}
 	file_events_v1_events_proto_msgTypes[15].OneofWrappers = []any{}
 	file_events_v1_events_proto_msgTypes[26].OneofWrappers = []any{}
 	file_events_v1_events_proto_msgTypes[45].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[60].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_events_proto_rawDesc), len(file_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   60,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -19,16 +19,24 @@ type command struct {
 	new func() proto.Message
 	// required names fields the line must have.
 	required []string
-	// noSession marks commands that address no session; they run global.
+	// noSession marks commands that run global instead of session.
 	noSession bool
-	global    func(ctx context.Context, c *conn, msg proto.Message) (proto.Message, error)
-	session   func(ctx context.Context, c *conn, s *tack.Session, msg proto.Message) (proto.Message, error)
+	// sessionRead marks global commands that still need a session id: reads
+	// served from the store without loading the session.
+	sessionRead bool
+	// global runs commands that need no loaded session; id is the line's
+	// session, "" when absent.
+	global  func(ctx context.Context, c *conn, id string, msg proto.Message) (proto.Message, error)
+	session func(ctx context.Context, c *conn, s *tack.Session, msg proto.Message) (proto.Message, error)
 }
+
+// needsSession reports whether the command's line must name a session.
+func (c command) needsSession() bool { return !c.noSession || c.sessionRead }
 
 // commands is PROTOCOL.md §1's command table.
 var commands = map[string]command{
 	"create_session": {new: func() proto.Message { return &eventsv1.CreateSession{} }, noSession: true, global: createSession},
-	"list_sessions":  {noSession: true, global: listSessions},
+	"list_sessions":  {new: func() proto.Message { return &eventsv1.ListSessions{} }, noSession: true, global: listSessions},
 	"prompt":         {new: func() proto.Message { return &eventsv1.Prompt{} }, required: []string{"text"}, session: send},
 	"steer":          {new: func() proto.Message { return &eventsv1.Steer{} }, required: []string{"text"}, session: send},
 	"abort":          {new: func() proto.Message { return &eventsv1.Abort{} }, session: abort},
@@ -36,8 +44,8 @@ var commands = map[string]command{
 	"reject":         {new: func() proto.Message { return &eventsv1.Reject{} }, required: []string{"approval_id"}, session: send},
 	"respond":        {new: func() proto.Message { return &eventsv1.Respond{} }, required: []string{"ref", "response"}, session: send},
 	"switch_model":   {new: func() proto.Message { return &eventsv1.SwitchModel{} }, required: []string{"model"}, session: switchModel},
-	"get_state":      {new: func() proto.Message { return &eventsv1.GetState{} }, session: send},
-	"get_messages":   {new: func() proto.Message { return &eventsv1.GetMessages{} }, session: send},
+	"get_state":      {new: func() proto.Message { return &eventsv1.GetState{} }, noSession: true, sessionRead: true, global: getState},
+	"get_messages":   {new: func() proto.Message { return &eventsv1.GetMessages{} }, noSession: true, sessionRead: true, global: getMessages},
 	"subscribe":      {new: func() proto.Message { return &eventsv1.Subscribe{} }, session: send},
 	"close_session":  {session: closeSession},
 }
@@ -85,7 +93,7 @@ func switchModel(ctx context.Context, _ *conn, s *tack.Session, msg proto.Messag
 	return nil, s.SwitchModel(ctx, msg.(*eventsv1.SwitchModel).Model)
 }
 
-func createSession(ctx context.Context, c *conn, msg proto.Message) (proto.Message, error) {
+func createSession(ctx context.Context, c *conn, _ string, msg proto.Message) (proto.Message, error) {
 	m := msg.(*eventsv1.CreateSession)
 	var ps []plugins.Config
 	for _, p := range m.Plugins {
@@ -98,7 +106,7 @@ func createSession(ctx context.Context, c *conn, msg proto.Message) (proto.Messa
 	if err != nil {
 		return nil, err
 	}
-	if err := c.subscribe(ctx, s); err != nil {
+	if err := c.follow(ctx, s); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -111,18 +119,20 @@ func closeSession(_ context.Context, c *conn, s *tack.Session, _ proto.Message) 
 	return nil, nil
 }
 
-func listSessions(ctx context.Context, c *conn, _ proto.Message) (proto.Message, error) {
-	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
-	for _, id := range c.rt.Sessions() {
-		s, err := c.rt.Session(id)
-		if err != nil {
-			continue // closed meanwhile
-		}
-		st, err := s.State(ctx)
-		if err != nil {
-			continue
-		}
-		list.Sessions = append(list.Sessions, &eventsv1.SessionSummary{Session: id, State: st.State, Model: st.Model, MessageCount: st.MessageCount})
+func listSessions(ctx context.Context, c *conn, _ string, msg proto.Message) (proto.Message, error) {
+	m := msg.(*eventsv1.ListSessions)
+	return c.rt.List(ctx, int(m.Limit), m.Cursor)
+}
+
+// getState and getMessages read a stored session without loading it.
+func getState(ctx context.Context, c *conn, id string, _ proto.Message) (proto.Message, error) {
+	return c.rt.State(ctx, id)
+}
+
+func getMessages(ctx context.Context, c *conn, id string, _ proto.Message) (proto.Message, error) {
+	msgs, err := c.rt.Messages(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	return list, nil
+	return &eventsv1.MessageList{Messages: msgs}, nil
 }

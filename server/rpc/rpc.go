@@ -93,28 +93,40 @@ func (c *conn) run(ctx context.Context, cmd command, h header, fields map[string
 			return nil, badRequest(fmt.Sprintf("%s needs %q", h.Cmd, f))
 		}
 	}
-	if cmd.noSession {
-		return cmd.global(ctx, c, msg)
+	id := ""
+	if h.Session != nil {
+		id = *h.Session
 	}
-	if h.Session == nil || *h.Session == "" {
+	if id == "" && cmd.needsSession() {
 		return nil, badRequest(fmt.Sprintf("%s needs %q", h.Cmd, "session"))
 	}
-	s, err := c.rt.Session(*h.Session)
+	if cmd.noSession {
+		return cmd.global(ctx, c, id, msg)
+	}
+	s, err := c.rt.Session(id)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.follow(ctx, s); err != nil {
 		return nil, err
 	}
 	return cmd.session(ctx, c, s, msg)
 }
 
-// subscribe forwards a new session's events to the output.
-func (c *conn) subscribe(ctx context.Context, s *tack.Session) error {
-	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Buffer: eventBuffer})
+// follow forwards a session's events to the output, from the first one
+// still buffered, unless the connection does already: the sessions it
+// creates, and stored ones it restores by using them.
+func (c *conn) follow(ctx context.Context, s *tack.Session) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.subs[s.ID()]; ok {
+		return nil
+	}
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Buffer: eventBuffer, Buffered: true})
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
 	c.subs[s.ID()] = sub
-	c.mu.Unlock()
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

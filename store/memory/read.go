@@ -139,5 +139,9 @@ func cloneConfig(c store.Config) store.Config {
 	if len(c.Plugins) == 0 {
 		c.Plugins = nil
 	}
+	c.Script = bytes.Clone(c.Script)
+	if len(c.Script) == 0 {
+		c.Script = nil
+	}
 	return c
 }

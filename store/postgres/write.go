@@ -25,9 +25,9 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		now := s.opts.Now()
-		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), now)
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), plugins(cfg.Script), now)
 		if err == nil && tag.RowsAffected() == 0 {
 			return fmt.Errorf("%w: %s", store.ErrExists, id)
 		}
@@ -110,6 +110,7 @@ func (u *update) fields(b *store.Batch) error {
 		u.add("system", c.System)
 		u.add("tools", tools(c.Tools))
 		u.add("plugins", plugins(c.Plugins))
+		u.add("script", plugins(c.Script))
 	}
 	if b.State != "" {
 		u.add("state", b.State)
@@ -169,8 +170,8 @@ func tools(t []string) []string {
 	return t
 }
 
-// plugins is the column value of a plugin config: NULL when empty, else
-// the JSON text verbatim.
+// plugins is the column value of a plugin config or a script: NULL when
+// empty, else the JSON text verbatim.
 func plugins(p []byte) any {
 	if len(p) == 0 {
 		return nil

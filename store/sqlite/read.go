@@ -13,7 +13,7 @@ import (
 )
 
 // sessionCols are the record columns scanSession reads, in order.
-const sessionCols = `id, model, system, tools, plugins, state, message_count,
+const sessionCols = `id, model, system, tools, plugins, script, state, message_count,
 	input_tokens, output_tokens, total_tokens, cached_input_tokens, reasoning_tokens, cost_usd,
 	event_seq, owner, lease_expires, created_at, updated_at`
 
@@ -23,10 +23,10 @@ type scanner interface{ Scan(dest ...any) error }
 func scanSession(row scanner, extra ...any) (*store.Session, error) {
 	s := &store.Session{Usage: &eventsv1.Usage{}}
 	var tools string
-	var plugins sql.NullString
+	var plugins, script sql.NullString
 	var seq, expires, created, updated int64
 	u := s.Usage
-	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &tools, &plugins, &s.State, &s.MessageCount,
+	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &tools, &plugins, &script, &s.State, &s.MessageCount,
 		&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.ReasoningTokens, &u.CostUsd,
 		&seq, &s.Owner, &expires, &created, &updated}, extra...)
 	if err := row.Scan(dest...); err != nil {
@@ -40,6 +40,9 @@ func scanSession(row scanner, extra ...any) (*store.Session, error) {
 	}
 	if plugins.Valid && plugins.String != "" {
 		s.Config.Plugins = json.RawMessage(plugins.String)
+	}
+	if script.Valid && script.String != "" {
+		s.Config.Script = json.RawMessage(script.String)
 	}
 	s.EventSeq = uint64(seq)
 	s.LeaseExpires, s.CreatedAt, s.UpdatedAt = fromMicro(expires), fromMicro(created), fromMicro(updated)

@@ -21,12 +21,12 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	tools, plugins := configArgs(&cfg)
+	tools, plugins, script := configArgs(&cfg)
 	return s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.opts.Now().UnixMicro()
-		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools, plugins, now, now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools, plugins, script, now, now)
 		if err != nil {
 			return err
 		}
@@ -95,8 +95,8 @@ func updates(b *store.Batch) (string, []any, error) {
 		args = append(args, vals...)
 	}
 	if c := b.Config; c != nil {
-		tools, plugins := configArgs(c)
-		add("model = ?, system = ?, tools = ?, plugins = ?", c.Model, c.System, tools, plugins)
+		tools, plugins, script := configArgs(c)
+		add("model = ?, system = ?, tools = ?, plugins = ?, script = ?", c.Model, c.System, tools, plugins, script)
 	}
 	if b.State != "" {
 		add("state = ?", b.State)
@@ -159,8 +159,8 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// configArgs returns the column values of c's tools and plugins.
-func configArgs(c *store.Config) (tools string, plugins any) {
+// configArgs returns the column values of c's tools, plugins and script.
+func configArgs(c *store.Config) (tools string, plugins, script any) {
 	b, _ := json.Marshal(c.Tools) // []string always marshals
 	if len(c.Tools) == 0 {
 		b = []byte("[]")
@@ -168,7 +168,10 @@ func configArgs(c *store.Config) (tools string, plugins any) {
 	if len(c.Plugins) > 0 {
 		plugins = string(c.Plugins)
 	}
-	return string(b), plugins
+	if len(c.Script) > 0 {
+		script = string(c.Script)
+	}
+	return string(b), plugins, script
 }
 
 func notFound(id string) error { return fmt.Errorf("%w: %s", store.ErrNotFound, id) }

@@ -109,7 +109,8 @@ func wantRecord(t *testing.T, what string, got, want *store.Session) {
 func wantConfig(t *testing.T, what string, got, want store.Config) {
 	t.Helper()
 	if got.Model != want.Model || got.System != want.System ||
-		fmt.Sprint(got.Tools) != fmt.Sprint(want.Tools) || string(got.Plugins) != string(want.Plugins) {
+		fmt.Sprint(got.Tools) != fmt.Sprint(want.Tools) || string(got.Plugins) != string(want.Plugins) ||
+		string(got.Script) != string(want.Script) {
 		t.Fatalf("%s: config = %+v, want %+v", what, got, want)
 	}
 }

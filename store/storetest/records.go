@@ -17,6 +17,7 @@ func testCreateGet(t *testing.T, e *env) {
 		System:  "You are terse.\n",
 		Tools:   []string{"shell", "read_file"},
 		Plugins: json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
+		Script:  json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
 	}
 	if err := e.st.Create(e.ctx, "s1", cfg); err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func testCreateInvalid(t *testing.T, e *env) {
 	}{
 		{"empty id", "", store.Config{}},
 		{"plugins not JSON", "s1", store.Config{Plugins: json.RawMessage(`{"a":`)}},
+		{"script not JSON", "s1", store.Config{Script: json.RawMessage(`{"turns":`)}},
 		{"NUL in system prompt", "s1", store.Config{System: "a\x00b"}},
 		{"model not UTF-8", "s1", store.Config{Model: "\xff"}},
 		{"tool not UTF-8", "s1", store.Config{Tools: []string{"\xfe"}}},

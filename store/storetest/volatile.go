@@ -14,14 +14,17 @@ func fullVolatile(deadline time.Time) *store.Volatile {
 		SteeringQueue: []*eventsv1.SteeringItem{{Ref: "st-1", Text: "go left"}, {Ref: "st-2", Text: "no, right"}},
 		Approvals: []store.Approval{
 			{Pending: &eventsv1.PendingApproval{ApprovalId: "ap-1", Tool: "shell", CallId: "call-1",
-				Args: &eventsv1.RawJSON{Json: []byte(`{"cmd":  "rm -rf /tmp/x", "n": 1.50}`)}}, Deadline: deadline},
+				Args: &eventsv1.RawJSON{Json: []byte(`{"cmd":  "rm -rf /tmp/x", "n": 1.50}`)}}, Deadline: deadline,
+				Family: "rm", Hint: "shell: rm -rf /tmp/x", AutoResume: true},
 			{Pending: &eventsv1.PendingApproval{ApprovalId: "ap-2", Tool: "write_file", CallId: "call-2"}},
 		},
 		Question: &store.Question{
 			Pending:  &eventsv1.PendingQuestion{Ref: "q-1", Question: "Which branch?", Options: []string{"main", "dev"}},
 			Deadline: deadline.Add(time.Minute),
 		},
-		Rules: []store.Rule{{Tool: "read_file"}, {Tool: "shell", CommandFamily: "git"}},
+		Rules:    []store.Rule{{Tool: "read_file"}, {Tool: "shell", CommandFamily: "git"}},
+		RunID:    "r-7",
+		Counters: store.Counters{Runs: 7, Steers: 3, Holds: 2},
 	}
 }
 

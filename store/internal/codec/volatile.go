@@ -17,9 +17,14 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 		PromptQueue:   v.PromptQueue,
 		SteeringQueue: v.SteeringQueue,
 		Rules:         make([]*storepb.Rule, len(v.Rules)),
+		RunId:         v.RunID,
+		Runs:          v.Counters.Runs,
+		Steers:        v.Counters.Steers,
+		Holds:         v.Counters.Holds,
 	}
 	for _, a := range v.Approvals {
-		pb.Approvals = append(pb.Approvals, &storepb.Approval{Pending: a.Pending, DeadlineUnixNano: unixNano(a.Deadline)})
+		pb.Approvals = append(pb.Approvals, &storepb.Approval{Pending: a.Pending, DeadlineUnixNano: unixNano(a.Deadline),
+			Family: a.Family, Hint: a.Hint, AutoResume: a.AutoResume})
 	}
 	if q := v.Question; q != nil {
 		pb.Question = &storepb.Question{Pending: q.Pending, DeadlineUnixNano: unixNano(q.Deadline)}
@@ -44,9 +49,11 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 	if err := proto.Unmarshal(b, &pb); err != nil {
 		return store.Volatile{}, fmt.Errorf("store: decoding a stored volatile state: %w", err)
 	}
-	v := store.Volatile{PromptQueue: pb.PromptQueue, SteeringQueue: pb.SteeringQueue}
+	v := store.Volatile{PromptQueue: pb.PromptQueue, SteeringQueue: pb.SteeringQueue, RunID: pb.RunId,
+		Counters: store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds}}
 	for _, a := range pb.Approvals {
-		v.Approvals = append(v.Approvals, store.Approval{Pending: orEmpty(a.Pending), Deadline: fromUnixNano(a.DeadlineUnixNano)})
+		v.Approvals = append(v.Approvals, store.Approval{Pending: orEmpty(a.Pending), Deadline: fromUnixNano(a.DeadlineUnixNano),
+			Family: a.Family, Hint: a.Hint, AutoResume: a.AutoResume})
 	}
 	if q := pb.Question; q != nil {
 		p := q.Pending

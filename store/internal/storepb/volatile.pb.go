@@ -34,6 +34,13 @@ type Volatile struct {
 	Approvals     []*Approval            `protobuf:"bytes,3,rep,name=approvals,proto3" json:"approvals,omitempty"`
 	Question      *Question              `protobuf:"bytes,4,opt,name=question,proto3" json:"question,omitempty"`
 	Rules         []*Rule                `protobuf:"bytes,5,rep,name=rules,proto3" json:"rules,omitempty"`
+	// run_id is the run in progress when the state was stored.
+	RunId string `protobuf:"bytes,6,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// The session's counters of runs, steering refs and holds, so ids stay
+	// unique across restarts.
+	Runs          uint64 `protobuf:"varint,7,opt,name=runs,proto3" json:"runs,omitempty"`
+	Steers        uint64 `protobuf:"varint,8,opt,name=steers,proto3" json:"steers,omitempty"`
+	Holds         uint64 `protobuf:"varint,9,opt,name=holds,proto3" json:"holds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -103,11 +110,42 @@ func (x *Volatile) GetRules() []*Rule {
 	return nil
 }
 
+func (x *Volatile) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *Volatile) GetRuns() uint64 {
+	if x != nil {
+		return x.Runs
+	}
+	return 0
+}
+
+func (x *Volatile) GetSteers() uint64 {
+	if x != nil {
+		return x.Steers
+	}
+	return 0
+}
+
+func (x *Volatile) GetHolds() uint64 {
+	if x != nil {
+		return x.Holds
+	}
+	return 0
+}
+
 // Approval is store.Approval; a deadline of 0 means none.
 type Approval struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	Pending          *v1.PendingApproval    `protobuf:"bytes,1,opt,name=pending,proto3" json:"pending,omitempty"`
 	DeadlineUnixNano int64                  `protobuf:"varint,2,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
+	Family           string                 `protobuf:"bytes,3,opt,name=family,proto3" json:"family,omitempty"`
+	Hint             string                 `protobuf:"bytes,4,opt,name=hint,proto3" json:"hint,omitempty"`
+	AutoResume       bool                   `protobuf:"varint,5,opt,name=auto_resume,json=autoResume,proto3" json:"auto_resume,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -154,6 +192,27 @@ func (x *Approval) GetDeadlineUnixNano() int64 {
 		return x.DeadlineUnixNano
 	}
 	return 0
+}
+
+func (x *Approval) GetFamily() string {
+	if x != nil {
+		return x.Family
+	}
+	return ""
+}
+
+func (x *Approval) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
+}
+
+func (x *Approval) GetAutoResume() bool {
+	if x != nil {
+		return x.AutoResume
+	}
+	return false
 }
 
 // Question is store.Question; a deadline of 0 means none.
@@ -266,16 +325,24 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\"\x89\x02\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\"\xe2\x02\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
 	"\tapprovals\x18\x03 \x03(\v2\x17.tack.store.v1.ApprovalR\tapprovals\x123\n" +
 	"\bquestion\x18\x04 \x01(\v2\x17.tack.store.v1.QuestionR\bquestion\x12)\n" +
-	"\x05rules\x18\x05 \x03(\v2\x13.tack.store.v1.RuleR\x05rules\"s\n" +
+	"\x05rules\x18\x05 \x03(\v2\x13.tack.store.v1.RuleR\x05rules\x12\x15\n" +
+	"\x06run_id\x18\x06 \x01(\tR\x05runId\x12\x12\n" +
+	"\x04runs\x18\a \x01(\x04R\x04runs\x12\x16\n" +
+	"\x06steers\x18\b \x01(\x04R\x06steers\x12\x14\n" +
+	"\x05holds\x18\t \x01(\x04R\x05holds\"\xc0\x01\n" +
 	"\bApproval\x129\n" +
 	"\apending\x18\x01 \x01(\v2\x1f.tack.events.v1.PendingApprovalR\apending\x12,\n" +
-	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\"s\n" +
+	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\x12\x16\n" +
+	"\x06family\x18\x03 \x01(\tR\x06family\x12\x12\n" +
+	"\x04hint\x18\x04 \x01(\tR\x04hint\x12\x1f\n" +
+	"\vauto_resume\x18\x05 \x01(\bR\n" +
+	"autoResume\"s\n" +
 	"\bQuestion\x129\n" +
 	"\apending\x18\x01 \x01(\v2\x1f.tack.events.v1.PendingQuestionR\apending\x12,\n" +
 	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\"A\n" +

@@ -1,0 +1,317 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/tools"
+)
+
+// Persistence keeps one rule: durable before visible. A change the store
+// must keep (a committed message, a queued prompt, a held call, ...) closes
+// the gate: from then on events and replies wait in the outbox until the
+// write that holds the change is acknowledged. Writes run on a goroutine of
+// their own, one at a time per session, so the actor never waits; a crash
+// loses nothing a client was told.
+
+// seqCheckpoint is how far the event sequence may run ahead of the stored
+// one before a write records it; a restored session numbers its events
+// from the stored sequence plus seqGap, so it never reuses a number a
+// client may have seen.
+const (
+	seqCheckpoint = 1 << 14
+	seqGap        = 1 << 15
+)
+
+// outItem is an event or a reply waiting for a write.
+type outItem struct {
+	ev    *eventsv1.Event
+	to    *actor.PID
+	reply *eventsv1.Reply
+}
+
+// persistence is a session's write state.
+type persistence struct {
+	gate       bool      // changes await a write: hold events and replies
+	outbox     []outItem // what waits, in order
+	inflight   bool      // a write is under way
+	upTo       int       // outbox items the write in flight releases
+	dirtyAfter bool      // changes since the write in flight started
+	saved      int       // messages stored
+	savedSeq   uint64    // event sequence stored
+}
+
+// stored acknowledges a write: count messages are durable, and seq.
+type stored struct {
+	err   error
+	count int
+	seq   uint64
+}
+
+// touch marks a change the store must keep before anyone hears of it.
+func (s *session) touch() {
+	if s.env.Store == nil {
+		return
+	}
+	s.p.gate = true
+	if s.p.inflight {
+		s.p.dirtyAfter = true
+	}
+}
+
+// flush starts a write when changes wait and none is under way; Receive
+// calls it after every message.
+func (s *session) flush() {
+	if s.env.Store == nil || s.p.inflight {
+		return
+	}
+	if !s.p.gate && s.log.LastSeq() < s.p.savedSeq+seqCheckpoint {
+		return
+	}
+	s.p.gate = true
+	b := s.batch()
+	s.p.inflight, s.p.upTo, s.p.dirtyAfter = true, len(s.p.outbox), false
+	st, id, root, self := s.env.Store, s.spec.ID, s.root, s.self
+	go func() {
+		err := st.Apply(context.Background(), id, b)
+		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), seq: b.EventSeq})
+	}()
+}
+
+// stored releases what the acknowledged write made safe to tell.
+func (s *session) stored(m *stored) {
+	s.p.inflight = false
+	if m.err != nil {
+		s.storeFailed(m.err)
+		return
+	}
+	s.p.saved, s.p.savedSeq = m.count, m.seq
+	upTo := s.p.upTo
+	if !s.p.dirtyAfter {
+		upTo, s.p.gate = len(s.p.outbox), false
+	}
+	s.release(upTo)
+}
+
+// release publishes the first n outbox items: events in order, replies to
+// the commands that wait for them.
+func (s *session) release(n int) {
+	items := s.p.outbox[:n]
+	s.p.outbox = slices.Clone(s.p.outbox[n:])
+	for _, it := range items {
+		if it.ev != nil {
+			s.log.Publish(it.ev)
+		} else {
+			s.root.Send(it.to, it.reply)
+		}
+	}
+}
+
+// storeFailed reports a write that failed: the stored history is as it was
+// (writes are all or nothing), the unsaved messages are written with the
+// next change, and a run in progress ends with an error.
+func (s *session) storeFailed(err error) {
+	s.p.gate, s.p.dirtyAfter = false, false
+	s.release(len(s.p.outbox))
+	code := codeStoreFailed
+	if errors.Is(err, store.ErrOwned) {
+		code = events.CodeNotAlive
+	}
+	s.emit(&eventsv1.Error{Code: code, Message: fmt.Sprintf("storing the session failed: %v", err)})
+	if s.run != nil && !s.run.aborted {
+		s.markAborted(codeStoreFailed, EndError)
+		s.stop(&eventsv1.Abort{}, EndError)
+	}
+}
+
+// codeStoreFailed is the code of the error event for a failed write.
+const codeStoreFailed = "store_failed"
+
+// batch is everything not yet stored, and the volatile state as a whole.
+func (s *session) batch() *store.Batch {
+	seq := s.log.LastSeq()
+	for _, it := range s.p.outbox {
+		if it.ev != nil {
+			seq++
+		}
+	}
+	return &store.Batch{
+		Owner:    s.env.Node,
+		From:     s.p.saved,
+		Messages: slices.Clone(s.history[s.p.saved:]),
+		State:    string(s.machine.Current()),
+		Usage:    s.usage.proto(),
+		EventSeq: seq,
+		Volatile: s.volatile(),
+	}
+}
+
+// volatile is the session's state besides its history.
+func (s *session) volatile() *store.Volatile {
+	v := &store.Volatile{
+		PromptQueue:   slices.Clone(s.prompts),
+		SteeringQueue: slices.Clone(s.steering),
+		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds},
+	}
+	for _, r := range s.rules {
+		v.Rules = append(v.Rules, store.Rule{Tool: r.tool, CommandFamily: r.family})
+	}
+	if s.run == nil {
+		return v
+	}
+	v.RunID = s.run.id
+	approvals, question := s.pending()
+	for _, a := range approvals {
+		h := s.heldCall(a.ApprovalId, false).hold
+		v.Approvals = append(v.Approvals, store.Approval{Pending: a, Deadline: h.deadline, Family: h.family, Hint: h.hint, AutoResume: h.autoResume})
+	}
+	if question != nil {
+		v.Question = &store.Question{Pending: question}
+	}
+	return v
+}
+
+// deliver answers a request, or queues the answer while the gate is shut.
+func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
+	if !s.p.gate {
+		ctx.Respond(r)
+		return
+	}
+	s.p.outbox = append(s.p.outbox, outItem{to: ctx.Sender(), reply: r})
+}
+
+// publish tells subscribers of an event, or queues it while the gate is shut.
+func (s *session) publish(ev *eventsv1.Event) {
+	if !s.p.gate {
+		s.log.Publish(ev)
+		return
+	}
+	s.p.outbox = append(s.p.outbox, outItem{ev: ev})
+}
+
+// recover takes a session up from the store: the history as stored, the
+// queues, rules and counters; tool calls without results are answered
+// "interrupted: process restarted", except those held for an approval or a
+// question, which pause a run that goes on once they are answered.
+func (s *session) recover(snap *store.Snapshot) {
+	v := snap.Volatile
+	s.history, s.p.saved, s.p.savedSeq = snap.Messages, len(snap.Messages), snap.EventSeq
+	s.prompts, s.steering = v.PromptQueue, v.SteeringQueue
+	s.runs, s.steers, s.holds = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds
+	for _, r := range v.Rules {
+		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
+	}
+	b, interrupted := s.openBatch(v)
+	held := b != nil && b.holding()
+	if snap.State == string(fsm.Idle) && interrupted == 0 && !held && v.RunID == "" {
+		return
+	}
+	rec := &eventsv1.AgentRecovered{FromState: snap.State, InterruptedCalls: int32(interrupted), Resumed: held}
+	if v.RunID != "" {
+		rec.RunId = &v.RunID
+	}
+	if held {
+		s.run = newRun(s.runs, v.RunID)
+		s.run.batch = b
+		s.emit(rec)
+		s.commitSettled(b)
+		s.restartTimers(b)
+		return
+	}
+	s.emit(rec)
+	if b != nil {
+		s.commitSettled(b)
+	}
+	if v.RunID != "" {
+		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: EndInterrupted, Usage: (tally{}).proto()})
+	}
+}
+
+// EndInterrupted ends a run its process died in.
+const EndInterrupted = "interrupted"
+
+// openBatch rebuilds the batch of the last assistant message if any of its
+// tool calls lacks a result: answered calls keep theirs, held ones wait
+// again, the rest are answered "interrupted: process restarted". It
+// returns nil when nothing is open, and the number of calls interrupted.
+func (s *session) openBatch(v store.Volatile) (*batch, int) {
+	ai := lastAssistant(s.history)
+	if ai < 0 || len(s.history[ai].ToolCalls) == 0 {
+		return nil, 0
+	}
+	answered := map[string]*tools.Result{}
+	for _, m := range s.history[ai+1:] {
+		if m.Role == "tool" {
+			answered[m.ToolCallId] = &tools.Result{Content: m.Content, IsError: m.IsError}
+		}
+	}
+	holds := map[string]*hold{}
+	for _, a := range v.Approvals {
+		holds[a.Pending.CallId] = &hold{id: a.Pending.ApprovalId, family: a.Family, hint: a.Hint, autoResume: a.AutoResume, deadline: a.Deadline}
+	}
+	if q := v.Question; q != nil {
+		holds[q.Pending.CallId] = &hold{id: q.Pending.Ref, question: true, text: q.Pending.Question, options: q.Pending.Options}
+	}
+	b, interrupted := &batch{}, 0
+	for i, tc := range s.history[ai].ToolCalls {
+		c := &call{index: i, tc: tc, args: tc.GetArgs().GetJson()}
+		b.calls = append(b.calls, c)
+		switch {
+		case answered[tc.Id] != nil:
+			c.result, c.committed = answered[tc.Id], true
+		case holds[tc.Id] != nil:
+			c.hold = holds[tc.Id]
+		default:
+			c.result = &tools.Result{Content: tools.InterruptedByRestart, IsError: true}
+			interrupted++
+		}
+	}
+	if interrupted == 0 && !b.holding() {
+		return nil, 0
+	}
+	return b, interrupted
+}
+
+// lastAssistant is the index of the last assistant message, or -1.
+func lastAssistant(msgs []*eventsv1.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "assistant" {
+			return i
+		}
+	}
+	return -1
+}
+
+// commitSettled commits the results of the batch's settled calls that are
+// not committed yet, in call order: what a paused or recovered batch has.
+func (s *session) commitSettled(b *batch) {
+	for _, c := range b.calls {
+		if c.result != nil && !c.committed {
+			c.committed = true
+			s.commit(llm.ToolResultMessage(c.tc.Id, c.result.Content, c.result.IsError))
+		}
+	}
+}
+
+// restartTimers sets the timeouts of recovered approvals again: one whose
+// deadline passed while the process was down times out at once.
+func (s *session) restartTimers(b *batch) {
+	for _, c := range b.calls {
+		if c.held() && !c.hold.question {
+			t, id := s.run.tag(), c.hold.id
+			c.hold.timer = time.AfterFunc(max(c.hold.deadline.Sub(s.env.now()), 0), func() {
+				s.root.Send(s.self, &holdExpired{tag: t, id: id})
+			})
+		}
+	}
+}
