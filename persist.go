@@ -189,7 +189,6 @@ func configsFrom(raw json.RawMessage) []plugins.Config {
 	return out
 }
 
-
 // State answers get_state for session id: from the session when it is
 // loaded, from the store (without loading it) when it is only stored.
 func (rt *Runtime) State(ctx context.Context, id string) (*eventsv1.SessionState, error) {

@@ -75,9 +75,12 @@ func New(opts ...Option) (*Runtime, error) {
 		},
 	}
 	if rt.system == nil {
+		// protoactor's logs are discarded, and its dead-letter throttle
+		// goroutine then lives only briefly after late reports to a
+		// closed session.
 		rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 			return slog.New(slog.DiscardHandler)
-		}))
+		}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
 		rt.ownSystem = true
 	}
 	if c.store != nil {

@@ -82,7 +82,7 @@ func spawnSpec(t testing.TB, sys *actor.ActorSystem, reg *Registry, spec Spec) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close(id) })
-	h.ok(&SubscribeSink{Sink: h.rec, Since: 0, Filter: events.Filter{}})
+	h.ok(&SubscribeSink{Sink: h.rec, Since: 0, Filter: events.Filter{}, Buffered: spec.Restore != nil})
 	return h
 }
 

@@ -43,6 +43,8 @@ type outItem struct {
 // persistence is a session's write state.
 type persistence struct {
 	gate       bool      // changes await a write: hold events and replies
+	touched    bool      // the message being handled made a change
+	failures   int       // writes failed in a row
 	outbox     []outItem // what waits, in order
 	inflight   bool      // a write is under way
 	upTo       int       // outbox items the write in flight releases
@@ -58,12 +60,19 @@ type stored struct {
 	seq   uint64
 }
 
+// rewrite asks for another try at a write that failed.
+type rewrite struct{}
+
+// writeRetries are the waits before the tries after a failed write: a
+// dropped connection usually comes back; the gate stays shut meanwhile.
+var writeRetries = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 800 * time.Millisecond}
+
 // touch marks a change the store must keep before anyone hears of it.
 func (s *session) touch() {
 	if s.env.Store == nil {
 		return
 	}
-	s.p.gate = true
+	s.p.gate, s.p.touched = true, true
 	if s.p.inflight {
 		s.p.dirtyAfter = true
 	}
@@ -91,10 +100,18 @@ func (s *session) flush() {
 // stored releases what the acknowledged write made safe to tell.
 func (s *session) stored(m *stored) {
 	s.p.inflight = false
+	if m.err != nil && !errors.Is(m.err, store.ErrOwned) && s.p.failures < len(writeRetries) {
+		s.p.inflight = true // no other write until the retry
+		root, self := s.root, s.self
+		time.AfterFunc(writeRetries[s.p.failures], func() { root.Send(self, &rewrite{}) })
+		s.p.failures++
+		return
+	}
 	if m.err != nil {
 		s.storeFailed(m.err)
 		return
 	}
+	s.p.failures = 0
 	s.p.saved, s.p.savedSeq = m.count, m.seq
 	upTo := s.p.upTo
 	if !s.p.dirtyAfter {
@@ -117,10 +134,18 @@ func (s *session) release(n int) {
 	}
 }
 
-// storeFailed reports a write that failed: the stored history is as it was
-// (writes are all or nothing), the unsaved messages are written with the
-// next change, and a run in progress ends with an error.
+// retryWrite tries a failed write again, with whatever changed since.
+func (s *session) retryWrite() {
+	s.p.inflight = false
+	s.p.gate = true
+}
+
+// storeFailed reports a write that failed for good: the stored history is
+// as it was (writes are all or nothing); what waited is told now, with the
+// error, since the session goes on in memory; the unsaved messages are
+// written with the next change, and a run in progress ends with an error.
 func (s *session) storeFailed(err error) {
+	s.p.failures = 0
 	s.p.gate, s.p.dirtyAfter = false, false
 	s.release(len(s.p.outbox))
 	code := codeStoreFailed
@@ -181,9 +206,10 @@ func (s *session) volatile() *store.Volatile {
 	return v
 }
 
-// deliver answers a request, or queues the answer while the gate is shut.
+// deliver answers a request; the answer to a command that made a change
+// waits, like the events, until the change is stored. Reads answer at once.
 func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
-	if !s.p.gate {
+	if !s.p.gate || !s.p.touched {
 		ctx.Respond(r)
 		return
 	}

@@ -82,6 +82,7 @@ func Props(env *Env, spec Spec) *actor.Props {
 // the cases every state shares. It never blocks: model streams and tools
 // run in goroutines that report back with tagged messages.
 func (s *session) Receive(ctx actor.Context) {
+	s.p.touched = false
 	defer s.flush()
 	defer s.recoverPanic()
 	if s.common(ctx) {
@@ -150,6 +151,8 @@ func (s *session) common(ctx actor.Context) bool {
 		s.holdExpired(m)
 	case *stored:
 		s.stored(m)
+	case *rewrite:
+		s.retryWrite()
 	case *eventsv1.Prompt, *eventsv1.Steer:
 		if s.refused != "" {
 			s.fail(ctx, events.CodeNotAlive, s.refused)

@@ -1,0 +1,196 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/plugins/approval"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/memory"
+)
+
+// gatedStore holds every Apply until the test lets it through, or fails it.
+type gatedStore struct {
+	store.Store
+	pass chan struct{}
+	fail error
+}
+
+func (g *gatedStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	if g.fail != nil {
+		return g.fail
+	}
+	if g.pass != nil {
+		<-g.pass
+	}
+	return g.Store.Apply(ctx, id, b)
+}
+
+// storedHarness starts session s1 backed by st (created in it first).
+func storedHarness(t *testing.T, st store.Store, spec Spec) *harness {
+	t.Helper()
+	if err := st.Create(context.Background(), "s1", store.Config{Model: spec.Model.Name}); err != nil && !errors.Is(err, store.ErrExists) {
+		t.Fatal(err)
+	}
+	if err := st.Acquire(context.Background(), "s1", "n1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	sys := newSystem(t)
+	spec.ID = "s1"
+	return spawnSpec(t, sys, NewRegistry(sys, &Env{Store: st, Node: "n1"}), spec)
+}
+
+// TestDurableBeforeVisible: no message_committed (nor the prompt's reply)
+// reaches anyone before the store holds the message.
+func TestDurableBeforeVisible(t *testing.T) {
+	mem := memory.New()
+	g := &gatedStore{Store: mem, pass: make(chan struct{})}
+	h := storedHarness(t, g, Spec{Model: scriptModel(t, "", `{"turns":[{"text":"hi"}]}`), Tools: demoSet(t)})
+	reply := h.sys.Root.RequestFuture(h.pid, &eventsv1.Prompt{Text: "hello"}, wait)
+	h.waitFor("agent_start", 1)
+	if got := len(eventsOf(h, "message_committed")); got != 0 {
+		t.Fatalf("%d message_committed told before the store held the message", got)
+	}
+	if snap, _ := mem.Load(context.Background(), "s1"); len(snap.Messages) != 0 {
+		t.Fatal("the store already holds the message")
+	}
+	close(g.pass)
+	if _, err := reply.Result(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("agent_end", 1)
+	snap, err := mem.Load(context.Background(), "s1")
+	if err != nil || len(snap.Messages) != 2 || snap.State != "idle" {
+		t.Fatalf("stored %v, %v", snap, err)
+	}
+	for _, ev := range eventsOf(h, "message_committed") {
+		if i := ev.GetMessageCommitted().Index; int(i) >= len(snap.Messages) {
+			t.Fatalf("message %d was told but is not stored", i)
+		}
+	}
+	checkLog(t, h.rec.Events())
+}
+
+// TestStoreFailureEndsTheRun: a write that fails is reported, the run ends
+// with an error, and the session keeps answering.
+func TestStoreFailureEndsTheRun(t *testing.T) {
+	g := &gatedStore{Store: memory.New(), fail: errors.New("disk full")}
+	h := storedHarness(t, g, Spec{Model: scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":20000}}]}]}`), Tools: demoSet(t)})
+	reply := h.sys.Root.RequestFuture(h.pid, &eventsv1.Prompt{Text: "hello"}, wait)
+	end := h.waitFor("agent_end", 1).GetAgentEnd()
+	if e := h.waitFor("error", 1).GetError(); e.Code != "store_failed" || end.Reason != "error" {
+		t.Fatalf("error %v, agent_end %v", e, end)
+	}
+	if _, err := reply.Result(); err != nil {
+		t.Fatalf("the prompt was never answered: %v", err)
+	}
+	if st := h.state(); st.State != "idle" {
+		t.Fatalf("state %v", st)
+	}
+}
+
+// TestRestoreInterruptedRun: a session stored mid-batch comes back idle
+// with a valid history, its queue, and agent_recovered.
+func TestRestoreInterruptedRun(t *testing.T) {
+	mem := memory.New()
+	ctx := context.Background()
+	if err := mem.Create(ctx, "s1", store.Config{Model: "script:inline"}); err != nil {
+		t.Fatal(err)
+	}
+	call := func(id string) *llm.ToolCall {
+		return &llm.ToolCall{Id: id, Name: "echo", Args: &eventsv1.RawJSON{Json: []byte(`{"text":"x"}`)}}
+	}
+	assistant := llm.AssistantMessage("two calls")
+	assistant.ToolCalls = []*llm.ToolCall{call("c-1"), call("c-2")}
+	history := []*llm.Message{llm.UserMessage("go"), assistant, llm.ToolResultMessage("c-1", "x", false)}
+	if err := mem.Apply(ctx, "s1", &store.Batch{Messages: history, State: "executing_tools", EventSeq: 40,
+		Volatile: &store.Volatile{PromptQueue: []string{"later"}, RunID: "r-3", Counters: store.Counters{Runs: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := mem.Load(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := storedHarness(t, mem, Spec{Model: scriptModel(t, "", `{"turns":[{"text":"again"}]}`), Tools: demoSet(t), Restore: snap})
+	h.waitFor("agent_end", 1)
+	h.expect("agent_recovered", "message_committed", "agent_end")
+	rec := h.waitFor("agent_recovered", 1)
+	if r := rec.GetAgentRecovered(); r.FromState != "executing_tools" || r.InterruptedCalls != 1 || r.GetRunId() != "r-3" || r.Resumed {
+		t.Fatalf("agent_recovered %v", r)
+	}
+	if rec.Seq <= 40 {
+		t.Fatalf("restored numbering starts at %d, at or before the stored 40", rec.Seq)
+	}
+	msgs := h.history()
+	if last := msgs[len(msgs)-1]; last.ToolCallId != "c-2" || last.Content != "interrupted: process restarted" {
+		t.Fatalf("repaired result %v", last)
+	}
+	if st := h.state(); st.State != "idle" || !slices.Equal(st.PromptQueue, []string{"later"}) {
+		t.Fatalf("state %v", st)
+	}
+	h.ok(&eventsv1.Prompt{Text: "next"})
+	if run := h.waitFor("agent_start", 1).GetAgentStart().RunId; run != "r-4" {
+		t.Fatalf("the next run is %s; run ids must not repeat across restarts", run)
+	}
+}
+
+// TestRestorePendingApproval: an approval pending at the crash is pending
+// again after the restore, and approving it takes the run up.
+func TestRestorePendingApproval(t *testing.T) {
+	mem := memory.New()
+	// The restored process's model answers the next request: a scripted
+	// model starts its script over in a new process.
+	spec := func(restore *store.Snapshot) Spec {
+		script := `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"ok"}}]}]}`
+		if restore != nil {
+			script = `{"turns":[{"text":"done"}]}`
+		}
+		return Spec{Model: scriptModel(t, "", script),
+			Tools: demoSet(t), Plugins: []plugins.Plugin{plugin(t, approval.New, `{"tools":["echo"]}`)}, Restore: restore}
+	}
+	first := storedHarness(t, mem, spec(nil))
+	first.ok(&eventsv1.Prompt{Text: "go"})
+	id := first.waitFor("approval_required", 1).GetApprovalRequired().ApprovalId
+	first.waitState("idle", 1)
+	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Volatile.Approvals) == 1 })
+	first.reg.Close("s1") // the process "dies"; its store has what it told
+
+	snap, err := mem.Load(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := storedHarness(t, mem, spec(snap))
+	rec := h.waitFor("agent_recovered", 1).GetAgentRecovered()
+	if !rec.Resumed || rec.InterruptedCalls != 0 {
+		t.Fatalf("agent_recovered %v", rec)
+	}
+	if st := h.state(); st.State != "idle" || len(st.PendingApprovals) != 1 || st.PendingApprovals[0].ApprovalId != id {
+		t.Fatalf("state %v", st)
+	}
+	h.ok(&eventsv1.Approve{ApprovalId: id})
+	h.waitFor("agent_end", 1)
+	if got := contents(h.history()); got[2] != "tool:ok" {
+		t.Fatalf("history %q", got)
+	}
+}
+
+// waitStored polls the store until ok holds (writes are asynchronous).
+func waitStored(t *testing.T, st store.Store, ok func(*store.Snapshot) bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		if snap, err := st.Load(context.Background(), "s1"); err == nil && ok(snap) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the store never reached the expected state")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
