@@ -1,0 +1,21 @@
+// Command eino is the Eino driver of the peer benchmark harness: it runs
+// one scenario through Eino's ADK (ChatModelAgent and a streaming Runner)
+// on a scripted chat model (model.go) and prints one JSON line per
+// measurement, in the format of bench/internal/measure. bench/run starts
+// it; docs/benchmarks.md says how each scenario maps onto Eino.
+//
+// # Usage
+//
+//	eino -scenario=turns -runs=200 -warmup=50 -cores=1
+//	eino -scenario=turns -agent=react -runs=200   # flow/agent/react instead
+//	eino -scenario=abort -sessions=1000 -rounds=1 -tool=stubborn -tool-ms=500
+//	eino -scenario=idle -agents=100000
+//	eino -scenario=throughput -chunks=200000 -subscribers=10
+//
+// The steer scenario prints an "unsupported" line: Eino has no steering.
+//
+// The scripted model plays the turns of Tack's scripted model (PROTOCOL.md
+// §2) — delay, text in chunks at a pace, tool calls — on a goroutine of its
+// own per request, and ends its stream with ctx.Err() as soon as the
+// request's context is cancelled. The tools are made with utils.InferTool.
+package main

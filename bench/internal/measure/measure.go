@@ -1,0 +1,192 @@
+package measure
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// TurnsPerRun is the length of a turn-overhead run: TurnsPerRun-1 turns
+// that each call echo, then one that answers with text.
+const TurnsPerRun = 10
+
+// Params are a driver's flags; bench/run passes the same ones to every
+// runtime.
+type Params struct {
+	// Scenario is turns, abort, steer, idle or throughput.
+	Scenario string
+	// Cores labels the records with the cores the driver was pinned to.
+	Cores int
+	// Runs is the number of timed turn-overhead runs; Warmup the untimed
+	// runs before them.
+	Runs, Warmup int
+	// Sessions streaming when the abort comes; Rounds of it; Tool is none
+	// (streaming) or stubborn (a tool ignoring cancellation is running);
+	// ToolMS is how long the stubborn or steered tool sleeps.
+	Sessions, Rounds int
+	Tool             string
+	ToolMS           int
+	// Steers is the number of steer samples.
+	Steers int
+	// Agents is the number of idle sessions of the footprint scenario.
+	Agents int
+	// Chunks streamed by the throughput model, to Subscribers.
+	Chunks, Subscribers int
+}
+
+// Flags registers Params on fs.
+func Flags(fs *flag.FlagSet) *Params {
+	p := &Params{}
+	fs.StringVar(&p.Scenario, "scenario", "turns", "turns, abort, steer, idle or throughput")
+	fs.IntVar(&p.Cores, "cores", runtime.GOMAXPROCS(0), "cores the driver is pinned to (a label)")
+	fs.IntVar(&p.Runs, "runs", 100, "turns: timed runs of 10 turns")
+	fs.IntVar(&p.Warmup, "warmup", 20, "turns: untimed runs first")
+	fs.IntVar(&p.Sessions, "sessions", 100, "abort: sessions aborted at once")
+	fs.IntVar(&p.Rounds, "rounds", 3, "abort: rounds")
+	fs.StringVar(&p.Tool, "tool", "none", "abort: none (streaming) or stubborn (a tool ignoring cancellation runs)")
+	fs.IntVar(&p.ToolMS, "tool-ms", 500, "abort, steer: how long the tool sleeps")
+	fs.IntVar(&p.Steers, "steers", 10, "steer: samples")
+	fs.IntVar(&p.Agents, "agents", 10000, "idle: sessions created")
+	fs.IntVar(&p.Chunks, "chunks", 100000, "throughput: chunks streamed")
+	fs.IntVar(&p.Subscribers, "subscribers", 1, "throughput: subscribers")
+	return p
+}
+
+// Record is one JSON line of a driver.
+type Record struct {
+	Runtime  string `json:"runtime"`
+	Scenario string `json:"scenario,omitempty"`
+	Case     string `json:"case,omitempty"`
+	Cores    int    `json:"cores,omitempty"`
+	Metric   string `json:"metric,omitempty"`
+	Unit     string `json:"unit,omitempty"`
+	// Value is a scalar measurement, Samples a distribution (latencies).
+	Value   *float64  `json:"value,omitempty"`
+	Samples []float64 `json:"samples,omitempty"`
+	// Unsupported says why the runtime cannot do the scenario.
+	Unsupported string `json:"unsupported,omitempty"`
+	// Meta describes the runtime: its version and its language's.
+	Meta map[string]string `json:"meta,omitempty"`
+}
+
+// Output prints a driver's records as JSON lines.
+type Output struct {
+	runtime string
+	cores   int
+	mu      sync.Mutex
+	w       io.Writer
+}
+
+// NewOutput prints the records of runtime to stdout.
+func NewOutput(runtime string, p *Params) *Output {
+	return &Output{runtime: runtime, cores: p.Cores, w: os.Stdout}
+}
+
+// Meta prints the runtime's version line.
+func (o *Output) Meta(version string) {
+	o.write(Record{Runtime: o.runtime, Meta: map[string]string{"version": version, "lang": runtime.Version()}})
+}
+
+// Value prints a scalar measurement.
+func (o *Output) Value(scenario, cas, metric, unit string, v float64) {
+	o.write(Record{Runtime: o.runtime, Scenario: scenario, Case: cas, Cores: o.cores, Metric: metric, Unit: unit, Value: &v})
+}
+
+// Samples prints a distribution.
+func (o *Output) Samples(scenario, cas, metric, unit string, s []float64) {
+	o.write(Record{Runtime: o.runtime, Scenario: scenario, Case: cas, Cores: o.cores, Metric: metric, Unit: unit, Samples: s})
+}
+
+// Unsupported prints that the runtime cannot do scenario, and why.
+func (o *Output) Unsupported(scenario, cas, why string) {
+	o.write(Record{Runtime: o.runtime, Scenario: scenario, Case: cas, Cores: o.cores, Unsupported: why})
+}
+
+func (o *Output) write(r Record) {
+	line, err := json.Marshal(r)
+	if err != nil {
+		panic(err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	fmt.Fprintf(o.w, "%s\n", line)
+}
+
+// Micros converts durations to microseconds.
+func Micros(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d) / float64(time.Microsecond)
+	}
+	return out
+}
+
+// CPUTime returns the CPU time (user and system, every thread) the process
+// has used.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// LiveHeap collects garbage and returns the live heap in bytes.
+func LiveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// RSS returns the resident set size in bytes after returning freed memory
+// to the OS (Linux; 0 elsewhere).
+func RSS() uint64 {
+	debug.FreeOSMemory()
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseUint(fields[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * uint64(os.Getpagesize())
+}
+
+// Fatal reports a driver failure and exits non-zero: bench/run fails only
+// when a driver does.
+func Fatal(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "driver: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+// Deadline bounds every wait of a driver, so a hang becomes a failure.
+const Deadline = 60 * time.Second
+
+// Wait receives from c or fails after Deadline.
+func Wait[T any](c <-chan T, what string) T {
+	t := time.NewTimer(Deadline)
+	defer t.Stop()
+	select {
+	case v := <-c:
+		return v
+	case <-t.C:
+		Fatal("timed out waiting for %s", what)
+	}
+	panic("unreachable")
+}

@@ -1,0 +1,18 @@
+// Command tack is the Tack driver of the peer benchmark harness: it runs
+// one scenario through Tack's public API (Runtime, Session, Subscription)
+// on scripted models and prints one JSON line per measurement. bench/run
+// starts it; see docs/benchmarks.md for what each scenario measures.
+//
+// # Usage
+//
+//	tack -scenario=turns -runs=200 -warmup=50 -cores=1
+//	tack -scenario=abort -sessions=1000 -rounds=1 -tool=stubborn -tool-ms=500
+//	tack -scenario=steer -steers=10 -tool-ms=500
+//	tack -scenario=idle -agents=100000
+//	tack -scenario=throughput -chunks=200000 -subscribers=10
+//
+// The models are llm/script scripts resolved under names of their own
+// ("bench:<scenario>"), so that the sessions of a scenario share one parsed
+// script, as the peers' sessions share theirs. Every turn states its usage,
+// so no runtime pays for estimating it.
+package main
