@@ -25,7 +25,7 @@ func chat(args []string) error {
 	fs.StringVar(&model, "model", "", "the model: script:<path> or a configured model name (default: the configuration's default_model, else script:demo)")
 	fs.StringVar(&system, "system", "You are a helpful assistant.", "the system prompt")
 	fs.StringVar(&tools, "tools", "", "comma-separated tools the model may call (scripted models bring the demo tools)")
-	fs.StringVar(&id, "session", "", "session id (default: generated)")
+	fs.StringVar(&id, "session", "", "session to continue, or to create with this id (default: a new one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func chat(args []string) error {
 	if tools != "" {
 		toolNames = strings.Split(tools, ",")
 	}
-	s, err := rt.Spawn(tack.SessionConfig{ID: id, Model: model, System: system, Tools: toolNames})
+	s, err := chatSession(rt, tack.SessionConfig{ID: id, Model: model, System: system, Tools: toolNames})
 	if err != nil {
 		return err
 	}
@@ -141,4 +141,16 @@ func sigints() <-chan struct{} {
 		}
 	}()
 	return out
+}
+
+// chatSession continues the stored session cfg.ID names, or starts one.
+func chatSession(rt *tack.Runtime, cfg tack.SessionConfig) (*tack.Session, error) {
+	if cfg.ID != "" {
+		if s, err := rt.Session(cfg.ID); err == nil {
+			return s, nil
+		} else if tack.Code(err) != "invalid_session" {
+			return nil, err
+		}
+	}
+	return rt.Spawn(cfg)
 }
