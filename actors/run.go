@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -147,12 +148,20 @@ func (s *session) applySteering() {
 }
 
 // request builds the next model request from the history, repaired if it
-// ever needs to be (it should not: the repair is defence in depth).
+// ever needs to be (it should not: the repair is defence in depth). The
+// history only grows, and at each request every tool call in it has its
+// result, so the pass checks what was added since the last request; a
+// prefix that needed fixing stays unchecked, so it is fixed (and logged)
+// again on every request.
 func (s *session) request() *llm.Request {
-	msgs, fixes := llm.Repair(s.history)
+	msgs := s.history
+	tail, fixes := llm.Repair(s.history[s.checked:])
 	if len(fixes) > 0 {
 		s.env.logger().Sugar().Errorw("history needed repair before a request; this is a runtime bug",
 			"session", s.spec.ID, "fixes", fixes)
+		msgs = append(slices.Clone(s.history[:s.checked]), tail...)
+	} else {
+		s.checked = len(s.history)
 	}
 	return &llm.Request{
 		Model:    s.spec.Model.ID,

@@ -43,7 +43,9 @@ type session struct {
 	self *actor.PID
 	root *actor.RootContext
 
-	history  []*llm.Message
+	history []*llm.Message
+	// checked is how much of the history the repair pass has found valid.
+	checked  int
 	prompts  []string
 	steering []*eventsv1.SteeringItem
 	run      *run
