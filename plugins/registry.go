@@ -66,8 +66,8 @@ func (r *Registry) Build(cfgs []Config) ([]Plugin, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plugin %q: %w", c.Name, err)
 		}
-		if pr := p.Priority(); pr < 1 || pr > 1000 {
-			return nil, fmt.Errorf("plugin %q: priority %d is outside 1–1000", c.Name, pr)
+		if err := CheckPriority(p.Priority()); err != nil {
+			return nil, fmt.Errorf("plugin %q: %w", c.Name, err)
 		}
 		ps = append(ps, p)
 	}
@@ -100,6 +100,15 @@ func DecodeConfig(raw json.RawMessage, v any) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("config: unexpected data after the object")
+	}
+	return nil
+}
+
+// CheckPriority reports a priority outside 1–1000; plugin configurations
+// that take a priority check it with this.
+func CheckPriority(p int) error {
+	if p < 1 || p > 1000 {
+		return fmt.Errorf("priority %d is outside 1–1000", p)
 	}
 	return nil
 }

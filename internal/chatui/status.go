@@ -5,18 +5,19 @@ import (
 	"strings"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/ansi"
 )
 
-// ANSI styles.
+// The styles the chat uses.
 const (
-	reset  = "\x1b[0m"
-	bold   = "\x1b[1m"
-	dim    = "\x1b[2m"
-	red    = "\x1b[31m"
-	green  = "\x1b[32m"
-	yellow = "\x1b[33m"
-	blue   = "\x1b[34m"
-	cyan   = "\x1b[36m"
+	reset  = ansi.Reset
+	bold   = ansi.Bold
+	dim    = ansi.Dim
+	red    = ansi.Red
+	green  = ansi.Green
+	yellow = ansi.Yellow
+	blue   = ansi.Blue
+	cyan   = ansi.Cyan
 )
 
 // Status is what the status line shows, kept up to date from events.
@@ -118,9 +119,4 @@ func stateColor(state string) string {
 }
 
 // paint wraps s in an ANSI style when color is on.
-func paint(color bool, style, s string) string {
-	if !color {
-		return s
-	}
-	return style + s + reset
-}
+func paint(color bool, style, s string) string { return ansi.Paint(color, style, s) }

@@ -21,19 +21,20 @@ import (
 	"time"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/ansi"
 )
 
-// ANSI styles.
+// The styles the timeline uses.
 const (
-	reset  = "\x1b[0m"
-	bold   = "\x1b[1m"
-	dim    = "\x1b[2m"
-	red    = "\x1b[31m"
-	green  = "\x1b[32m"
-	yellow = "\x1b[33m"
-	blue   = "\x1b[34m"
-	purple = "\x1b[35m"
-	cyan   = "\x1b[36m"
+	reset  = ansi.Reset
+	bold   = ansi.Bold
+	dim    = ansi.Dim
+	red    = ansi.Red
+	green  = ansi.Green
+	yellow = ansi.Yellow
+	blue   = ansi.Blue
+	purple = ansi.Purple
+	cyan   = ansi.Cyan
 )
 
 // stateColor colours the state column.
@@ -138,10 +139,7 @@ func (p *Printer) strip(s string) string {
 	if p.color {
 		return s
 	}
-	for _, c := range []string{reset, bold, dim, red, green, yellow, blue, purple, cyan} {
-		s = strings.ReplaceAll(s, c, "")
-	}
-	return s
+	return ansi.Strip(s)
 }
 
 // describe is the line an event gets, or "" to skip it.

@@ -121,8 +121,8 @@ func TestNew(t *testing.T) {
 		{name: "empty safe command", config: `{"safe_commands": [""]}`, wantErr: "command is empty"},
 		{name: "compound safe command", config: `{"safe_commands": ["ls | sh"]}`, wantErr: "has a shell operator"},
 		{name: "zero timeout", config: `{"timeout_ms": 0}`, wantErr: "timeout_ms is 0"},
-		{name: "priority too low", config: `{"priority": 0}`, wantErr: "priority is 0"},
-		{name: "priority too high", config: `{"priority": 1001}`, wantErr: "priority is 1001"},
+		{name: "priority too low", config: `{"priority": 0}`, wantErr: "priority 0 is outside"},
+		{name: "priority too high", config: `{"priority": 1001}`, wantErr: "priority 1001 is outside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

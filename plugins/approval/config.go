@@ -59,8 +59,8 @@ func (c Config) Validate() error {
 	if c.TimeoutMS < 1 {
 		errs = append(errs, fmt.Errorf("timeout_ms is %d, want at least 1", c.TimeoutMS))
 	}
-	if c.Priority < 1 || c.Priority > 1000 {
-		errs = append(errs, fmt.Errorf("priority is %d, want 1–1000", c.Priority))
+	if err := plugins.CheckPriority(c.Priority); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -108,7 +108,7 @@ func TestNew(t *testing.T) {
 		{name: "absent", priority: 10},
 		{name: "priority", config: `{"priority": 500}`, priority: 500},
 		{name: "unknown field", config: `{"timeout_ms": 5}`, wantErr: `unknown field "timeout_ms"`},
-		{name: "bad priority", config: `{"priority": 0}`, wantErr: "priority is 0"},
+		{name: "bad priority", config: `{"priority": 0}`, wantErr: "priority 0 is outside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

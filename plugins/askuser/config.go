@@ -2,7 +2,6 @@ package askuser
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/tack-run/tack/plugins"
 )
@@ -22,8 +21,8 @@ func DefaultConfig() Config { return Config{Priority: 10} }
 
 // Validate reports a configuration the plugin cannot work with.
 func (c Config) Validate() error {
-	if c.Priority < 1 || c.Priority > 1000 {
-		return fmt.Errorf("priority is %d, want 1–1000", c.Priority)
+	if err := plugins.CheckPriority(c.Priority); err != nil {
+		return err
 	}
 	return nil
 }

@@ -49,8 +49,8 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s is negative, want 0 (no limit) or more", l.name))
 		}
 	}
-	if c.Priority < 1 || c.Priority > 1000 {
-		errs = append(errs, fmt.Errorf("priority is %d, want 1–1000", c.Priority))
+	if err := plugins.CheckPriority(c.Priority); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -87,7 +87,7 @@ func TestNew(t *testing.T) {
 		{name: "negative turns", config: `{"max_turns": -1}`, wantErr: "max_turns is negative"},
 		{name: "negative cost", config: `{"max_session_cost_usd": -0.1}`, wantErr: "max_session_cost_usd is negative"},
 		{name: "fractional turns", config: `{"max_turns": 1.5}`, wantErr: "cannot unmarshal"},
-		{name: "bad priority", config: `{"priority": 2000}`, wantErr: "priority is 2000"},
+		{name: "bad priority", config: `{"priority": 2000}`, wantErr: "priority 2000 is outside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

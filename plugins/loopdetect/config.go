@@ -36,8 +36,8 @@ func (c Config) Validate() error {
 	if c.AbortAt != 0 && c.AbortAt < c.Threshold {
 		errs = append(errs, fmt.Errorf("abort_at is %d, want 0 (never) or at least threshold (%d)", c.AbortAt, c.Threshold))
 	}
-	if c.Priority < 1 || c.Priority > 1000 {
-		errs = append(errs, fmt.Errorf("priority is %d, want 1–1000", c.Priority))
+	if err := plugins.CheckPriority(c.Priority); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -188,7 +188,7 @@ func TestNew(t *testing.T) {
 		{name: "unknown field", config: `{"thresold": 3}`, wantErr: `unknown field "thresold"`},
 		{name: "threshold too low", config: `{"threshold": 1}`, wantErr: "threshold is 1"},
 		{name: "abort below threshold", config: `{"threshold": 4, "abort_at": 3}`, wantErr: "abort_at is 3"},
-		{name: "bad priority", config: `{"priority": -1}`, wantErr: "priority is -1"},
+		{name: "bad priority", config: `{"priority": -1}`, wantErr: "priority -1 is outside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -59,8 +59,8 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("head_chars + tail_chars is %d, want less than the threshold's %d characters",
 			c.HeadChars+c.TailChars, limit))
 	}
-	if c.Priority < 1 || c.Priority > 1000 {
-		errs = append(errs, fmt.Errorf("priority is %d, want 1–1000", c.Priority))
+	if err := plugins.CheckPriority(c.Priority); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -162,7 +162,7 @@ func TestNew(t *testing.T) {
 		{name: "negative head", config: `{"head_chars": -1}`, wantErr: "want at least 0"},
 		{name: "preview as long as the threshold", config: `{"threshold_tokens": 10, "head_chars": 20, "tail_chars": 20}`,
 			wantErr: "head_chars + tail_chars is 40"},
-		{name: "bad priority", config: `{"priority": 0}`, wantErr: "priority is 0"},
+		{name: "bad priority", config: `{"priority": 0}`, wantErr: "priority 0 is outside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

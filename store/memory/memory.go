@@ -43,28 +43,21 @@ func (s *Store) Close() error {
 
 // read runs f with the entry of id under the read lock.
 func (s *Store) read(id string, f func(e *entry) error) error {
-	if err := store.CheckID(id); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return errClosed
-	}
-	e, ok := s.sessions[id]
-	if !ok {
-		return notFound(id)
-	}
-	return f(e)
+	return s.locked(id, s.mu.RLock, s.mu.RUnlock, f)
 }
 
 // write runs f with the entry of id under the write lock.
 func (s *Store) write(id string, f func(e *entry) error) error {
+	return s.locked(id, s.mu.Lock, s.mu.Unlock, f)
+}
+
+// locked runs f with the entry of id between lock and unlock.
+func (s *Store) locked(id string, lock, unlock func(), f func(e *entry) error) error {
 	if err := store.CheckID(id); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	lock()
+	defer unlock()
 	if s.closed {
 		return errClosed
 	}

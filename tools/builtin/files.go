@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -86,4 +87,39 @@ func (r fileRoot) explain(p string, err error) error {
 	default:
 		return err
 	}
+}
+
+// openFile opens path p (file or directory) inside the root, with the
+// errors a model can act on; closing the file releases the root too.
+func (r fileRoot) openFile(ctx context.Context, p string) (*rootedFile, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rel, err := r.local(p)
+	if err != nil {
+		return nil, err
+	}
+	root, err := r.open()
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		root.Close()
+		return nil, r.explain(p, err)
+	}
+	return &rootedFile{File: f, root: root}, nil
+}
+
+// rootedFile is a file opened through an os.Root it keeps open.
+type rootedFile struct {
+	*os.File
+	root *os.Root
+}
+
+// Close closes the file and its root.
+func (f *rootedFile) Close() error {
+	err := f.File.Close()
+	f.root.Close()
+	return err
 }

@@ -57,21 +57,9 @@ func readFile(r fileRoot) tools.Tool {
 }
 
 func (r fileRoot) read(ctx context.Context, p string, offset, limit int) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	rel, err := r.local(p)
+	f, err := r.openFile(ctx, p)
 	if err != nil {
 		return "", err
-	}
-	root, err := r.open()
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	f, err := root.Open(rel)
-	if err != nil {
-		return "", r.explain(p, err)
 	}
 	defer f.Close()
 	if info, err := f.Stat(); err == nil && info.IsDir() {
