@@ -17,6 +17,8 @@ const (
 	DefaultSteeringLimit = 3
 	DefaultPromptLimit   = 100
 	DefaultToolGrace     = time.Second
+	DefaultIdleTrim      = time.Minute
+	DefaultIdleKeep      = 64
 	// DefaultApprovalTimeout is DESIGN.md's 120 s.
 	DefaultApprovalTimeout = 120 * time.Second
 )
@@ -36,6 +38,10 @@ type Env struct {
 	// ToolGrace is how long a cancelled tool may take to return before it
 	// is counted as abandoned.
 	ToolGrace time.Duration
+	// IdleTrim is how long a session stays idle before its event buffer
+	// shrinks to the newest IdleKeep events (default 1 min, 64).
+	IdleTrim time.Duration
+	IdleKeep int
 	// ApprovalTimeout is how long a held call waits for approval when the
 	// plugin sets no timeout.
 	ApprovalTimeout time.Duration
@@ -68,6 +74,15 @@ func (e *Env) now() time.Time {
 func (e *Env) ringSize() int      { return orDefault(e.RingSize, DefaultRingSize) }
 func (e *Env) steeringLimit() int { return orDefault(e.SteeringLimit, DefaultSteeringLimit) }
 func (e *Env) promptLimit() int   { return orDefault(e.PromptLimit, DefaultPromptLimit) }
+
+func (e *Env) idleKeep() int { return orDefault(e.IdleKeep, DefaultIdleKeep) }
+
+func (e *Env) idleTrim() time.Duration {
+	if e.IdleTrim <= 0 {
+		return DefaultIdleTrim
+	}
+	return e.IdleTrim
+}
 
 func (e *Env) approvalTimeout() time.Duration {
 	if e.ApprovalTimeout <= 0 {

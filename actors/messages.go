@@ -78,6 +78,10 @@ type Unsubscribe struct {
 	Sink events.Sink
 }
 
+// idleTrim says a session may have been idle long enough to shrink its
+// event buffer; runs is the run count when it went idle.
+type idleTrim struct{ runs uint64 }
+
 // holdExpired says an approval's wait is over.
 type holdExpired struct {
 	tag tag

@@ -194,3 +194,22 @@ func waitStored(t *testing.T, st store.Store, ok func(*store.Snapshot) bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestIdleSessionTrimsItsEvents: a session idle for IdleTrim keeps only
+// its newest IdleKeep events for replay.
+func TestIdleSessionTrimsItsEvents(t *testing.T) {
+	h := newHarness(t, `{"turns":[{"text":"a long enough answer","chunk_size":1}]}`, &Env{IdleTrim: 20 * time.Millisecond, IdleKeep: 4})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	last := h.waitFor("agent_end", 1).Seq
+	deadline := time.Now().Add(wait)
+	for {
+		evs := h.ok(&eventsv1.Subscribe{Since: 0}).GetEvents().GetEvents()
+		if len(evs) == 5 && evs[0].GetEventsLost() != nil && evs[4].Seq == last {
+			return // events_lost, then the newest four
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the buffer still holds %d events", len(evs))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"time"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -213,4 +214,20 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 		s.emit(&eventsv1.AgentStatus{Status: "idle"})
 	}
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
+	s.trimLater()
+}
+
+// trimLater shrinks the event buffer of a session that stays idle: a
+// session that ran keeps up to RingSize events for replay, a few hundred
+// KiB, which idle sessions by the thousand cannot afford.
+func (s *session) trimLater() {
+	runs, root, self := s.runs, s.root, s.self
+	time.AfterFunc(s.env.idleTrim(), func() { root.Send(self, &idleTrim{runs: runs}) })
+}
+
+// trim shrinks the buffer if no run started since the timer was set.
+func (s *session) trim(m *idleTrim) {
+	if s.run == nil && s.runs == m.runs {
+		s.log.Trim(s.env.idleKeep())
+	}
 }

@@ -155,6 +155,8 @@ func (s *session) common(ctx actor.Context) bool {
 		s.stored(m)
 	case *rewrite:
 		s.retryWrite()
+	case *idleTrim:
+		s.trim(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:
 		if s.refused != "" {
 			s.fail(ctx, events.CodeNotAlive, s.refused)

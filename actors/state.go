@@ -66,7 +66,7 @@ func (s *session) unsubscribe(sink events.Sink) {
 	for i, c := range s.sinks {
 		if sameSink(c, sink) {
 			s.log.Unsubscribe(c)
-			s.sinks = append(s.sinks[:i], s.sinks[i+1:]...)
+			s.sinks = slices.Delete(s.sinks, i, i+1) // clears the tail: no closed sink stays reachable
 			if ch, ok := c.(*events.Channel); ok {
 				ch.Close()
 			}
