@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tack-run/tack/internal/ansi"
 	"io"
 	"strings"
 	"sync"
@@ -112,7 +113,7 @@ func (c *Chat) follow(evs <-chan *eventsv1.Event) {
 			out = c.lines(ev, out)
 		}
 		if ev.GetAgentEnd() != nil && !c.LivePrompt {
-			out += paint(c.Color, dim, "— "+c.status.Render(false)+" —") + "\n"
+			out += paint(c.Color, ansi.Dim, "— "+c.status.Render(false)+" —") + "\n"
 		}
 		c.mu.Unlock()
 		c.setPrompt()
@@ -140,11 +141,11 @@ func (c *Chat) lines(ev *eventsv1.Event, out string) string {
 func (c *Chat) interrupt(ctx context.Context) {
 	if st := c.snapshot(); st.Busy() {
 		if err := c.Session.Abort(ctx, tack.AbortOptions{}); err != nil {
-			c.print(paint(c.Color, red, err.Error()) + "\n")
+			c.print(paint(c.Color, ansi.Red, err.Error()) + "\n")
 		}
 		return
 	}
-	c.print(paint(c.Color, dim, "(press Ctrl-C again to quit)") + "\n")
+	c.print(paint(c.Color, ansi.Dim, "(press Ctrl-C again to quit)") + "\n")
 }
 
 // handle acts on one input line; it reports whether to quit.
@@ -167,7 +168,7 @@ func (c *Chat) handle(ctx context.Context, line string) bool {
 		_, err = c.Session.Prompt(ctx, line)
 	}
 	if err != nil {
-		c.print(paint(c.Color, red, err.Error()) + "\n")
+		c.print(paint(c.Color, ansi.Red, err.Error()) + "\n")
 	}
 	return false
 }
@@ -216,7 +217,7 @@ func (c *Chat) command(ctx context.Context, line string) bool {
 		c.print("commands: /abort, /model NAME, /state, /quit — Enter while busy steers, Ctrl-C aborts (twice quits)\n")
 	}
 	if err != nil {
-		c.print(paint(c.Color, red, err.Error()) + "\n")
+		c.print(paint(c.Color, ansi.Red, err.Error()) + "\n")
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package chatui
 
 import (
 	"fmt"
+	"github.com/tack-run/tack/internal/ansi"
 	"strings"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -15,40 +16,40 @@ func Describe(ev *eventsv1.Event, color bool) string {
 	case *eventsv1.Event_MessageDelta:
 		return e.MessageDelta.Delta
 	case *eventsv1.Event_ThinkingStart:
-		return paint(color, dim, "(thinking) ")
+		return paint(color, ansi.Dim, "(thinking) ")
 	case *eventsv1.Event_ThinkingDelta:
-		return paint(color, dim, e.ThinkingDelta.Delta)
+		return paint(color, ansi.Dim, e.ThinkingDelta.Delta)
 	case *eventsv1.Event_ResponseComplete:
 		return "\n"
 	case *eventsv1.Event_ToolExecutionStart:
-		return paint(color, blue, "⚙ "+e.ToolExecutionStart.Name) + " " + string(e.ToolExecutionStart.GetArgs().GetJson()) + "\n"
+		return paint(color, ansi.Blue, "⚙ "+e.ToolExecutionStart.Name) + " " + string(e.ToolExecutionStart.GetArgs().GetJson()) + "\n"
 	case *eventsv1.Event_ToolExecutionEnd:
-		mark, col := "✓", green
+		mark, col := "✓", ansi.Green
 		if !e.ToolExecutionEnd.Ok {
-			mark, col = "✗", red
+			mark, col = "✗", ansi.Red
 		}
 		return paint(color, col, mark+" "+e.ToolExecutionEnd.Name) + " " + summary(e.ToolExecutionEnd.Result) + "\n"
 	case *eventsv1.Event_PromptQueued:
-		return paint(color, yellow, fmt.Sprintf("(queued: %s)", e.PromptQueued.Text)) + "\n"
+		return paint(color, ansi.Yellow, fmt.Sprintf("(queued: %s)", e.PromptQueued.Text)) + "\n"
 	case *eventsv1.Event_SteeringReceived:
-		return paint(color, yellow, fmt.Sprintf("(steering %s: %s)", e.SteeringReceived.Status, e.SteeringReceived.Text)) + "\n"
+		return paint(color, ansi.Yellow, fmt.Sprintf("(steering %s: %s)", e.SteeringReceived.Status, e.SteeringReceived.Text)) + "\n"
 	case *eventsv1.Event_AgentAbort:
-		return paint(color, red, "(aborted)") + "\n"
+		return paint(color, ansi.Red, "(aborted)") + "\n"
 	case *eventsv1.Event_StreamError:
-		return paint(color, red, "stream failed: "+e.StreamError.Error) + "\n"
+		return paint(color, ansi.Red, "stream failed: "+e.StreamError.Error) + "\n"
 	case *eventsv1.Event_Error:
-		return paint(color, red, e.Error.Code+": "+e.Error.Message) + "\n"
+		return paint(color, ansi.Red, e.Error.Code+": "+e.Error.Message) + "\n"
 	case *eventsv1.Event_Retry:
-		return paint(color, yellow, fmt.Sprintf("(retry %d in %d ms: %s)", e.Retry.Attempt, e.Retry.DelayMs, e.Retry.Reason)) + "\n"
+		return paint(color, ansi.Yellow, fmt.Sprintf("(retry %d in %d ms: %s)", e.Retry.Attempt, e.Retry.DelayMs, e.Retry.Reason)) + "\n"
 	case *eventsv1.Event_StreamStalled:
-		return paint(color, yellow, fmt.Sprintf("(no data for %d s)", e.StreamStalled.ElapsedMs/1000)) + "\n"
+		return paint(color, ansi.Yellow, fmt.Sprintf("(no data for %d s)", e.StreamStalled.ElapsedMs/1000)) + "\n"
 	case *eventsv1.Event_ContextOverflow:
-		return paint(color, red, "context overflow: "+e.ContextOverflow.Reason) + "\n"
+		return paint(color, ansi.Red, "context overflow: "+e.ContextOverflow.Reason) + "\n"
 	case *eventsv1.Event_ModelSwitched:
-		return paint(color, dim, fmt.Sprintf("(model %s → %s)", e.ModelSwitched.From, e.ModelSwitched.To)) + "\n"
+		return paint(color, ansi.Dim, fmt.Sprintf("(model %s → %s)", e.ModelSwitched.From, e.ModelSwitched.To)) + "\n"
 	case *eventsv1.Event_ApprovalRequired:
 		a := e.ApprovalRequired
-		return paint(color, bold+yellow, fmt.Sprintf("%s wants to run %s %s", a.ApprovalId, a.Tool, a.GetArgs().GetJson())) +
+		return paint(color, ansi.Bold+ansi.Yellow, fmt.Sprintf("%s wants to run %s %s", a.ApprovalId, a.Tool, a.GetArgs().GetJson())) +
 			" — allow? [y]es, [n]o, [a]lways\n"
 	case *eventsv1.Event_AskUser:
 		q := e.AskUser
@@ -56,9 +57,9 @@ func Describe(ev *eventsv1.Event, color bool) string {
 		if len(q.Options) > 0 {
 			opts = " [" + strings.Join(q.Options, " / ") + "]"
 		}
-		return paint(color, bold+yellow, "? "+q.Question) + opts + "\n"
+		return paint(color, ansi.Bold+ansi.Yellow, "? "+q.Question) + opts + "\n"
 	case *eventsv1.Event_EventsLost:
-		return paint(color, red, fmt.Sprintf("(events %d–%d were not shown)", e.EventsLost.From, e.EventsLost.To)) + "\n"
+		return paint(color, ansi.Red, fmt.Sprintf("(events %d–%d were not shown)", e.EventsLost.From, e.EventsLost.To)) + "\n"
 	}
 	return ""
 }

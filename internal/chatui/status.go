@@ -8,18 +8,6 @@ import (
 	"github.com/tack-run/tack/internal/ansi"
 )
 
-// The styles the chat uses.
-const (
-	reset  = ansi.Reset
-	bold   = ansi.Bold
-	dim    = ansi.Dim
-	red    = ansi.Red
-	green  = ansi.Green
-	yellow = ansi.Yellow
-	blue   = ansi.Blue
-	cyan   = ansi.Cyan
-)
-
 // Status is what the status line shows, kept up to date from events.
 type Status struct {
 	State string
@@ -74,7 +62,7 @@ func (s *Status) Render(color bool) string {
 	}
 	parts := []string{paint(color, stateColor(state), state)}
 	if s.Tool != "" {
-		parts = append(parts, paint(color, blue, s.Tool))
+		parts = append(parts, paint(color, ansi.Blue, s.Tool))
 	}
 	parts = append(parts, s.contextText(color)+" | Session: "+Tokens(s.SessionTokens)+" tokens")
 	return strings.Join(parts, " · ")
@@ -85,12 +73,12 @@ func (s *Status) contextText(color bool) string {
 		return "Context: " + Tokens(s.ContextUsed) + " tokens"
 	}
 	pct := float64(s.ContextUsed) * 100 / float64(*s.ContextWindow)
-	col := green
+	col := ansi.Green
 	switch {
 	case pct > 80:
-		col = red
+		col = ansi.Red
 	case pct >= 50:
-		col = yellow
+		col = ansi.Yellow
 	}
 	return "Context: " + paint(color, col, fmt.Sprintf("%.1f%%", pct))
 }
@@ -109,13 +97,13 @@ func Tokens(n int64) string {
 func stateColor(state string) string {
 	switch state {
 	case "running":
-		return yellow
+		return ansi.Yellow
 	case "streaming":
-		return cyan
+		return ansi.Cyan
 	case "executing_tools":
-		return blue
+		return ansi.Blue
 	}
-	return dim
+	return ansi.Dim
 }
 
 // paint wraps s in an ANSI style when color is on.

@@ -1,6 +1,7 @@
 package chatui
 
 import (
+	"github.com/tack-run/tack/internal/ansi"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -21,9 +22,9 @@ func TestRender(t *testing.T) {
 		{"idle, window unknown", Status{SessionTokens: 28500, ContextUsed: 900}, false, "idle · Context: 900 tokens | Session: 28.5K tokens"},
 		{"streaming", Status{State: "streaming", ContextUsed: 760, ContextWindow: window(10000), SessionTokens: 1200}, false, "streaming · Context: 7.6% | Session: 1.2K tokens"},
 		{"tool", Status{State: "executing_tools", Tool: "shell", ContextUsed: 1, ContextWindow: window(100)}, false, "executing_tools · shell · Context: 1.0% | Session: 0 tokens"},
-		{"green below half", Status{ContextUsed: 49, ContextWindow: window(100)}, true, dim + "idle" + reset + " · Context: " + green + "49.0%" + reset + " | Session: 0 tokens"},
-		{"yellow from half", Status{ContextUsed: 50, ContextWindow: window(100)}, true, dim + "idle" + reset + " · Context: " + yellow + "50.0%" + reset + " | Session: 0 tokens"},
-		{"red above 80", Status{ContextUsed: 81, ContextWindow: window(100)}, true, dim + "idle" + reset + " · Context: " + red + "81.0%" + reset + " | Session: 0 tokens"},
+		{"green below half", Status{ContextUsed: 49, ContextWindow: window(100)}, true, ansi.Dim + "idle" + ansi.Reset + " · Context: " + ansi.Green + "49.0%" + ansi.Reset + " | Session: 0 tokens"},
+		{"yellow from half", Status{ContextUsed: 50, ContextWindow: window(100)}, true, ansi.Dim + "idle" + ansi.Reset + " · Context: " + ansi.Yellow + "50.0%" + ansi.Reset + " | Session: 0 tokens"},
+		{"red above 80", Status{ContextUsed: 81, ContextWindow: window(100)}, true, ansi.Dim + "idle" + ansi.Reset + " · Context: " + ansi.Red + "81.0%" + ansi.Reset + " | Session: 0 tokens"},
 		{"millions", Status{SessionTokens: 1_250_000}, false, "idle · Context: 0 tokens | Session: 1.2M tokens"},
 	}
 	for _, c := range cases {

@@ -24,21 +24,8 @@ import (
 	"github.com/tack-run/tack/internal/ansi"
 )
 
-// The styles the timeline uses.
-const (
-	reset  = ansi.Reset
-	bold   = ansi.Bold
-	dim    = ansi.Dim
-	red    = ansi.Red
-	green  = ansi.Green
-	yellow = ansi.Yellow
-	blue   = ansi.Blue
-	purple = ansi.Purple
-	cyan   = ansi.Cyan
-)
-
 // stateColor colours the state column.
-var stateColor = map[string]string{"idle": dim, "running": yellow, "streaming": cyan, "executing_tools": purple}
+var stateColor = map[string]string{"idle": ansi.Dim, "running": ansi.Yellow, "streaming": ansi.Cyan, "executing_tools": ansi.Purple}
 
 // Printer writes the timeline.
 type Printer struct {
@@ -67,11 +54,11 @@ func ColorFor(f *os.File) bool {
 
 // Action prints something the user (or the demo driver) did.
 func (p *Printer) Action(format string, args ...any) {
-	p.line(time.Now(), bold+"▶ "+fmt.Sprintf(format, args...)+reset)
+	p.line(time.Now(), ansi.Bold+"▶ "+fmt.Sprintf(format, args...)+ansi.Reset)
 }
 
 // Note prints a line of the driver's own.
-func (p *Printer) Note(s string) { p.line(time.Now(), dim+s+reset) }
+func (p *Printer) Note(s string) { p.line(time.Now(), ansi.Dim+s+ansi.Reset) }
 
 // Event prints one event; events a person does not need are skipped.
 func (p *Printer) Event(ev *eventsv1.Event) {
@@ -82,7 +69,7 @@ func (p *Printer) Event(ev *eventsv1.Event) {
 	case *eventsv1.Event_MessageDelta:
 		p.text(at, e.MessageDelta.Delta, "")
 	case *eventsv1.Event_ThinkingDelta:
-		p.text(at, e.ThinkingDelta.Delta, dim)
+		p.text(at, e.ThinkingDelta.Delta, ansi.Dim)
 	default:
 		if s := describe(ev); s != "" {
 			p.line(at, s)
@@ -104,7 +91,7 @@ func (p *Printer) text(at time.Time, delta, style string) {
 		p.inText = true
 	}
 	delta = strings.ReplaceAll(delta, "\n", "\n"+strings.Repeat(" ", 28))
-	fmt.Fprint(p.w, p.style(style)+delta+p.style(reset))
+	fmt.Fprint(p.w, p.style(style)+delta+p.style(ansi.Reset))
 }
 
 func (p *Printer) endText() {
@@ -123,7 +110,7 @@ func (p *Printer) line(at time.Time, s string) {
 
 func (p *Printer) prefix(at time.Time) {
 	el := at.Sub(p.start).Seconds()
-	fmt.Fprintf(p.w, "%s%6.2fs%s  %s%-16s%s│ ", p.style(dim), el, p.style(reset), p.style(stateColor[p.state]), p.state, p.style(reset))
+	fmt.Fprintf(p.w, "%s%6.2fs%s  %s%-16s%s│ ", p.style(ansi.Dim), el, p.style(ansi.Reset), p.style(stateColor[p.state]), p.state, p.style(ansi.Reset))
 }
 
 // style returns an ANSI code when colours are on.
@@ -146,48 +133,48 @@ func (p *Printer) strip(s string) string {
 func describe(ev *eventsv1.Event) string {
 	switch e := ev.Payload.(type) {
 	case *eventsv1.Event_SessionCreated:
-		return dim + "session " + ev.Session + " created on " + e.SessionCreated.Model + reset
+		return ansi.Dim + "session " + ev.Session + " created on " + e.SessionCreated.Model + ansi.Reset
 	case *eventsv1.Event_AgentStart:
-		return green + "run " + e.AgentStart.RunId + " started" + reset
+		return ansi.Green + "run " + e.AgentStart.RunId + " started" + ansi.Reset
 	case *eventsv1.Event_AgentEnd:
 		u := e.AgentEnd.Usage
-		return fmt.Sprintf("%srun %s ended: %s%s %s(%d tokens)%s", green, e.AgentEnd.RunId, e.AgentEnd.Reason, reset, dim, u.GetTotalTokens(), reset)
+		return fmt.Sprintf("%srun %s ended: %s%s %s(%d tokens)%s", ansi.Green, e.AgentEnd.RunId, e.AgentEnd.Reason, ansi.Reset, ansi.Dim, u.GetTotalTokens(), ansi.Reset)
 	case *eventsv1.Event_PromptQueued:
-		return fmt.Sprintf("%sprompt queued at position %d: %q%s", yellow, e.PromptQueued.Position, e.PromptQueued.Text, reset)
+		return fmt.Sprintf("%sprompt queued at position %d: %q%s", ansi.Yellow, e.PromptQueued.Position, e.PromptQueued.Text, ansi.Reset)
 	case *eventsv1.Event_SteeringReceived:
-		return fmt.Sprintf("%ssteering %s %s: %q%s", yellow, e.SteeringReceived.Ref, e.SteeringReceived.Status, e.SteeringReceived.Text, reset)
+		return fmt.Sprintf("%ssteering %s %s: %q%s", ansi.Yellow, e.SteeringReceived.Ref, e.SteeringReceived.Status, e.SteeringReceived.Text, ansi.Reset)
 	case *eventsv1.Event_SteeringApplied:
-		return fmt.Sprintf("%ssteering %s merged into the context%s", yellow, strings.Join(e.SteeringApplied.Refs, ", "), reset)
+		return fmt.Sprintf("%ssteering %s merged into the context%s", ansi.Yellow, strings.Join(e.SteeringApplied.Refs, ", "), ansi.Reset)
 	case *eventsv1.Event_TurnStart:
-		return dim + fmt.Sprintf("turn %d", e.TurnStart.Turn) + reset
+		return ansi.Dim + fmt.Sprintf("turn %d", e.TurnStart.Turn) + ansi.Reset
 	case *eventsv1.Event_ThinkingStart:
-		return dim + "thinking…" + reset
+		return ansi.Dim + "thinking…" + ansi.Reset
 	case *eventsv1.Event_ToolExecutionStart:
-		return fmt.Sprintf("%s⚙ %s%s %s", blue, e.ToolExecutionStart.Name, reset, e.ToolExecutionStart.GetArgs().GetJson())
+		return fmt.Sprintf("%s⚙ %s%s %s", ansi.Blue, e.ToolExecutionStart.Name, ansi.Reset, e.ToolExecutionStart.GetArgs().GetJson())
 	case *eventsv1.Event_ToolExecutionUpdate:
-		return dim + "  " + strings.TrimRight(e.ToolExecutionUpdate.Partial, "\n") + reset
+		return ansi.Dim + "  " + strings.TrimRight(e.ToolExecutionUpdate.Partial, "\n") + ansi.Reset
 	case *eventsv1.Event_ToolExecutionEnd:
-		mark, col := "✓", green
+		mark, col := "✓", ansi.Green
 		if !e.ToolExecutionEnd.Ok {
-			mark, col = "✗", red
+			mark, col = "✗", ansi.Red
 		}
-		return fmt.Sprintf("%s%s %s%s %s", col, mark, e.ToolExecutionEnd.Name, reset, firstLine(e.ToolExecutionEnd.Result))
+		return fmt.Sprintf("%s%s %s%s %s", col, mark, e.ToolExecutionEnd.Name, ansi.Reset, firstLine(e.ToolExecutionEnd.Result))
 	case *eventsv1.Event_ToolSkippedForSteering:
-		return fmt.Sprintf("%s%s skipped: a steering message arrived%s", yellow, e.ToolSkippedForSteering.Name, reset)
+		return fmt.Sprintf("%s%s skipped: a steering message arrived%s", ansi.Yellow, e.ToolSkippedForSteering.Name, ansi.Reset)
 	case *eventsv1.Event_ToolKilled:
-		return fmt.Sprintf("%s%s killed (%s)%s", red, e.ToolKilled.Name, e.ToolKilled.Reason, reset)
+		return fmt.Sprintf("%s%s killed (%s)%s", ansi.Red, e.ToolKilled.Name, e.ToolKilled.Reason, ansi.Reset)
 	case *eventsv1.Event_AgentAbort:
-		return red + bold + "abort delivered" + reset
+		return ansi.Red + ansi.Bold + "abort delivered" + ansi.Reset
 	case *eventsv1.Event_TokenUsage:
-		return dim + usageLine(e.TokenUsage) + reset
+		return ansi.Dim + usageLine(e.TokenUsage) + ansi.Reset
 	case *eventsv1.Event_StreamError:
-		return red + "stream failed: " + e.StreamError.Error + reset
+		return ansi.Red + "stream failed: " + e.StreamError.Error + ansi.Reset
 	case *eventsv1.Event_Error:
-		return red + e.Error.Code + ": " + e.Error.Message + reset
+		return ansi.Red + e.Error.Code + ": " + e.Error.Message + ansi.Reset
 	case *eventsv1.Event_ModelSwitched:
 		return fmt.Sprintf("model %s → %s", e.ModelSwitched.From, e.ModelSwitched.To)
 	case *eventsv1.Event_EventsLost:
-		return red + fmt.Sprintf("events %d–%d lost", e.EventsLost.From, e.EventsLost.To) + reset
+		return ansi.Red + fmt.Sprintf("events %d–%d lost", e.EventsLost.From, e.EventsLost.To) + ansi.Reset
 	}
 	return ""
 }
