@@ -357,3 +357,23 @@ func eventsOf(h *harness, name string) []*eventsv1.Event {
 	}
 	return out
 }
+
+// TestSteerWhileApprovalPending: a steer while the run is paused behaves
+// as a prompt — it supersedes the approval and starts a run of its own.
+func TestSteerWhileApprovalPending(t *testing.T) {
+	h := newPluginHarness(t, `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"hi"}}]},{"text":"steered"}]}`,
+		nil, plugin(t, approval.New, `{"tools":["echo"]}`))
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("approval_required", 1)
+	h.waitState("idle", 1)
+	if ref := h.ok(&eventsv1.Steer{Text: "do something else"}).GetSteer().GetRef(); ref == "" {
+		t.Fatal("the steer got no ref")
+	}
+	h.waitFor("agent_end", 2)
+	if got := h.waitFor("approval_resolved", 1).GetApprovalResolved().Status; got != "superseded" {
+		t.Fatalf("status %q", got)
+	}
+	if got := contents(h.history()); got[len(got)-2] != "user:do something else" || got[len(got)-1] != "assistant:steered" {
+		t.Fatalf("history %q", got)
+	}
+}
