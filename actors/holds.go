@@ -185,7 +185,7 @@ func (s *session) resolveHold(c *call, status, result string) {
 // supersede: a new prompt while a run is paused rejects what it waits for
 // and ends it, so the prompt starts a run of its own.
 func (s *session) supersede() {
-	if s.run == nil {
+	if s.run == nil || s.run.batch == nil {
 		return
 	}
 	for _, c := range s.run.batch.calls {
