@@ -117,24 +117,31 @@ func (s *session) modelResolved(m *modelResolved) {
 	s.emit(&eventsv1.ModelSwitched{From: from, To: m.model.Name})
 }
 
-// abortBy ends the run because a plugin said so: an error event when the
-// plugin says why, agent_abort, then the same path as the user's abort.
+// abortBy ends the run because a plugin said so, by the same path as the
+// user's abort.
 func (s *session) abortBy(d *plugins.Decision) {
+	s.stop(&eventsv1.Abort{}, s.pluginAborted(d))
+}
+
+// pluginAborted reports a plugin's abort — an error event when the plugin
+// says why, then agent_abort — and returns the reason the run ends with.
+func (s *session) pluginAborted(d *plugins.Decision) string {
 	reason := orAborted(d.Action.Reason)
 	if d.Action.Text != "" {
 		s.emit(&eventsv1.Error{Code: reason, Message: d.Action.Text})
 	}
 	s.markAborted(reason, reason)
-	s.stop(&eventsv1.Abort{}, reason)
+	return reason
 }
 
 // finishHook asks before_finish whether a run that would end goes on (an
-// intervention) or ends another way; it reports whether the run goes on.
-func (s *session) finishHook() (goOn bool) {
+// intervention) or ends another way (an abort); it reports whether it took
+// care of the run, which otherwise completes.
+func (s *session) finishHook() (handled bool) {
 	out := s.hook(&plugins.Event{Hook: plugins.BeforeFinish})
 	if d := out.Stop; d != nil {
 		s.abortBy(d)
-		return true // abortBy ended the run
+		return true
 	}
 	if len(s.interventions) > 0 {
 		s.startTurn()

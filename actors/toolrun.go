@@ -282,10 +282,7 @@ func (s *session) batchHook(b *batch) {
 		results[i] = plugins.CallResult{Call: c.tc, Result: *c.result}
 	}
 	if d := s.hook(&plugins.Event{Hook: plugins.AfterToolBatch, Results: results}).Stop; d != nil {
-		if d.Action.Text != "" {
-			s.emit(&eventsv1.Error{Code: d.Action.Reason, Message: d.Action.Text})
-		}
-		s.markAborted(orAborted(d.Action.Reason), orAborted(d.Action.Reason))
+		s.pluginAborted(d)
 	}
 }
 

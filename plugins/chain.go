@@ -167,8 +167,9 @@ func (c *Chain) apply(out *Outcome, name string, ev *Event, acts []Action) strin
 }
 
 // call runs one Handle within the budget, turning a panic or a timeout
-// into a failure. A plugin that overran keeps its goroutine until it
-// returns, but is never asked again. Handle gets a copy of ev, so that an
+// into a failure. The budget counts from the moment Handle starts, so a
+// busy scheduler does not count against the plugin. A plugin that overran
+// keeps its goroutine until it returns, but is never asked again. Handle gets a copy of ev, so that an
 // abandoned Handle still reading it does not race with the replacements
 // later plugins make.
 func (c *Chain) call(p Plugin, ev *Event) (acts []Action, fail string) {
@@ -176,9 +177,10 @@ func (c *Chain) call(p Plugin, ev *Event) (acts []Action, fail string) {
 		acts  []Action
 		panic any
 	}
-	done := make(chan answer, 1)
+	done, started := make(chan answer, 1), make(chan struct{})
 	evc := *ev
 	go func() {
+		close(started)
 		defer func() {
 			if r := recover(); r != nil {
 				done <- answer{panic: r}
@@ -186,6 +188,7 @@ func (c *Chain) call(p Plugin, ev *Event) (acts []Action, fail string) {
 		}()
 		done <- answer{acts: p.Handle(&evc)}
 	}()
+	<-started
 	timer := time.NewTimer(c.budget)
 	defer timer.Stop()
 	select {
