@@ -7,28 +7,23 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 )
 
+// The life of a stored session — record, lease, restore, renewal — is kept
+// by actors.Registry; this file turns a stored configuration into a spec
+// and registry errors into protocol errors, and answers the reads that
+// name a session by id.
+
 // DefaultLeaseTTL is how long a node owns a stored session without
 // renewing its lease; the runtime renews every third of it.
-const DefaultLeaseTTL = 30 * time.Second
-
-// persistence is what a runtime with a store keeps.
-type persistence struct {
-	store   store.Store
-	node    string
-	ttl     time.Duration
-	restore sync.Mutex // one restore at a time, so a session loads once
-	stop    chan struct{}
-	done    sync.WaitGroup
-}
+const DefaultLeaseTTL = actors.DefaultLeaseTTL
 
 // defaultNode names this process as a session owner.
 func defaultNode() string {
@@ -36,131 +31,39 @@ func defaultNode() string {
 	return host + "/" + strconv.Itoa(os.Getpid()) + "/" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
-// startRenewing renews the leases of the loaded sessions until Close; a
-// session whose lease another node took is closed here.
-func (rt *Runtime) startRenewing() {
-	p := rt.persist
-	p.stop = make(chan struct{})
-	p.done.Add(1)
-	go func() {
-		defer p.done.Done()
-		tick := time.NewTicker(p.ttl / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-				for _, id := range rt.registry.IDs() {
-					if err := p.store.Renew(context.Background(), id, p.node, p.ttl); errors.Is(err, store.ErrOwned) {
-						rt.registry.Close(id)
-					}
-				}
-			}
-		}
-	}()
+// closeSession stops a session and gives up its lease.
+func (rt *Runtime) closeSession(id string) { rt.registry.Close(id) }
+
+// respec resolves a stored session's configuration, for a restore.
+func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
+	return rt.spec(id, SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
+		Tools: c.Tools, Plugins: configsFrom(c.Plugins)})
 }
 
-// createStored records a new session before it starts; it fails when the
-// id is taken in the store.
-func (rt *Runtime) createStored(id string, cfg SessionConfig, modelName string) error {
-	p := rt.persist
-	sc := store.Config{Model: modelName, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script}
+// storedConfig is what the store keeps of a session's configuration.
+func storedConfig(cfg SessionConfig, model string) store.Config {
+	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script}
 	if len(cfg.Plugins) > 0 {
-		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins))
+		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins)) // names and raw JSON: cannot fail
 	}
-	ctx := context.Background()
-	if err := p.store.Create(ctx, id, sc); err != nil {
-		if errors.Is(err, store.ErrExists) {
-			return &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf("session %q exists", id)}
-		}
-		return &Error{Code: events.CodeInternal, Message: err.Error()}
-	}
-	return rt.acquire(ctx, id)
+	return sc
 }
 
-// acquire takes the session's lease for this node.
-func (rt *Runtime) acquire(ctx context.Context, id string) error {
-	p := rt.persist
-	err := p.store.Acquire(ctx, id, p.node, p.ttl)
+// registryError maps an error of the registry or the store to a protocol
+// error; errors that are protocol errors already pass.
+func registryError(id string, err error) error {
+	var e *Error
 	switch {
-	case err == nil:
-		return nil
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, actors.ErrSessionExists):
+		return &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf("session %q exists", id)}
+	case errors.Is(err, actors.ErrNoSession), errors.Is(err, store.ErrNotFound):
+		return &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
 	case errors.Is(err, store.ErrOwned):
 		return &Error{Code: events.CodeNotAlive, Message: err.Error()}
-	case errors.Is(err, store.ErrNotFound):
-		return &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
-	}
-	return &Error{Code: events.CodeInternal, Message: err.Error()}
-}
-
-// restore loads a stored session into this process: its lease first, then
-// its record and history, then a session actor that takes it up.
-func (rt *Runtime) restore(id string) (*Session, error) {
-	p := rt.persist
-	p.restore.Lock()
-	defer p.restore.Unlock()
-	if pid, ok := rt.registry.Lookup(id); ok {
-		return &Session{id: id, pid: pid, rt: rt}, nil
-	}
-	ctx := context.Background()
-	if err := rt.acquire(ctx, id); err != nil {
-		return nil, err
-	}
-	snap, err := p.store.Load(ctx, id)
-	if err != nil {
-		_ = p.store.Release(ctx, id, p.node)
-		return nil, &Error{Code: events.CodeInternal, Message: err.Error()}
-	}
-	spec, err := rt.spec(id, SessionConfig{ID: id, Model: snap.Config.Model, Script: snap.Config.Script,
-		System: snap.Config.System, Tools: snap.Config.Tools, Plugins: configsFrom(snap.Config.Plugins)})
-	if err != nil {
-		_ = p.store.Release(ctx, id, p.node)
-		return nil, err
-	}
-	spec.Restore = snap
-	pid, err := rt.registry.Spawn(spec)
-	if err != nil {
-		return nil, err
-	}
-	return &Session{id: id, pid: pid, rt: rt}, nil
-}
-
-// release gives up a closed session's lease.
-func (rt *Runtime) release(id string) {
-	if rt.persist != nil {
-		_ = rt.persist.store.Release(context.Background(), id, rt.persist.node)
-	}
-}
-
-// storedState answers get_state for a session that is not loaded.
-func (rt *Runtime) storedState(ctx context.Context, id string) (*eventsv1.SessionState, error) {
-	snap, err := rt.persist.store.Get(ctx, id)
-	if err != nil {
-		return nil, storeError(id, err)
-	}
-	v := snap.Volatile
-	st := &eventsv1.SessionState{
-		State: snap.State, Model: snap.Config.Model, PromptQueue: append([]string{}, v.PromptQueue...),
-		SteeringQueue: append([]*eventsv1.SteeringItem{}, v.SteeringQueue...), PendingApprovals: []*eventsv1.PendingApproval{},
-		MessageCount: int32(snap.MessageCount), Usage: snap.Usage, Context: &eventsv1.ContextInfo{},
-	}
-	if v.RunID != "" {
-		st.RunId = &v.RunID
-	}
-	for _, a := range v.Approvals {
-		st.PendingApprovals = append(st.PendingApprovals, a.Pending)
-	}
-	if v.Question != nil {
-		st.PendingQuestion = v.Question.Pending
-	}
-	return st, nil
-}
-
-// storeError maps a store error of a read to a protocol error.
-func storeError(id string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
+	case errors.Is(err, store.ErrInvalid):
+		return &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
 	return &Error{Code: events.CodeInternal, Message: err.Error()}
 }
@@ -189,43 +92,37 @@ func configsFrom(raw json.RawMessage) []plugins.Config {
 	return out
 }
 
-// State answers get_state for session id: from the session when it is
-// loaded, from the store (without loading it) when it is only stored.
+// State answers get_state for session id; a stored session is restored
+// first, so the answer is the session as it is once restored.
 func (rt *Runtime) State(ctx context.Context, id string) (*eventsv1.SessionState, error) {
-	if pid, ok := rt.registry.Lookup(id); ok {
-		return (&Session{id: id, pid: pid, rt: rt}).State(ctx)
+	s, err := rt.Session(id)
+	if err != nil {
+		return nil, err
 	}
-	if rt.persist == nil {
-		return nil, storeError(id, store.ErrNotFound)
-	}
-	return rt.storedState(ctx, id)
+	return s.State(ctx)
 }
 
 // Messages answers get_messages for session id, like State.
 func (rt *Runtime) Messages(ctx context.Context, id string) ([]*eventsv1.Message, error) {
-	if pid, ok := rt.registry.Lookup(id); ok {
-		return (&Session{id: id, pid: pid, rt: rt}).Messages(ctx)
-	}
-	if rt.persist == nil {
-		return nil, storeError(id, store.ErrNotFound)
-	}
-	msgs, err := rt.persist.store.Messages(ctx, id, 0, 0)
+	s, err := rt.Session(id)
 	if err != nil {
-		return nil, storeError(id, err)
+		return nil, err
 	}
-	if msgs == nil {
+	msgs, err := s.Messages(ctx)
+	if msgs == nil && err == nil {
 		msgs = []*eventsv1.Message{}
 	}
-	return msgs, nil
+	return msgs, err
 }
 
 // List returns a page of sessions: with a store, every stored session,
 // most recently updated first, limit at a time (cursor is the previous
 // page's next); without one, the loaded sessions. Loaded sessions report
-// their live state.
+// their live state; a stored session that a crash cut short is restored
+// to be listed, so no listed state contradicts get_state.
 func (rt *Runtime) List(ctx context.Context, limit int, cursor string) (*eventsv1.SessionList, error) {
 	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
-	if rt.persist == nil {
+	if rt.env.Store == nil {
 		for _, id := range rt.Sessions() {
 			if sum := rt.liveSummary(ctx, id); sum != nil {
 				list.Sessions = append(list.Sessions, sum)
@@ -233,9 +130,12 @@ func (rt *Runtime) List(ctx context.Context, limit int, cursor string) (*eventsv
 		}
 		return list, nil
 	}
-	page, err := rt.persist.store.List(ctx, store.Page{Limit: limit, Cursor: cursor})
-	if err != nil {
+	page, err := rt.registry.Page(ctx, store.Page{Limit: limit, Cursor: cursor})
+	if errors.Is(err, store.ErrInvalid) {
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	if err != nil {
+		return nil, &Error{Code: events.CodeInternal, Message: err.Error()}
 	}
 	for _, s := range page.Sessions {
 		sum := rt.liveSummary(ctx, s.ID)

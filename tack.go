@@ -37,7 +37,6 @@ type Runtime struct {
 	models    llm.Resolver
 	catalog   *tools.Catalog
 	plugins   *plugins.Registry
-	persist   *persistence
 	timeout   time.Duration
 	ids       atomic.Uint64
 }
@@ -72,6 +71,7 @@ func New(opts ...Option) (*Runtime, error) {
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
 			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models,
+			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL,
 		},
 	}
 	if rt.system == nil {
@@ -83,42 +83,20 @@ func New(opts ...Option) (*Runtime, error) {
 		}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
 		rt.ownSystem = true
 	}
-	if c.store != nil {
-		rt.persist = &persistence{store: c.store, node: c.node, ttl: c.leaseTTL}
-		if rt.persist.node == "" {
-			rt.persist.node = defaultNode()
-		}
-		if rt.persist.ttl <= 0 {
-			rt.persist.ttl = DefaultLeaseTTL
-		}
-		rt.env.Store, rt.env.Node = c.store, rt.persist.node
+	if c.store != nil && rt.env.Node == "" {
+		rt.env.Node = defaultNode()
 	}
-	rt.registry = actors.NewRegistry(rt.system, rt.env)
-	if rt.persist != nil {
-		rt.startRenewing()
-	}
+	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec))
 	return rt, nil
 }
 
-// Close stops every session, gives up their leases, then stops the actor
-// system if the runtime made it. The store stays open: its owner closes it.
+// Close stops every session and gives up their leases, then stops the
+// actor system if the runtime made it. The store stays open: its owner
+// closes it.
 func (rt *Runtime) Close() {
-	if rt.persist != nil {
-		close(rt.persist.stop)
-		rt.persist.done.Wait()
-	}
-	for _, id := range rt.registry.IDs() {
-		rt.closeSession(id)
-	}
+	rt.registry.Shutdown()
 	if rt.ownSystem {
 		rt.system.Shutdown()
-	}
-}
-
-// closeSession stops a session and gives up its lease.
-func (rt *Runtime) closeSession(id string) {
-	if rt.registry.Close(id) {
-		rt.release(id)
 	}
 }
 
@@ -153,20 +131,10 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, loaded := rt.registry.Lookup(id); loaded {
-		return nil, &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf("session %q exists", id)}
-	}
-	if rt.persist != nil {
-		if err := rt.createStored(id, cfg, spec.Model.Name); err != nil {
-			return nil, err
-		}
-	}
-	pid, err := rt.registry.Spawn(spec)
-	if errors.Is(err, actors.ErrSessionExists) {
-		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
-	}
+	spec.Stored = storedConfig(cfg, spec.Model.Name)
+	pid, err := rt.registry.Create(context.Background(), spec)
 	if err != nil {
-		return nil, err
+		return nil, registryError(id, err)
 	}
 	return &Session{id: id, pid: pid, rt: rt}, nil
 }
@@ -214,22 +182,18 @@ func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, err
 }
 
 // Session returns the session with id, restoring it from the store when
-// it is stored but not loaded.
+// it is stored but not loaded: whatever is done with a stored session
+// first, it sees the session as it is once restored.
 func (rt *Runtime) Session(id string) (*Session, error) {
-	if pid, ok := rt.registry.Lookup(id); ok {
-		return &Session{id: id, pid: pid, rt: rt}, nil
+	pid, err := rt.registry.Get(context.Background(), id)
+	if err != nil {
+		return nil, registryError(id, err)
 	}
-	if rt.persist != nil {
-		return rt.restore(id)
-	}
-	return nil, &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
+	return &Session{id: id, pid: pid, rt: rt}, nil
 }
 
 // Loaded reports whether session id runs in this process.
-func (rt *Runtime) Loaded(id string) bool {
-	_, ok := rt.registry.Lookup(id)
-	return ok
-}
+func (rt *Runtime) Loaded(id string) bool { return rt.registry.Loaded(id) }
 
 // Sessions lists the ids of the loaded sessions, sorted.
 func (rt *Runtime) Sessions() []string { return rt.registry.IDs() }
@@ -254,8 +218,8 @@ func (rt *Runtime) newID() string {
 		if _, taken := rt.registry.Lookup(id); taken {
 			continue
 		}
-		if rt.persist != nil {
-			if _, err := rt.persist.store.Get(context.Background(), id); err == nil {
+		if rt.env.Store != nil {
+			if _, err := rt.env.Store.Get(context.Background(), id); err == nil {
 				continue
 			}
 		}

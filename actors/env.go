@@ -21,6 +21,9 @@ const (
 	DefaultIdleKeep      = 64
 	// DefaultApprovalTimeout is DESIGN.md's 120 s.
 	DefaultApprovalTimeout = 120 * time.Second
+	// DefaultLeaseTTL is how long a node owns a stored session without
+	// renewing its lease; the Registry renews every third of it.
+	DefaultLeaseTTL = 30 * time.Second
 )
 
 // Env is what every session of a runtime shares. Zero fields take their
@@ -53,6 +56,9 @@ type Env struct {
 	Store store.Store
 	// Node names this process as the owner of the sessions it stores.
 	Node string
+	// LeaseTTL is how long this node owns a stored session without
+	// renewing its lease (default DefaultLeaseTTL).
+	LeaseTTL time.Duration
 
 	specs sync.Map // *tools.Set → []llm.ToolSpec
 }
@@ -74,6 +80,13 @@ func (e *Env) now() time.Time {
 func (e *Env) ringSize() int      { return orDefault(e.RingSize, DefaultRingSize) }
 func (e *Env) steeringLimit() int { return orDefault(e.SteeringLimit, DefaultSteeringLimit) }
 func (e *Env) promptLimit() int   { return orDefault(e.PromptLimit, DefaultPromptLimit) }
+
+func (e *Env) leaseTTL() time.Duration {
+	if e.LeaseTTL <= 0 {
+		return DefaultLeaseTTL
+	}
+	return e.LeaseTTL
+}
 
 func (e *Env) idleKeep() int { return orDefault(e.IdleKeep, DefaultIdleKeep) }
 

@@ -112,9 +112,7 @@ func (s *session) modelResolved(m *modelResolved) {
 		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: %v", m.name, m.err)})
 		return
 	}
-	from := s.spec.Model.Name
-	s.spec.Model = m.model
-	s.emit(&eventsv1.ModelSwitched{From: from, To: m.model.Name})
+	s.setModel(m.model)
 }
 
 // abortBy ends the run because a plugin said so, by the same path as the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -170,7 +171,7 @@ func (s *session) batch() *store.Batch {
 			seq++
 		}
 	}
-	return &store.Batch{
+	b := &store.Batch{
 		Owner:    s.env.Node,
 		From:     s.p.saved,
 		Messages: slices.Clone(s.history[s.p.saved:]),
@@ -179,6 +180,11 @@ func (s *session) batch() *store.Batch {
 		EventSeq: seq,
 		Volatile: s.volatile(),
 	}
+	if s.switched {
+		cfg := s.spec.Stored
+		b.Config = &cfg
+	}
+	return b
 }
 
 // volatile is the session's state besides its history.
@@ -187,6 +193,9 @@ func (s *session) volatile() *store.Volatile {
 		PromptQueue:   slices.Clone(s.prompts),
 		SteeringQueue: slices.Clone(s.steering),
 		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds},
+	}
+	if m, ok := s.spec.Model.Provider.(llm.Stateful); ok {
+		v.ModelState = m.SaveState()
 	}
 	for _, r := range s.rules {
 		v.Rules = append(v.Rules, store.Rule{Tool: r.tool, CommandFamily: r.family})
@@ -226,9 +235,11 @@ func (s *session) publish(ev *eventsv1.Event) {
 }
 
 // recover takes a session up from the store: the history as stored, the
-// queues, rules and counters; tool calls without results are answered
-// "interrupted: process restarted", except those held for an approval or a
-// question, which pause a run that goes on once they are answered.
+// queues, rules, counters and the model's own state; tool calls without
+// results are answered "interrupted: process restarted", except those held
+// for an approval or a question, which pause a run that goes on once they
+// are answered. What it finds is written back at once, so the store too
+// shows the session as it is now.
 func (s *session) recover(snap *store.Snapshot) {
 	v := snap.Volatile
 	s.history, s.p.saved, s.p.savedSeq = snap.Messages, len(snap.Messages), snap.EventSeq
@@ -237,11 +248,13 @@ func (s *session) recover(snap *store.Snapshot) {
 	for _, r := range v.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}
+	s.loadModelState(v.ModelState)
 	b, interrupted := s.openBatch(v)
 	held := b != nil && b.holding()
 	if snap.State == string(fsm.Idle) && interrupted == 0 && !held && v.RunID == "" {
 		return
 	}
+	s.touch()
 	rec := &eventsv1.AgentRecovered{FromState: snap.State, InterruptedCalls: int32(interrupted), Resumed: held}
 	if v.RunID != "" {
 		rec.RunId = &v.RunID
@@ -260,6 +273,18 @@ func (s *session) recover(snap *store.Snapshot) {
 	}
 	if v.RunID != "" {
 		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: EndInterrupted, Usage: (tally{}).proto()})
+	}
+}
+
+// loadModelState gives the model's provider the state it had stored; a
+// state it cannot take is logged, and the provider starts afresh.
+func (s *session) loadModelState(state []byte) {
+	m, ok := s.spec.Model.Provider.(llm.Stateful)
+	if !ok || len(state) == 0 {
+		return
+	}
+	if err := m.LoadState(state); err != nil {
+		s.env.logger().Warn("the stored model state was not taken up", zap.String("session", s.spec.ID), zap.Error(err))
 	}
 }
 

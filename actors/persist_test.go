@@ -43,7 +43,9 @@ func storedHarness(t *testing.T, st store.Store, spec Spec) *harness {
 	}
 	sys := newSystem(t)
 	spec.ID = "s1"
-	return spawnSpec(t, sys, NewRegistry(sys, &Env{Store: st, Node: "n1"}), spec)
+	reg := NewRegistry(sys, &Env{Store: st, Node: "n1"})
+	t.Cleanup(reg.Shutdown)
+	return spawnSpec(t, sys, reg, spec)
 }
 
 // TestDurableBeforeVisible: no message_committed (nor the prompt's reply)

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -8,35 +9,90 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/store"
 )
 
-// ErrSessionExists is returned by Spawn for an id already in use.
-var ErrSessionExists = errors.New("session exists")
+// Errors of the Registry. Store errors (store.ErrOwned, store.ErrNotFound,
+// store.ErrExists, faults) come wrapped as they are.
+var (
+	// ErrSessionExists is returned by Spawn and Create for an id in use.
+	ErrSessionExists = errors.New("session exists")
+	// ErrNoSession is returned by Get for an id no session has.
+	ErrNoSession = errors.New("no such session")
+)
 
 // stopTimeout bounds how long Close waits for a session actor to stop.
 const stopTimeout = 5 * time.Second
 
-// Registry spawns, finds and closes the session actors of one actor system.
+// Respec resolves a stored session's configuration into the Spec of its
+// actor: its model, tools and plugins. The Registry calls it to restore a
+// session.
+type Respec func(id string, cfg store.Config) (Spec, error)
+
+// Registry spawns, finds and closes the session actors of one actor
+// system. With a store (Env.Store) it is also the one place that keeps the
+// life of a stored session: Create records a session before it starts; Get
+// restores a stored session on its first use, whatever that use is, once
+// even when many ask at the same time; the leases of loaded sessions are
+// renewed until Shutdown; Close stops a session and gives its lease up.
 type Registry struct {
 	system *actor.ActorSystem
 	env    *Env
+	respec Respec
 
-	mu   sync.RWMutex
-	pids map[string]*actor.PID
+	mu        sync.Mutex
+	pids      map[string]*actor.PID
+	restoring map[string]*restoring
+
+	stop chan struct{}
+	done sync.WaitGroup
 }
 
-// NewRegistry returns an empty registry whose sessions share env.
-func NewRegistry(system *actor.ActorSystem, env *Env) *Registry {
-	return &Registry{system: system, env: env, pids: map[string]*actor.PID{}}
+// restoring is a restore under way; those who ask meanwhile wait for it.
+type restoring struct {
+	done chan struct{}
+	pid  *actor.PID
+	err  error
 }
 
-// Spawn starts a session actor for spec.
+// RegistryOption configures a Registry.
+type RegistryOption func(*Registry)
+
+// WithRespec sets how stored sessions are resolved when restored; without
+// it, a registry with a store cannot restore sessions.
+func WithRespec(f Respec) RegistryOption {
+	return func(r *Registry) { r.respec = f }
+}
+
+// NewRegistry returns an empty registry whose sessions share env. With a
+// store in env it renews the leases of its sessions until Shutdown.
+func NewRegistry(system *actor.ActorSystem, env *Env, opts ...RegistryOption) *Registry {
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, restoring: map[string]*restoring{}}
+	for _, o := range opts {
+		o(r)
+	}
+	if env.Store != nil {
+		r.stop = make(chan struct{})
+		r.done.Add(1)
+		go r.renew()
+	}
+	return r
+}
+
+// Spawn starts a session actor for spec, without recording it in the
+// store: what Create does after recording it, and what tests use.
 func (r *Registry) Spawn(spec Spec) (*actor.PID, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.pids[spec.ID]; ok {
 		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
 	}
+	return r.spawnLocked(spec)
+}
+
+func (r *Registry) spawnLocked(spec Spec) (*actor.PID, error) {
 	pid, err := r.system.Root.SpawnNamed(Props(r.env, spec), "session/"+spec.ID)
 	if err != nil {
 		return nil, err
@@ -45,18 +101,132 @@ func (r *Registry) Spawn(spec Spec) (*actor.PID, error) {
 	return pid, nil
 }
 
-// Lookup finds a live session.
+// Create starts a new session: with a store, it records the session
+// (spec.Stored) and takes its lease first, and fails with ErrSessionExists
+// when the id is taken, loaded or stored.
+func (r *Registry) Create(ctx context.Context, spec Spec) (*actor.PID, error) {
+	if r.Loaded(spec.ID) {
+		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
+	}
+	if st := r.env.Store; st != nil {
+		if err := st.Create(ctx, spec.ID, spec.Stored); err != nil {
+			if errors.Is(err, store.ErrExists) {
+				return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
+			}
+			return nil, err
+		}
+		if err := st.Acquire(ctx, spec.ID, r.env.Node, r.env.leaseTTL()); err != nil {
+			return nil, err
+		}
+	}
+	pid, err := r.Spawn(spec)
+	if err != nil {
+		r.release(spec.ID)
+	}
+	return pid, err
+}
+
+// Get returns the actor of session id. A stored session that is not
+// loaded is restored first — lease, record and history, then an actor that
+// takes it up — so every use of a session, reads included, sees it as it
+// is once restored. Concurrent first uses share one restore. It fails
+// with ErrNoSession for an unknown id, and with store.ErrOwned when another
+// node holds the session.
+func (r *Registry) Get(ctx context.Context, id string) (*actor.PID, error) {
+	r.mu.Lock()
+	if pid, ok := r.pids[id]; ok {
+		r.mu.Unlock()
+		return pid, nil
+	}
+	if r.env.Store == nil || r.respec == nil {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: %q", ErrNoSession, id)
+	}
+	if c, ok := r.restoring[id]; ok {
+		r.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.pid, c.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	c := &restoring{done: make(chan struct{})}
+	r.restoring[id] = c
+	r.mu.Unlock()
+
+	// The restore is shared: one caller giving up must not fail the rest.
+	spec, err := r.load(context.WithoutCancel(ctx), id)
+	r.mu.Lock()
+	if err == nil {
+		c.pid, err = r.spawnLocked(spec)
+	}
+	c.err = err
+	delete(r.restoring, id)
+	r.mu.Unlock()
+	if err != nil && !errors.Is(err, store.ErrOwned) && !errors.Is(err, ErrNoSession) {
+		r.release(id)
+	}
+	close(c.done)
+	return c.pid, c.err
+}
+
+// load takes the lease of a stored session and reads what its actor needs.
+func (r *Registry) load(ctx context.Context, id string) (Spec, error) {
+	st := r.env.Store
+	if err := st.Acquire(ctx, id, r.env.Node, r.env.leaseTTL()); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return Spec{}, fmt.Errorf("%w: %q", ErrNoSession, id)
+		}
+		return Spec{}, err
+	}
+	snap, err := st.Load(ctx, id)
+	if err != nil {
+		return Spec{}, err
+	}
+	spec, err := r.respec(id, snap.Config)
+	if err != nil {
+		return Spec{}, err
+	}
+	spec.Restore, spec.Stored = snap, snap.Config
+	return spec, nil
+}
+
+// Page lists stored sessions (store.List). A session in the page that is
+// not loaded here and whose record says a run was cut short by a crash is
+// restored first, so the listing never shows a state that get_state would
+// contradict; one another node holds is listed as stored.
+func (r *Registry) Page(ctx context.Context, p store.Page) (*store.Listing, error) {
+	page, err := r.env.Store.List(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range page.Sessions {
+		if s.State != string(fsm.Idle) && !r.Loaded(s.ID) {
+			_, _ = r.Get(ctx, s.ID) // on failure the record stands
+		}
+	}
+	return page, nil
+}
+
+// Lookup finds a loaded session.
 func (r *Registry) Lookup(id string) (*actor.PID, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	pid, ok := r.pids[id]
 	return pid, ok
 }
 
-// IDs lists the live sessions, sorted.
+// Loaded reports whether session id runs here.
+func (r *Registry) Loaded(id string) bool {
+	_, ok := r.Lookup(id)
+	return ok
+}
+
+// IDs lists the loaded sessions, sorted.
 func (r *Registry) IDs() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	ids := make([]string, 0, len(r.pids))
 	for id := range r.pids {
 		ids = append(ids, id)
@@ -65,8 +235,19 @@ func (r *Registry) IDs() []string {
 	return ids
 }
 
-// Close stops a session and waits for it; it reports whether it existed.
+// Close stops a session, waits for it and gives up its lease (a stored
+// session stays stored, to be restored on its next use); it reports
+// whether the session was loaded.
 func (r *Registry) Close(id string) bool {
+	if !r.unload(id) {
+		return false
+	}
+	r.release(id)
+	return true
+}
+
+// unload stops a session and waits for it, keeping its lease.
+func (r *Registry) unload(id string) bool {
 	r.mu.Lock()
 	pid, ok := r.pids[id]
 	delete(r.pids, id)
@@ -77,9 +258,44 @@ func (r *Registry) Close(id string) bool {
 	return ok
 }
 
-// CloseAll stops every session.
-func (r *Registry) CloseAll() {
+// Shutdown stops renewing leases, then closes every session.
+func (r *Registry) Shutdown() {
+	if r.stop != nil {
+		close(r.stop)
+		r.done.Wait()
+		r.stop = nil
+	}
 	for _, id := range r.IDs() {
 		r.Close(id)
+	}
+}
+
+// renew renews the leases of the loaded sessions every third of the lease
+// time until Shutdown; a session whose lease another node took is unloaded
+// here, so it never runs on two nodes.
+func (r *Registry) renew() {
+	defer r.done.Done()
+	ttl := r.env.leaseTTL()
+	tick := time.NewTicker(ttl / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-tick.C:
+			for _, id := range r.IDs() {
+				if err := r.env.Store.Renew(context.Background(), id, r.env.Node, ttl); errors.Is(err, store.ErrOwned) {
+					r.unload(id)
+				}
+			}
+		}
+	}
+}
+
+// release gives up a session's lease; a lease another node holds is not
+// ours to give up, and that failure is fine.
+func (r *Registry) release(id string) {
+	if st := r.env.Store; st != nil {
+		_ = st.Release(context.Background(), id, r.env.Node)
 	}
 }

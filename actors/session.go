@@ -31,6 +31,9 @@ type Spec struct {
 	Plugins []plugins.Plugin
 	// Restore, when set, is the stored session to take up.
 	Restore *store.Snapshot
+	// Stored is the configuration the store keeps for the session; the
+	// session writes it anew after a model switch.
+	Stored store.Config
 }
 
 // session is the session actor's state. Only Receive touches it.
@@ -57,6 +60,9 @@ type session struct {
 	refused string
 
 	p persistence
+	// switched is set once the model was switched: every write then
+	// carries the configuration.
+	switched bool
 
 	usage       tally
 	contextUsed int64
@@ -281,10 +287,20 @@ func (s *session) nextSteerRef() string {
 }
 
 func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
+	s.setModel(m)
+	s.reply(ctx, &eventsv1.Reply{})
+}
+
+// setModel makes the next request use m: the user's switch_model and a
+// plugin's. The stored configuration names the new model from the next
+// write on, so a restored session comes back on it.
+func (s *session) setModel(m *llm.Model) {
 	from := s.spec.Model.Name
 	s.spec.Model = m
+	s.spec.Stored.Model, s.spec.Stored.Script = m.Name, nil
+	s.switched = true
+	s.touch()
 	s.emit(&eventsv1.ModelSwitched{From: from, To: m.Name})
-	s.reply(ctx, &eventsv1.Reply{})
 }
 
 // newStream is a session's event stream; a restored one numbers its events

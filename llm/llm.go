@@ -153,3 +153,15 @@ type Resolver interface {
 
 // ErrUnknownModel is wrapped by Resolver errors for names that resolve to no model.
 var ErrUnknownModel = fmt.Errorf("unknown model")
+
+// Stateful is a Provider that keeps state of its own for its session, such
+// as the scripted model's position in its script. The session stores that
+// state with every write, so a session restored after a restart goes on
+// where it had got to rather than from the start. Both methods are safe to
+// call while a request streams.
+type Stateful interface {
+	// SaveState returns the state to store; nil means nothing to keep.
+	SaveState() []byte
+	// LoadState takes up a state SaveState returned, before any request.
+	LoadState(state []byte) error
+}

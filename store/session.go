@@ -86,6 +86,9 @@ type Volatile struct {
 	RunID string
 	// Counters keep run, steering and hold ids unique across restarts.
 	Counters Counters
+	// ModelState is what the session's model provider keeps per session
+	// (llm.Stateful), opaque to the store; nil when it keeps nothing.
+	ModelState []byte
 }
 
 // Counters are a session's id counters: runs (r-N), steering refs (st-N)

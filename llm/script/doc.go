@@ -48,6 +48,13 @@
 // comes next: repeat_last (the default), error (status 400 "script
 // exhausted") or echo (the text of the last user message).
 //
+// The position is part of the session's stored state (the Provider is
+// llm.Stateful): a session restored after a restart goes on at the turn it
+// had reached as of its last stored change. A turn cut short by the crash
+// before its response was committed is played again; a turn whose response
+// was committed is not. Switching a session to another script model starts
+// that script at its first turn.
+//
 // Parse and Load read scripts, Demo is the built-in demo, New makes a
 // Provider, and Resolver resolves "script:<path>", "script:demo" and
 // inline scripts to llm.Models.

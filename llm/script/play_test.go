@@ -179,3 +179,39 @@ func TestStreamArgsAreNotShared(t *testing.T) {
 		t.Fatalf("script args changed to %s", s.Turns[0].ToolCalls[0].Args)
 	}
 }
+
+// The position survives SaveState and LoadState, so a restored session
+// goes on at the turn it had reached; a position past the end is the end.
+func TestPositionSavedAndLoaded(t *testing.T) {
+	s, err := Parse([]byte(`{"turns":[{"text":"one"},{"text":"two"},{"text":"three"}],"when_exhausted":"error"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := New(s)
+	if r, err := first.Stream(t.Context(), nil, func(llm.Chunk) {}); err != nil || r.Message.Content != "one" {
+		t.Fatalf("first turn: %v, %v", r, err)
+	}
+	state := first.SaveState()
+	if string(state) != `{"next":1}` {
+		t.Fatalf("state %s", state)
+	}
+	second := New(s)
+	if err := second.LoadState(state); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := second.Stream(t.Context(), nil, func(llm.Chunk) {}); err != nil || r.Message.Content != "two" {
+		t.Fatalf("after LoadState: %v, %v", r, err)
+	}
+	end := New(s)
+	if err := end.LoadState([]byte(`{"next":99}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := end.Stream(t.Context(), nil, func(llm.Chunk) {}); err == nil {
+		t.Fatal("a position past the end should be exhausted")
+	}
+	for _, bad := range []string{`{"next":-1}`, `not json`} {
+		if err := New(s).LoadState([]byte(bad)); err == nil {
+			t.Errorf("LoadState(%s) = nil", bad)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package script
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/tack-run/tack/llm"
@@ -9,6 +11,7 @@ import (
 
 // Provider plays a Script as an llm.Provider: each Stream call takes the
 // next turn. Make one per session with New, so the position is per session.
+// It is llm.Stateful: the position is stored with the session.
 type Provider struct {
 	script *Script
 
@@ -70,4 +73,35 @@ func lastUserText(msgs []*llm.Message) string {
 		}
 	}
 	return ""
+}
+
+// position is the Provider's stored state (llm.Stateful).
+type position struct {
+	// Next is the index of the next turn.
+	Next int `json:"next"`
+}
+
+// SaveState returns the position in the script, so a restored session
+// goes on at the turn it had reached.
+func (p *Provider) SaveState() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b, _ := json.Marshal(position{Next: p.next}) // cannot fail
+	return b
+}
+
+// LoadState moves to a position SaveState returned. A position past the
+// end of the script is the end: what follows is WhenExhausted.
+func (p *Provider) LoadState(state []byte) error {
+	var pos position
+	if err := json.Unmarshal(state, &pos); err != nil {
+		return fmt.Errorf("script: stored position: %w", err)
+	}
+	if pos.Next < 0 {
+		return fmt.Errorf("script: stored position %d is negative", pos.Next)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next = min(pos.Next, len(p.script.Turns))
+	return nil
 }

@@ -38,9 +38,12 @@ type Volatile struct {
 	RunId string `protobuf:"bytes,6,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
 	// The session's counters of runs, steering refs and holds, so ids stay
 	// unique across restarts.
-	Runs          uint64 `protobuf:"varint,7,opt,name=runs,proto3" json:"runs,omitempty"`
-	Steers        uint64 `protobuf:"varint,8,opt,name=steers,proto3" json:"steers,omitempty"`
-	Holds         uint64 `protobuf:"varint,9,opt,name=holds,proto3" json:"holds,omitempty"`
+	Runs   uint64 `protobuf:"varint,7,opt,name=runs,proto3" json:"runs,omitempty"`
+	Steers uint64 `protobuf:"varint,8,opt,name=steers,proto3" json:"steers,omitempty"`
+	Holds  uint64 `protobuf:"varint,9,opt,name=holds,proto3" json:"holds,omitempty"`
+	// model_state is what the session's model provider keeps per session
+	// (the scripted model's position), opaque to the store.
+	ModelState    []byte `protobuf:"bytes,10,opt,name=model_state,json=modelState,proto3" json:"model_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -136,6 +139,13 @@ func (x *Volatile) GetHolds() uint64 {
 		return x.Holds
 	}
 	return 0
+}
+
+func (x *Volatile) GetModelState() []byte {
+	if x != nil {
+		return x.ModelState
+	}
+	return nil
 }
 
 // Approval is store.Approval; a deadline of 0 means none.
@@ -325,7 +335,7 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\"\xe2\x02\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\"\x83\x03\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
@@ -335,7 +345,10 @@ const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\x06run_id\x18\x06 \x01(\tR\x05runId\x12\x12\n" +
 	"\x04runs\x18\a \x01(\x04R\x04runs\x12\x16\n" +
 	"\x06steers\x18\b \x01(\x04R\x06steers\x12\x14\n" +
-	"\x05holds\x18\t \x01(\x04R\x05holds\"\xc0\x01\n" +
+	"\x05holds\x18\t \x01(\x04R\x05holds\x12\x1f\n" +
+	"\vmodel_state\x18\n" +
+	" \x01(\fR\n" +
+	"modelState\"\xc0\x01\n" +
 	"\bApproval\x129\n" +
 	"\apending\x18\x01 \x01(\v2\x1f.tack.events.v1.PendingApprovalR\apending\x12,\n" +
 	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\x12\x16\n" +
