@@ -123,17 +123,17 @@ func kindClass(e apiError) class {
 // and for an error object in a stream that began with HTTP 200:
 // insufficient_quota anywhere is a billing problem; else the status (the
 // HTTP one, or a numeric code or status in the error object) decides,
-// except that a plain 400-like status gives way to a code or type that
-// says more (a refused key, an unknown model, a content policy, a rate
-// limit); else the code or type decides; an error that says nothing
-// usable is retried.
+// except that a plain 4xx gives way to a code or type that names what to
+// fix (a refused key, an unknown model, a content policy); else the code
+// or type decides; an error that says nothing usable is retried. A plain
+// 4xx is never retried: Ollama, for one, types its 4xx errors api_error.
 func classify(e apiError) class {
 	if e.has("insufficient_quota") {
 		return classQuota
 	}
 	sc, kc := statusClass(e.status), kindClass(e)
 	switch {
-	case sc == classInvalid && kc != classNone:
+	case sc == classInvalid && kc != classNone && kc != classRetry:
 		return kc
 	case sc != classNone:
 		return sc

@@ -80,6 +80,8 @@ func TestErrorClasses(t *testing.T) {
 			err: &llm.Error{Status: 400, Message: rejected + "Invalid 'temperature': decimal above maximum value.)"}},
 		{name: "invalid stream invalid_request_error", handler: streamError(data(badTemp)),
 			err: &llm.Error{Message: rejected + "Invalid 'temperature': decimal above maximum value.)"}},
+		{name: "invalid http 413 typed api_error", handler: fail(413, `{"error":{"message":"request body too large","type":"api_error","param":null,"code":null}}`),
+			err: &llm.Error{Status: 413, Message: rejected + "request body too large)"}},
 		{name: "invalid stream numeric status 422", handler: streamError(data(`{"error":{"message":"messages: field required","status":422}}`)),
 			err: &llm.Error{Status: 422, Message: rejected + "messages: field required)"}},
 

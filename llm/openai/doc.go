@@ -49,11 +49,11 @@
 // decides — the HTTP one, or a numeric code or status in the error
 // object: 401 a refused key, 402 payment, 403 a forbidden model, 404 an
 // unknown model, 408, 409, 429 and 5xx passing trouble, another 4xx an
-// invalid request. A code or type that says more overrides a plain 4xx,
-// and decides where there is no status: invalid_api_key and
-// authentication_error are a refused key, model_not_found and
-// not_found_error an unknown model, content_filter and
-// content_policy_violation a content policy refusal,
+// invalid request. A code or type that names what to fix overrides a
+// plain 4xx (which is never retried), and any known code or type decides
+// where there is no status: invalid_api_key and authentication_error are
+// a refused key, model_not_found and not_found_error an unknown model,
+// content_filter and content_policy_violation a content policy refusal,
 // invalid_request_error an invalid request; rate_limit_exceeded,
 // rate_limit_error, overloaded_error, server_error and api_error are
 // passing trouble (classify.go lists them all, with Google's textual
