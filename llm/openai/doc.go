@@ -98,7 +98,9 @@
 // the real servers do — OpenAI, vLLM, Ollama, llama.cpp and an
 // OpenRouter-style gateway with SSE comments and an error object mid-stream
 // — and assert the exact chunks, responses, usage and errors, and the
-// request bodies sent. Retry waits go through an injected sleeper, stalls
+// request bodies sent. Each class of error is sent both as an HTTP error
+// response and as an error event in a 200 stream, and must be classified
+// alike. Retry waits go through an injected sleeper, stalls
 // use millisecond timers, and goleak checks that no goroutine outlives the
 // tests.
 package openai
