@@ -42,17 +42,33 @@
 // honoured include_usage), and the runtime estimates then. Costs are the
 // runtime's business.
 //
-// Retries: HTTP 408, 409, 429 (except insufficient_quota) and 5xx, errors
-// that say "overloaded", error objects in the stream, and connection
-// failures are retried while nothing has been output, up to WithRetries
-// times, after an exponential backoff (WithBackoff) or the wait the server
-// asks for in retry-after-ms or Retry-After (seconds or an HTTP date, up
-// to MaxRetryAfter). Each retry is announced by ChunkRetry (Attempt, Delay,
-// and the reason, such as "HTTP 429: rate limited"); the wait ends at once
-// when ctx is cancelled. The SDK's own retries are off. Other failures,
-// and any failure after output began, return an *llm.Error at once; for
-// 401, 403 and 404 its message says what to fix (the key's environment
-// variable, the model name, the base URL).
+// Errors: an HTTP error response and an error object in a stream that
+// began with HTTP 200 (data: {"error": ...}, or Anthropic's event: error
+// with {"type": "error", "error": ...}) are classified alike. An
+// insufficient_quota anywhere is a billing problem. Else the status
+// decides — the HTTP one, or a numeric code or status in the error
+// object: 401 a refused key, 402 payment, 403 a forbidden model, 404 an
+// unknown model, 408, 409, 429 and 5xx passing trouble, another 4xx an
+// invalid request. A code or type that names what to fix overrides a
+// plain 4xx (which is never retried), and any known code or type decides
+// where there is no status: invalid_api_key and authentication_error are
+// a refused key, model_not_found and not_found_error an unknown model,
+// content_filter and content_policy_violation a content policy refusal,
+// invalid_request_error an invalid request; rate_limit_exceeded,
+// rate_limit_error, overloaded_error, server_error and api_error are
+// passing trouble (classify.go lists them all, with Google's textual
+// statuses). An error that says nothing usable is passing trouble too.
+//
+// Retries: passing trouble and connection failures are retried while
+// nothing has been output, up to WithRetries times, after an exponential
+// backoff (WithBackoff) or the wait the server asks for in retry-after-ms
+// or Retry-After (seconds or an HTTP date, up to MaxRetryAfter). Each
+// retry is announced by ChunkRetry (Attempt, Delay, and the reason, such
+// as "HTTP 429: rate limited"); the wait ends at once when ctx is
+// cancelled. The SDK's own retries are off. Other failures, and any
+// failure after output began, return an *llm.Error at once; its message
+// says what to fix (the key's environment variable, the model name, the
+// base URL).
 //
 // Stalls: after each silence of the stall interval (WithStall, 30 s) with
 // no chunk — a keep-alive comment is not one — Stream emits ChunkStalled
@@ -62,8 +78,9 @@
 // an *llm.Error.
 //
 // Context overflow: the overflow errors of OpenAI, vLLM, llama.cpp,
-// Ollama and the gateways (overflow.go lists their texts) return an
-// *llm.Error with Overflow set, never retried. llm.Overflowed tells when
+// Ollama and the gateways (overflow.go lists their texts), over HTTP or
+// in the stream and whatever their status, return an *llm.Error with
+// Overflow set, never retried. llm.Overflowed tells when
 // usage shows an overflow that the server hid by truncating the prompt.
 //
 // # Concurrency
@@ -81,7 +98,9 @@
 // the real servers do — OpenAI, vLLM, Ollama, llama.cpp and an
 // OpenRouter-style gateway with SSE comments and an error object mid-stream
 // — and assert the exact chunks, responses, usage and errors, and the
-// request bodies sent. Retry waits go through an injected sleeper, stalls
+// request bodies sent. Each class of error is sent both as an HTTP error
+// response and as an error event in a 200 stream, and must be classified
+// alike. Retry waits go through an injected sleeper, stalls
 // use millisecond timers, and goleak checks that no goroutine outlives the
 // tests.
 package openai

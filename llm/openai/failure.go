@@ -13,7 +13,8 @@ import (
 // failure is why one attempt failed, and whether it may be retried.
 type failure struct {
 	err *llm.Error
-	// retryable marks 429, 5xx, overloaded and connection failures.
+	// retryable marks passing trouble (see classify) and connection
+	// failures.
 	retryable bool
 	// stalled marks an attempt cancelled for silence (see WithStall).
 	stalled bool

@@ -102,14 +102,14 @@ func TestRetries(t *testing.T) {
 			handlers: []http.HandlerFunc{fail(401, openAIError("Incorrect API key provided: sk-x. You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key"))},
 			opts:     []Option{WithAPIKey("sk-x"), WithAPIKeyEnv("OPENAI_API_KEY")},
 			requests: 1,
-			err:      &llm.Error{Status: 401, Message: "the API key was refused: check $OPENAI_API_KEY (server: Incorrect API key provided: sk-x. You can find your API key at https://platform.openai.com/account/api-keys.)"},
+			err:      &llm.Error{Status: 401, Message: "the server at <base> refused the API key for model \"test-model\": check $OPENAI_API_KEY (server: Incorrect API key provided: sk-x. You can find your API key at https://platform.openai.com/account/api-keys.)"},
 		},
 		{
 			name:     "401 missing key",
 			handlers: []http.HandlerFunc{fail(401, `{"error":{"message":"Invalid API Key","type":"authentication_error","code":401}}`)},
 			opts:     []Option{WithAPIKeyEnv("LOCAL_API_KEY")},
 			requests: 1,
-			err:      &llm.Error{Status: 401, Message: "the server at <base> wants an API key: set $LOCAL_API_KEY (server: Invalid API Key)"},
+			err:      &llm.Error{Status: 401, Message: "the server at <base> wants an API key for model \"test-model\": set $LOCAL_API_KEY (server: Invalid API Key)"},
 		},
 		{
 			name:     "404 unknown model",
@@ -128,7 +128,7 @@ func TestRetries(t *testing.T) {
 			name:     "400 vllm old error shape",
 			handlers: []http.HandlerFunc{fail(400, `{"object":"error","message":"max_tokens must be at least 1, got -186.","type":"BadRequestError","param":null,"code":400}`)},
 			requests: 1,
-			err:      &llm.Error{Status: 400, Message: "the server rejected the request (server: max_tokens must be at least 1, got -186.)"},
+			err:      &llm.Error{Status: 400, Message: "the server at <base> rejected the request to model \"test-model\" (server: max_tokens must be at least 1, got -186.)"},
 		},
 		{
 			name:     "hang-up before the first byte then success",
