@@ -15,6 +15,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/tack-run/tack/internal/strictjson"
 )
 
 // UnmarshalJSON resets m and fills it from data, a JSON object whose keys
@@ -94,22 +96,11 @@ func UnmarshalJSONObject(obj map[string]json.RawMessage, m proto.Message) error 
 	return decodeObject(rm, mp, obj, "")
 }
 
-// UnknownFieldError is the error for a key that names no field.
-type UnknownFieldError struct {
-	// Field is the key.
-	Field string
-	// In is the path of the object that holds it, such as "plugins[0]";
-	// "" for the outermost object.
-	In string
-}
-
-// Error reads `unknown field "x"` or `unknown field "x" in plugins[0]`.
-func (e *UnknownFieldError) Error() string {
-	if e.In == "" {
-		return fmt.Sprintf("unknown field %q", e.Field)
-	}
-	return fmt.Sprintf("unknown field %q in %s", e.Field, e.In)
-}
+// UnknownFieldError is the error for a key that names no field: Field is
+// the key, In the path of the object holding it ("" for the outermost),
+// and Within re-roots it, so that a caller can name the command
+// (`unknown field "x" in create_session.plugins[0]`).
+type UnknownFieldError = strictjson.UnknownFieldError
 
 // unknownField returns an *UnknownFieldError for the first key of obj, in
 // sorted order, that known rejects, or nil.
@@ -141,12 +132,7 @@ func jsonKind(data []byte) byte {
 	return data[0]
 }
 
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
+func joinPath(path, name string) string { return strictjson.Join(path, name) }
 
 // rawBytes returns the JSON value raw as RawJSON keeps it: verbatim, but
 // for surrounding space and invalid UTF-8 (which becomes U+FFFD, as in

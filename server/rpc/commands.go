@@ -76,11 +76,7 @@ func decodeCommand(name string, obj map[string]json.RawMessage) (command, proto.
 	if err := events.UnmarshalJSONObject(obj, msg); err != nil {
 		var uf *events.UnknownFieldError
 		if errors.As(err, &uf) {
-			in := name
-			if uf.In != "" {
-				in += "." + uf.In
-			}
-			err = &events.UnknownFieldError{Field: uf.Field, In: in}
+			err = uf.Within(name)
 		}
 		return command{}, nil, badRequest(err.Error())
 	}

@@ -83,6 +83,8 @@ func TestErrorScenarios(t *testing.T) {
 		{"create with a taken id", `{"cmd":"create_session","session":"s","model":"script:demo"}`, "bad_request", `session "s" exists`},
 		{"create with a bad script", `{"cmd":"create_session","script":{"turns":"no"}}`, "bad_request",
 			`unknown model "script:inline": script: json: cannot unmarshal string into Go struct field Script.turns of type []script.Turn`},
+		{"create with a misspelt script field", `{"cmd":"create_session","script":{"turns":[{"text":"a","tool_calls":[{"name":"echo","arg":{}}]}]}}`, "bad_request",
+			`unknown model "script:inline": script: unknown field "arg" in turns[0].tool_calls[0]`},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
 	}
 	for _, c := range cases {
