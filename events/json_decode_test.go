@@ -162,7 +162,8 @@ func TestUnmarshalJSONErrors(t *testing.T) {
 }
 
 // FuzzUnmarshalJSON feeds arbitrary lines to the decoder: it must not
-// panic, and what it accepts must survive a write and a read.
+// panic, what it accepts must survive a write and a read, and it accepts
+// no key that the write leaves out (an unknown field is an error).
 func FuzzUnmarshalJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"cmd":"create_session","plugins":[{"name":"p","config":{"a":[1,2]}}],"script":{"x":1}}`,
@@ -179,6 +180,17 @@ func FuzzUnmarshalJSON(f *testing.F) {
 			data, err := events.MarshalJSON(m)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if in, err := events.ParseObject([]byte(s)); err == nil {
+				written, err := events.ParseObject(data)
+				if err != nil {
+					t.Fatalf("wrote %s: %v", data, err)
+				}
+				for k := range in {
+					if _, ok := written[k]; !ok {
+						t.Fatalf("accepted key %q of %s that is no field of %T (wrote %s)", k, s, m, data)
+					}
+				}
 			}
 			back := m.ProtoReflect().New().Interface()
 			if err := events.UnmarshalJSON(data, back); err != nil {
