@@ -28,8 +28,9 @@
 //		}
 //	}()
 //
-// Commands arrive as JSON lines and are read with UnmarshalJSON into their
-// eventsv1 message; replies are written with MarshalJSON or
+// Commands arrive as JSON lines and are read with UnmarshalJSON (or, once
+// the line's own keys are taken off, UnmarshalJSONObject) into their
+// eventsv1 message, which reject keys that are no field of it; replies are written with MarshalJSON or
 // AppendMessageJSON, which apply the same rules as AppendJSON.
 //
 // Type and Types name events; New and Type are type switches generated

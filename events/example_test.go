@@ -31,14 +31,18 @@ func Example() {
 
 func ExampleUnmarshalJSON() {
 	var steer eventsv1.Steer
-	err := events.UnmarshalJSON([]byte(`{"cmd":"steer","id":"7","session":"s1","text":"stop that"}`), &steer)
+	err := events.UnmarshalJSON([]byte(`{"text":"stop that"}`), &steer)
 	fmt.Println(steer.GetText(), steer.InterruptTools == nil, err)
 
-	err = events.UnmarshalJSON([]byte(`{"cmd":"steer","text":42}`), &steer)
+	err = events.UnmarshalJSON([]byte(`{"text":42}`), &steer)
+	fmt.Println(err)
+
+	err = events.UnmarshalJSON([]byte(`{"text":"stop","interupt_tools":false}`), &steer)
 	fmt.Println(err)
 	// Output:
 	// stop that true <nil>
 	// field "text": expected a string
+	// unknown field "interupt_tools"
 }
 
 func ExampleNewFilter() {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,21 +15,28 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/tack-run/tack/internal/strictjson"
 )
 
 // UnmarshalJSON resets m and fills it from data, a JSON object whose keys
-// are m's proto field names, such as a command line of `tack rpc`:
+// are m's proto field names, such as the fields of a `tack rpc` command:
 //
-//	{"cmd":"steer","id":"7","session":"s1","text":"stop","interrupt_tools":false}
+//	{"text":"stop","interrupt_tools":false}
 //
-// Keys that are not fields of m are ignored (a command line also carries
-// cmd and id). A JSON null is the same as an absent key, so an optional
+// A key that is not a field of m is an error, at any depth, so that a
+// misspelt option is never silently ignored: a *UnknownFieldError such as
+// `unknown field "kill_tool"` or `unknown field "x" in plugins[0]`. A
+// caller whose objects carry keys of its own (a command line's cmd and id)
+// takes them off first and calls UnmarshalJSONObject. A JSON null is the
+// same as an absent key, so an optional
 // field (Steer.interrupt_tools) is set only when the key is present with a
 // value. Repeated fields take arrays, message fields objects, and RawJSON
 // fields any JSON value, kept verbatim (but for invalid UTF-8, which becomes
 // U+FFFD as in strings). Numbers must be integers that fit an
-// integer field. An Event is read in the form AppendJSON writes, so
-// UnmarshalJSON reads back what AppendMessageJSON writes.
+// integer field. An Event is read in the form AppendJSON writes (type,
+// session, seq and ts beside the payload's fields), so UnmarshalJSON reads
+// back what AppendMessageJSON writes.
 //
 // A value of the wrong JSON type is an error naming the field, such as
 // `field "text": expected a string` or `field "plugins[0].name": expected a
@@ -49,17 +57,64 @@ func UnmarshalJSON(data []byte, m proto.Message) error {
 		}
 		return nil
 	}
+	obj, err := ParseObject(data)
+	if err != nil {
+		return err
+	}
+	return decodeObject(rm, mp, obj, "")
+}
+
+// ParseObject splits data, one JSON object, into its keys and their raw
+// values, with UnmarshalJSON's errors for anything else: `invalid JSON:
+// ...` or `expected a JSON object`.
+func ParseObject(data []byte) (map[string]json.RawMessage, error) {
 	if jsonKind(data) != '{' {
 		if !json.Valid(data) {
-			return errors.New("invalid JSON")
+			return nil, errors.New("invalid JSON")
 		}
-		return errors.New("expected a JSON object")
+		return nil, errors.New("expected a JSON object")
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return fmt.Errorf("invalid JSON: %w", err)
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	return obj, nil
+}
+
+// UnmarshalJSONObject is UnmarshalJSON for an object already split into
+// its keys, as ParseObject returns it. m is not a RawJSON.
+func UnmarshalJSONObject(obj map[string]json.RawMessage, m proto.Message) error {
+	proto.Reset(m)
+	rm := m.ProtoReflect()
+	mp, err := planFor(rm.Descriptor())
+	if err != nil {
+		return err
+	}
+	if mp.shape == shapeRawJSON {
+		return errors.New("UnmarshalJSONObject: RawJSON takes any JSON value, not an object's keys")
 	}
 	return decodeObject(rm, mp, obj, "")
+}
+
+// UnknownFieldError is the error for a key that names no field: Field is
+// the key, In the path of the object holding it ("" for the outermost),
+// and Within re-roots it, so that a caller can name the command
+// (`unknown field "x" in create_session.plugins[0]`).
+type UnknownFieldError = strictjson.UnknownFieldError
+
+// unknownField returns an *UnknownFieldError for the first key of obj, in
+// sorted order, that known rejects, or nil.
+func unknownField(obj map[string]json.RawMessage, path string, known func(string) bool) error {
+	first, found := "", false
+	for k := range obj {
+		if !known(k) && (!found || k < first) {
+			first, found = k, true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return &UnknownFieldError{Field: first, In: path}
 }
 
 // fieldError is a decoding error about the field at path.
@@ -77,12 +132,7 @@ func jsonKind(data []byte) byte {
 	return data[0]
 }
 
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
+func joinPath(path, name string) string { return strictjson.Join(path, name) }
 
 // rawBytes returns the JSON value raw as RawJSON keeps it: verbatim, but
 // for surrounding space and invalid UTF-8 (which becomes U+FFFD, as in
@@ -115,18 +165,36 @@ func decodeObject(m protoreflect.Message, mp *msgPlan, obj map[string]json.RawMe
 	if mp.shape == shapeEvent {
 		return decodeEvent(m, obj, path)
 	}
+	n, err := decodeFields(m, mp, obj, path)
+	if err != nil || n == len(obj) {
+		return err
+	}
+	return unknownField(obj, path, mp.has)
+}
+
+// decodeFields fills m's fields from obj and returns how many of obj's
+// keys they took.
+func decodeFields(m protoreflect.Message, mp *msgPlan, obj map[string]json.RawMessage, path string) (int, error) {
+	n := 0
 	for i := range mp.fields {
 		f := &mp.fields[i]
 		raw, ok := obj[f.name]
-		if !ok || jsonKind(raw) == 'n' {
+		if !ok {
+			continue
+		}
+		n++
+		if jsonKind(raw) == 'n' {
 			continue
 		}
 		if err := decodeField(m, f, raw, joinPath(path, f.name)); err != nil {
-			return err
+			return n, err
 		}
 	}
-	return nil
+	return n, nil
 }
+
+// eventKeys are the keys of the event form beside the payload's fields.
+var eventKeys = []string{"type", "session", "seq", "ts"}
 
 // decodeEvent reads the event form: type, session, seq, ts and the payload
 // fields side by side in one object.
@@ -154,24 +222,28 @@ func decodeEvent(m protoreflect.Message, obj map[string]json.RawMessage, path st
 		}
 		m.Set(fields.ByName("ts_unix_nano"), protoreflect.ValueOfInt64(t.UnixNano()))
 	}
-	raw, ok := obj["type"]
-	if !ok || jsonKind(raw) == 'n' {
-		return nil
-	}
 	var name string
-	if jsonKind(raw) != '"' || json.Unmarshal(raw, &name) != nil {
-		return fieldError(joinPath(path, "type"), "expected a string")
+	if raw, ok := obj["type"]; ok && jsonKind(raw) != 'n' {
+		if jsonKind(raw) != '"' || json.Unmarshal(raw, &name) != nil {
+			return fieldError(joinPath(path, "type"), "expected a string")
+		}
 	}
-	if name == "" {
-		return nil // an event without payload, as AppendJSON writes it
+	// An event without payload (no type, or "" as AppendJSON writes it)
+	// has the header keys only.
+	known := func(k string) bool { return slices.Contains(eventKeys, k) }
+	if name != "" {
+		idx, ok := typeIndexes[name]
+		if !ok {
+			return fieldError(joinPath(path, "type"), "unknown event type %q", name)
+		}
+		fd := payloadDesc.Fields().Get(idx)
+		mp := payloadPlans[idx]
+		if _, err := decodeFields(m.Mutable(fd).Message(), mp, obj, path); err != nil {
+			return err
+		}
+		known = func(k string) bool { return slices.Contains(eventKeys, k) || mp.has(k) }
 	}
-	idx, ok := typeIndexes[name]
-	if !ok {
-		return fieldError(joinPath(path, "type"), "unknown event type %q", name)
-	}
-	fd := payloadDesc.Fields().Get(idx)
-	payload := m.Mutable(fd).Message()
-	return decodeObject(payload, payloadPlans[idx], obj, path)
+	return unknownField(obj, path, known)
 }
 
 func decodeField(m protoreflect.Message, f *fieldPlan, raw json.RawMessage, path string) error {

@@ -17,20 +17,20 @@ func TestUnmarshalJSON(t *testing.T) {
 		want proto.Message
 	}{
 		{
-			name: "prompt with cmd, id and session ignored",
-			in:   `{"cmd":"prompt","id":"1","session":"s1","text":"hi \u00e9\n"}`,
+			name: "prompt",
+			in:   `{"text":"hi \u00e9\n"}`,
 			into: &eventsv1.Prompt{},
 			want: &eventsv1.Prompt{Text: "hi é\n"},
 		},
 		{
 			name: "steer without interrupt_tools leaves it unset",
-			in:   `{"cmd":"steer","text":"stop"}`,
+			in:   `{"text":"stop"}`,
 			into: &eventsv1.Steer{},
 			want: &eventsv1.Steer{Text: "stop"},
 		},
 		{
 			name: "steer with interrupt_tools false sets it",
-			in:   `{"cmd":"steer","text":"stop","interrupt_tools":false}`,
+			in:   `{"text":"stop","interrupt_tools":false}`,
 			into: &eventsv1.Steer{},
 			want: &eventsv1.Steer{Text: "stop", InterruptTools: proto.Bool(false)},
 		},
@@ -42,13 +42,13 @@ func TestUnmarshalJSON(t *testing.T) {
 		},
 		{
 			name: "abort",
-			in:   `{"cmd":"abort","kill_tools":"all","clear_queue":true}`,
+			in:   `{"kill_tools":"all","clear_queue":true}`,
 			into: &eventsv1.Abort{},
 			want: &eventsv1.Abort{KillTools: "all", ClearQueue: true},
 		},
 		{
 			name: "create_session with plugins and inline script",
-			in: `{"cmd":"create_session","session":"s1","model":"script:inline","system":"be brief",
+			in: `{"session":"s1","model":"script:inline","system":"be brief",
 				"script":{"turns":[{"text":"Hi", "delay_ms": 1.50e1}],"when_exhausted":"echo"},
 				"tools":["sleep","echo"],
 				"plugins":[{"name":"guard","config":{"deny":["rm"]}},{"name":"loop"},{"name":"x","config":"str"}]}`,
@@ -66,7 +66,7 @@ func TestUnmarshalJSON(t *testing.T) {
 		},
 		{
 			name: "subscribe",
-			in:   `{"cmd":"subscribe","session":"s1","since":18446744073709551615,"types":["tool_*","agent_end"]}`,
+			in:   `{"since":18446744073709551615,"types":["tool_*","agent_end"]}`,
 			into: &eventsv1.Subscribe{},
 			want: &eventsv1.Subscribe{Since: 18446744073709551615, Types: []string{"tool_*", "agent_end"}},
 		},
@@ -136,6 +136,16 @@ func TestUnmarshalJSONErrors(t *testing.T) {
 		{"unknown event type", `{"type":"nope"}`, &eventsv1.Event{}, `field "type": unknown event type "nope"`},
 		{"bad ts", `{"type":"thinking_start","ts":"yesterday"}`, &eventsv1.Event{}, `field "ts": expected an RFC 3339 time string`},
 		{"nested event field", `{"events":[{"type":"message_delta","delta":1}]}`, &eventsv1.EventList{}, `field "events[0].delta": expected a string`},
+		{"unknown field", `{"kill_tool":"all"}`, &eventsv1.Abort{}, `unknown field "kill_tool"`},
+		{"the first unknown field in sorted order", `{"text":"a","zz":1,"cmd":"prompt"}`, &eventsv1.Prompt{}, `unknown field "cmd"`},
+		{"unknown null field", `{"kill_tool":null}`, &eventsv1.Abort{}, `unknown field "kill_tool"`},
+		{"field of another case", `{"Text":"a"}`, &eventsv1.Prompt{}, `unknown field "Text"`},
+		{"unknown nested field", `{"plugins":[{"name":"a"},{"name":"b","cfg":{}}]}`, &eventsv1.CreateSession{}, `unknown field "cfg" in plugins[1]`},
+		{"raw JSON is not checked, a field beside it is", `{"plugins":[{"config":{"any":1},"x":2}]}`, &eventsv1.CreateSession{}, `unknown field "x" in plugins[0]`},
+		{"unknown event field", `{"type":"message_delta","delta":"a","text":"b"}`, &eventsv1.Event{}, `unknown field "text"`},
+		{"event without payload", `{"session":"s1","delta":"a"}`, &eventsv1.Event{}, `unknown field "delta"`},
+		{"unknown field of a nested event", `{"events":[{"type":"message_delta","delta":"a","cmd":1}]}`, &eventsv1.EventList{}, `unknown field "cmd" in events[0]`},
+		{"unknown field of a message", `{"messages":[{"role":"user","content":"a","name":"x"}]}`, &eventsv1.MessageList{}, `unknown field "name" in messages[0]`},
 		{"not an object", `["prompt"]`, &eventsv1.Prompt{}, `expected a JSON object`},
 		{"not JSON", `{"text":`, &eventsv1.Prompt{}, `invalid JSON: unexpected end of JSON input`},
 		{"trailing garbage", `{"text":"a"} x`, &eventsv1.Prompt{}, `invalid JSON: invalid character 'x' after top-level value`},
@@ -152,7 +162,8 @@ func TestUnmarshalJSONErrors(t *testing.T) {
 }
 
 // FuzzUnmarshalJSON feeds arbitrary lines to the decoder: it must not
-// panic, and what it accepts must survive a write and a read.
+// panic, what it accepts must survive a write and a read, and it accepts
+// no key that the write leaves out (an unknown field is an error).
 func FuzzUnmarshalJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"cmd":"create_session","plugins":[{"name":"p","config":{"a":[1,2]}}],"script":{"x":1}}`,
@@ -169,6 +180,17 @@ func FuzzUnmarshalJSON(f *testing.F) {
 			data, err := events.MarshalJSON(m)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if in, err := events.ParseObject([]byte(s)); err == nil {
+				written, err := events.ParseObject(data)
+				if err != nil {
+					t.Fatalf("wrote %s: %v", data, err)
+				}
+				for k := range in {
+					if _, ok := written[k]; !ok {
+						t.Fatalf("accepted key %q of %s that is no field of %T (wrote %s)", k, s, m, data)
+					}
+				}
 			}
 			back := m.ProtoReflect().New().Interface()
 			if err := events.UnmarshalJSON(data, back); err != nil {

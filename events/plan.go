@@ -173,3 +173,13 @@ func (p *planner) plan(md protoreflect.MessageDescriptor) (*msgPlan, error) {
 	}
 	return mp, nil
 }
+
+// has reports whether name is one of mp's fields.
+func (mp *msgPlan) has(name string) bool {
+	for i := range mp.fields {
+		if mp.fields[i].name == name {
+			return true
+		}
+	}
+	return false
+}

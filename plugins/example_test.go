@@ -75,6 +75,6 @@ func Example() {
 	// read_file: runs
 	// write_file: block_tool by forbid (write_file is not allowed in this session)
 	//   plugin_event forbid forbidden {"tool":"write_file"}
-	// plugin "forbid": config: json: unknown field "tool"
+	// plugin "forbid": unknown field "tool" in config
 	// unknown plugin "forbidden" (registered: forbid)
 }

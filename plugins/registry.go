@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/tack-run/tack/internal/strictjson"
 )
 
 // Config names a plugin and configures it, as create_session's
@@ -85,21 +86,21 @@ func (r *Registry) namesLocked() []string {
 
 // DecodeConfig decodes a plugin's configuration into v, which holds the
 // defaults: fields absent from raw keep them, and an empty or null raw
-// changes nothing. Unknown fields and data after the object are errors,
-// so that a misspelt option does not go unnoticed. Factories call it
+// changes nothing. Unknown fields are errors naming where they are
+// (`unknown field "max_turn" in config`), and so is data after the
+// object, so that a misspelt option does not go unnoticed. Factories call it
 // before validating.
 func DecodeConfig(raw json.RawMessage, v any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.Decode(raw, v); err != nil {
+		var uf *strictjson.UnknownFieldError
+		if errors.As(err, &uf) {
+			return uf.Within("config")
+		}
 		return fmt.Errorf("config: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("config: unexpected data after the object")
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ func TestDecodeConfig(t *testing.T) {
 		{name: "empty object", raw: "{}", want: defaults},
 		{name: "one field", raw: `{"n": 0}`, want: config{N: 0, S: []string{"d"}}},
 		{name: "both fields", raw: `{"n": 5, "s": []}`, want: config{N: 5, S: []string{}}},
-		{name: "unknown field", raw: `{"m": 1}`, wantErr: `config: json: unknown field "m"`},
+		{name: "unknown field", raw: `{"m": 1}`, wantErr: `unknown field "m" in config`},
 		{name: "trailing data", raw: `{"n": 1} x`, wantErr: "config: unexpected data after the object"},
 		{name: "not an object", raw: `[1]`, wantErr: "cannot unmarshal array"},
 		{name: "syntax", raw: `{"n":`, wantErr: "config: unexpected EOF"},

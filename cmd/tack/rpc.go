@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,8 +16,12 @@ func rpcCmd(args []string) error {
 	var c common
 	fs := flag.NewFlagSet("tack rpc", flag.ContinueOnError)
 	c.register(fs, "memory")
+	maxLine := fs.Int("max-line-bytes", rpc.DefaultMaxLineBytes, "longest command line accepted, in bytes; a longer one gets a bad_request response and is skipped")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *maxLine <= 0 {
+		return fmt.Errorf("--max-line-bytes must be positive, not %d", *maxLine)
 	}
 	rt, closeRuntime, err := c.runtime()
 	if err != nil {
@@ -25,5 +30,5 @@ func rpcCmd(args []string) error {
 	defer closeRuntime()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return rpc.Serve(ctx, rt, os.Stdin, os.Stdout)
+	return rpc.Serve(ctx, rt, os.Stdin, os.Stdout, rpc.WithMaxLineBytes(*maxLine))
 }

@@ -16,8 +16,8 @@ func TestParseErrors(t *testing.T) {
 		want string
 	}{
 		{"not JSON", `{`, "script: unexpected EOF"},
-		{"unknown field", `{"turns": [{"delay": 5}]}`, `script: json: unknown field "delay"`},
-		{"data after the object", `{"turns": [{}]} {}`, "script: unexpected data after the script object"},
+		{"unknown field", `{"turns": [{"delay": 5}]}`, `script: unknown field "delay" in turns[0]`},
+		{"data after the object", `{"turns": [{}]} {}`, "script: unexpected data after the object"},
 		{"unknown when_exhausted", `{"turns": [{}], "when_exhausted": "loop"}`, `script: unknown when_exhausted "loop" (want repeat_last, error or echo)`},
 		{"repeat_last without turns", `{"turns": []}`, "script: when_exhausted repeat_last needs at least one turn"},
 		{"negative context window", `{"context_window": -1, "turns": [{}]}`, "script: context_window is negative (-1)"},

@@ -3,10 +3,10 @@ package script
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
+
+	"github.com/tack-run/tack/internal/strictjson"
 )
 
 // Script is a parsed script (PROTOCOL.md §2). Build one with Parse, Load
@@ -86,8 +86,9 @@ const (
 	Echo Exhausted = "echo"
 )
 
-// Parse reads a script from JSON. Unknown fields are errors, so that a
-// misspelt field does not silently do nothing.
+// Parse reads a script from JSON. Unknown fields are errors naming where
+// they are (`unknown field "delay" in turns[0]`), so that a misspelt field
+// does not silently do nothing.
 func Parse(data []byte) (*Script, error) {
 	s, err := parse(data)
 	if err != nil {
@@ -110,14 +111,9 @@ func Load(path string) (*Script, error) {
 }
 
 func parse(data []byte) (*Script, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s Script
-	if err := dec.Decode(&s); err != nil {
+	if err := strictjson.Decode(data, &s); err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("unexpected data after the script object")
 	}
 	if s.WhenExhausted == "" {
 		s.WhenExhausted = RepeatLast

@@ -39,5 +39,5 @@ func ExampleRegister() {
 	// ls -la             runs
 	// git push --force   hold_for_approval (family "git")
 	// ls; rm -rf /       hold_for_approval (family "ls; rm -rf /")
-	// plugin "limits": config: json: unknown field "max_turn"
+	// plugin "limits": unknown field "max_turn" in config
 }

@@ -3,22 +3,28 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
 )
 
 // command is one entry of the protocol's command table.
 type command struct {
-	// new makes the message the line decodes into; nil for commands with
-	// no fields.
+	// name is the command's cmd; decodeCommand fills it in.
+	name string
+	// new makes the message the command's fields decode into.
 	new func() proto.Message
-	// required names fields the line must have.
+	// required names fields the command must have.
 	required []string
+	// check, when set, validates the decoded message further.
+	check func(proto.Message) error
 	// noSession marks commands that run global instead of session.
 	noSession bool
 	// sessionRead marks global commands that still need a session id: reads
@@ -33,13 +39,18 @@ type command struct {
 // needsSession reports whether the command's line must name a session.
 func (c command) needsSession() bool { return !c.noSession || c.sessionRead }
 
+// hasField reports whether the command's message has a field called name.
+func (c command) hasField(name string) bool {
+	return c.new().ProtoReflect().Descriptor().Fields().ByName(protoreflect.Name(name)) != nil
+}
+
 // commands is PROTOCOL.md §1's command table.
 var commands = map[string]command{
 	"create_session": {new: func() proto.Message { return &eventsv1.CreateSession{} }, noSession: true, global: createSession},
 	"list_sessions":  {new: func() proto.Message { return &eventsv1.ListSessions{} }, noSession: true, global: listSessions},
 	"prompt":         {new: func() proto.Message { return &eventsv1.Prompt{} }, required: []string{"text"}, session: send},
 	"steer":          {new: func() proto.Message { return &eventsv1.Steer{} }, required: []string{"text"}, session: send},
-	"abort":          {new: func() proto.Message { return &eventsv1.Abort{} }, session: abort},
+	"abort":          {new: func() proto.Message { return &eventsv1.Abort{} }, check: checkAbort, session: send},
 	"approve":        {new: func() proto.Message { return &eventsv1.Approve{} }, required: []string{"approval_id"}, session: send},
 	"reject":         {new: func() proto.Message { return &eventsv1.Reject{} }, required: []string{"approval_id"}, session: send},
 	"respond":        {new: func() proto.Message { return &eventsv1.Respond{} }, required: []string{"ref", "response"}, session: send},
@@ -47,7 +58,39 @@ var commands = map[string]command{
 	"get_state":      {new: func() proto.Message { return &eventsv1.GetState{} }, noSession: true, sessionRead: true, global: getState},
 	"get_messages":   {new: func() proto.Message { return &eventsv1.GetMessages{} }, noSession: true, sessionRead: true, global: getMessages},
 	"subscribe":      {new: func() proto.Message { return &eventsv1.Subscribe{} }, session: send},
-	"close_session":  {session: closeSession},
+	"close_session":  {new: func() proto.Message { return &eventsv1.CloseSession{} }, session: closeSession},
+}
+
+// decodeCommand decodes and checks the fields of the command called name:
+// obj is its object without the line's cmd and id (and without session,
+// but for create_session, whose own field it is). A name outside the table
+// is unknown_command; a field that is missing, unknown, of the wrong type
+// or out of range is bad_request with a message naming it.
+func decodeCommand(name string, obj map[string]json.RawMessage) (command, proto.Message, error) {
+	cmd, ok := commands[name]
+	if !ok {
+		return command{}, nil, &tack.Error{Code: events.CodeUnknownCommand, Message: fmt.Sprintf("unknown command %q", name)}
+	}
+	cmd.name = name
+	msg := cmd.new()
+	if err := events.UnmarshalJSONObject(obj, msg); err != nil {
+		var uf *events.UnknownFieldError
+		if errors.As(err, &uf) {
+			err = uf.Within(name)
+		}
+		return command{}, nil, badRequest(err.Error())
+	}
+	for _, f := range cmd.required {
+		if v, ok := obj[f]; !ok || string(v) == "null" {
+			return command{}, nil, badRequest(fmt.Sprintf("%s needs %q", name, f))
+		}
+	}
+	if cmd.check != nil {
+		if err := cmd.check(msg); err != nil {
+			return command{}, nil, err
+		}
+	}
+	return cmd, msg, nil
 }
 
 // send passes the command to the session and answers with its reply data.
@@ -80,13 +123,14 @@ func replyData(r *eventsv1.Reply) proto.Message {
 	return nil
 }
 
-func abort(ctx context.Context, c *conn, s *tack.Session, msg proto.Message) (proto.Message, error) {
+// checkAbort checks abort's kill_tools.
+func checkAbort(msg proto.Message) error {
 	switch k := msg.(*eventsv1.Abort).KillTools; k {
 	case "", "killable", "all", "none":
+		return nil
 	default:
-		return nil, badRequest(fmt.Sprintf("kill_tools is killable, all or none, not %q", k))
+		return badRequest(fmt.Sprintf("kill_tools is killable, all or none, not %q", k))
 	}
-	return send(ctx, c, s, msg)
 }
 
 func switchModel(ctx context.Context, _ *conn, s *tack.Session, msg proto.Message) (proto.Message, error) {

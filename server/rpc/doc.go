@@ -4,7 +4,20 @@
 //
 // # Usage
 //
-//	err := rpc.Serve(ctx, rt, os.Stdin, os.Stdout)
+//	err := rpc.Serve(ctx, rt, os.Stdin, os.Stdout, rpc.WithMaxLineBytes(1<<20))
+//
+// # Input
+//
+// Every line but an empty one gets exactly one response. The line's cmd
+// and id are taken off its object, and session too unless the command has
+// a field of that name (create_session); what remains must be the
+// command's fields and nothing else. decodeCommand, which takes a command
+// name and such an object, does all decoding and validation, so that a
+// server with another framing can share it. A field the command does not
+// define is bad_request naming the command and the path
+// (`unknown field "cfg" in create_session.plugins[0]`). A line longer than
+// the limit (DefaultMaxLineBytes unless WithMaxLineBytes) gets bad_request
+// and its rest is read and dropped, never held in memory.
 //
 // # Concurrency
 //

@@ -14,28 +14,60 @@ import (
 	"github.com/tack-run/tack/events"
 )
 
-// maxLine bounds one command line.
-const maxLine = 16 << 20
+// DefaultMaxLineBytes bounds one command line unless WithMaxLineBytes
+// says otherwise: 1 MiB.
+const DefaultMaxLineBytes = 1 << 20
 
 // eventBuffer is each session subscription's capacity.
 const eventBuffer = 8192
 
+// Option configures Serve.
+type Option func(*options)
+
+type options struct {
+	maxLine int
+}
+
+// WithMaxLineBytes bounds one command line to n bytes, not counting its
+// line ending (default DefaultMaxLineBytes); n <= 0 keeps the default. A
+// longer line gets a bad_request response and is skipped without being
+// held in memory.
+func WithMaxLineBytes(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxLine = n
+		}
+	}
+}
+
 // Serve runs the protocol until in ends or ctx is done. It closes the
-// sessions it created before returning.
-func Serve(ctx context.Context, rt *tack.Runtime, in io.Reader, out io.Writer) error {
+// sessions it created before returning. Every line but an empty one gets
+// exactly one response.
+func Serve(ctx context.Context, rt *tack.Runtime, in io.Reader, out io.Writer, opts ...Option) error {
+	o := options{maxLine: DefaultMaxLineBytes}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	c := &conn{rt: rt, out: &writer{w: bufio.NewWriter(out)}, subs: map[string]*tack.Subscription{}}
 	defer c.close()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	for sc.Scan() {
+	lr := newLineReader(in, o.maxLine)
+	for {
+		line, tooLong, err := lr.next()
+		if err != nil && err != io.EOF {
+			return err
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if line := sc.Bytes(); len(line) > 0 {
+		if tooLong {
+			c.out.response(header{}, nil, badRequest(fmt.Sprintf("line is longer than %d bytes; it was skipped", o.maxLine)))
+		} else if len(line) > 0 {
 			c.handle(ctx, line)
 		}
+		if err == io.EOF {
+			return nil
+		}
 	}
-	return sc.Err()
 }
 
 // conn is one client's connection.
@@ -47,58 +79,67 @@ type conn struct {
 	wg   sync.WaitGroup
 }
 
-// header is the part every command line has.
+// header is the part of a command line that is not the command's own:
+// cmd, id and session.
 type header struct {
-	Cmd     string          `json:"cmd"`
-	ID      json.RawMessage `json:"id"`
-	Session *string         `json:"session"`
+	Cmd     string
+	ID      json.RawMessage
+	Session string
+}
+
+// takeHeader reads cmd, id and session from a command line's object and
+// takes cmd and id off it. session stays only for a command that has a
+// field of that name (create_session names the new session with it).
+func takeHeader(obj map[string]json.RawMessage) (header, error) {
+	var h header
+	if raw, ok := obj["id"]; ok && string(raw) != "null" {
+		h.ID = raw
+	}
+	delete(obj, "id")
+	raw, ok := obj["cmd"]
+	if !ok || string(raw) == "null" {
+		return h, badRequest(`a command line needs "cmd"`)
+	}
+	if json.Unmarshal(raw, &h.Cmd) != nil {
+		return h, badRequest(`field "cmd": expected a string`)
+	}
+	delete(obj, "cmd")
+	if raw, ok := obj["session"]; ok && string(raw) != "null" {
+		if json.Unmarshal(raw, &h.Session) != nil {
+			return h, badRequest(`field "session": expected a string`)
+		}
+	}
+	if cmd, ok := commands[h.Cmd]; ok && !cmd.hasField("session") {
+		delete(obj, "session")
+	}
+	return h, nil
 }
 
 // handle runs one command line and writes its response.
 func (c *conn) handle(ctx context.Context, line []byte) {
-	var h header
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(line, &fields); err != nil {
-		c.out.response(h, nil, &tack.Error{Code: events.CodeBadRequest, Message: "not a JSON object: " + err.Error()})
+	obj, err := events.ParseObject(line)
+	if err != nil {
+		c.out.response(header{}, nil, badRequest(err.Error()))
 		return
 	}
-	if err := json.Unmarshal(line, &h); err != nil {
-		c.out.response(h, nil, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()})
+	h, err := takeHeader(obj)
+	if err != nil {
+		c.out.response(h, nil, err)
 		return
 	}
-	cmd, ok := commands[h.Cmd]
-	if !ok {
-		code := events.CodeUnknownCommand
-		if h.Cmd == "" {
-			code = events.CodeBadRequest
-		}
-		c.out.response(h, nil, &tack.Error{Code: code, Message: fmt.Sprintf("unknown command %q", h.Cmd)})
+	cmd, msg, err := decodeCommand(h.Cmd, obj)
+	if err != nil {
+		c.out.response(h, nil, err)
 		return
 	}
-	data, err := c.run(ctx, cmd, h, fields, line)
+	data, err := c.run(ctx, cmd, h.Session, msg)
 	c.out.response(h, data, err)
 }
 
-// run decodes and checks a command, then executes it.
-func (c *conn) run(ctx context.Context, cmd command, h header, fields map[string]json.RawMessage, line []byte) (proto.Message, error) {
-	var msg proto.Message
-	if cmd.new != nil {
-		msg = cmd.new()
-		if err := events.UnmarshalJSON(line, msg); err != nil {
-			return nil, badRequest(err.Error())
-		}
-	}
-	for _, f := range cmd.required {
-		if v, ok := fields[f]; !ok || string(v) == "null" {
-			return nil, badRequest(fmt.Sprintf("%s needs %q", h.Cmd, f))
-		}
-	}
-	id := ""
-	if h.Session != nil {
-		id = *h.Session
-	}
+// run executes a decoded command; id is the line's session, "" when absent.
+func (c *conn) run(ctx context.Context, cmd command, id string, msg proto.Message) (proto.Message, error) {
 	if id == "" && cmd.needsSession() {
-		return nil, badRequest(fmt.Sprintf("%s needs %q", h.Cmd, "session"))
+		return nil, badRequest(fmt.Sprintf("%s needs %q", cmd.name, "session"))
 	}
 	if cmd.noSession {
 		return cmd.global(ctx, c, id, msg)

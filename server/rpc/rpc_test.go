@@ -42,34 +42,50 @@ func serve(t *testing.T, lines ...string) []map[string]any {
 
 const create = `{"cmd":"create_session","session":"s","script":{"turns":[{"text":"hi"}]}}`
 
-// TestErrorScenarios: each bad line gets its protocol error code and the
-// connection keeps serving the next line.
+// TestErrorScenarios: each bad line gets its protocol error code and a
+// message naming what was wrong, and the connection keeps serving the
+// next line.
 func TestErrorScenarios(t *testing.T) {
 	cases := []struct {
-		name, line, code string
+		name, line, code, message string
 	}{
-		{"not JSON", `{"cmd":`, "bad_request"},
-		{"not an object", `[1,2]`, "bad_request"},
-		{"no cmd", `{"session":"s"}`, "bad_request"},
-		{"cmd not a string", `{"cmd":7}`, "bad_request"},
-		{"unknown command", `{"cmd":"dance","session":"s"}`, "unknown_command"},
-		{"no session", `{"cmd":"prompt","text":"x"}`, "bad_request"},
-		{"unknown session", `{"cmd":"prompt","session":"zz","text":"x"}`, "invalid_session"},
-		{"missing text", `{"cmd":"prompt","session":"s"}`, "bad_request"},
-		{"text of the wrong type", `{"cmd":"prompt","session":"s","text":5}`, "bad_request"},
-		{"missing steer text", `{"cmd":"steer","session":"s"}`, "bad_request"},
-		{"bad kill_tools", `{"cmd":"abort","session":"s","kill_tools":"some"}`, "bad_request"},
-		{"approve without id", `{"cmd":"approve","session":"s"}`, "bad_request"},
-		{"approve nothing pending", `{"cmd":"approve","session":"s","approval_id":"ap-1"}`, "no_pending_approval"},
-		{"reject nothing pending", `{"cmd":"reject","session":"s","approval_id":"ap-1","reason":"no"}`, "no_pending_approval"},
-		{"respond nothing pending", `{"cmd":"respond","session":"s","ref":"q-1","response":"yes"}`, "no_pending_question"},
-		{"unknown model", `{"cmd":"switch_model","session":"s","model":"gpt-nothing"}`, "unknown_model"},
-		{"bad subscribe type", `{"cmd":"subscribe","session":"s","types":["no_such_event"]}`, "bad_request"},
-		{"create with unknown model", `{"cmd":"create_session","model":"script:/no/such/file.json"}`, "unknown_model"},
-		{"create with unknown tool", `{"cmd":"create_session","model":"script:demo","tools":["teleport"]}`, "unknown_tool"},
-		{"create with a taken id", `{"cmd":"create_session","session":"s","model":"script:demo"}`, "bad_request"},
-		{"create with a bad script", `{"cmd":"create_session","script":{"turns":"no"}}`, "bad_request"},
-		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request"},
+		{"not JSON", `{"cmd":`, "bad_request", "invalid JSON: unexpected end of JSON input"},
+		{"not an object", `[1,2]`, "bad_request", "expected a JSON object"},
+		{"only space", ` `, "bad_request", "invalid JSON"},
+		{"no cmd", `{"session":"s"}`, "bad_request", `a command line needs "cmd"`},
+		{"cmd not a string", `{"cmd":7}`, "bad_request", `field "cmd": expected a string`},
+		{"session not a string", `{"cmd":"get_state","session":7}`, "bad_request", `field "session": expected a string`},
+		{"unknown command", `{"cmd":"dance","session":"s"}`, "unknown_command", `unknown command "dance"`},
+		{"no session", `{"cmd":"prompt","text":"x"}`, "bad_request", `prompt needs "session"`},
+		{"null session", `{"cmd":"prompt","session":null,"text":"x"}`, "bad_request", `prompt needs "session"`},
+		{"unknown session", `{"cmd":"prompt","session":"zz","text":"x"}`, "invalid_session", `no session "zz"`},
+		{"missing text", `{"cmd":"prompt","session":"s"}`, "bad_request", `prompt needs "text"`},
+		{"text of the wrong type", `{"cmd":"prompt","session":"s","text":5}`, "bad_request", `field "text": expected a string`},
+		{"missing steer text", `{"cmd":"steer","session":"s"}`, "bad_request", `steer needs "text"`},
+		{"bad kill_tools", `{"cmd":"abort","session":"s","kill_tools":"some"}`, "bad_request", `kill_tools is killable, all or none, not "some"`},
+		{"misspelt abort option", `{"cmd":"abort","session":"s","kill_tool":"all"}`, "bad_request", `unknown field "kill_tool" in abort`},
+		{"unknown prompt field", `{"cmd":"prompt","session":"s","text":"x","if_bisy":"queue"}`, "bad_request", `unknown field "if_bisy" in prompt`},
+		{"field of a command without fields", `{"cmd":"close_session","session":"s","force":true}`, "bad_request", `unknown field "force" in close_session`},
+		{"unknown field with a null value", `{"cmd":"get_state","session":"s","verbose":null}`, "bad_request", `unknown field "verbose" in get_state`},
+		{"unknown create_session field", `{"cmd":"create_session","session":"t","model":"script:demo","bogus":1}`, "bad_request", `unknown field "bogus" in create_session`},
+		{"unknown plugin entry field", `{"cmd":"create_session","session":"t","model":"script:demo","plugins":[{"name":"x","cfg":{}}]}`, "bad_request", `unknown field "cfg" in create_session.plugins[0]`},
+		{"approve without id", `{"cmd":"approve","session":"s"}`, "bad_request", `approve needs "approval_id"`},
+		{"approve nothing pending", `{"cmd":"approve","session":"s","approval_id":"ap-1"}`, "no_pending_approval", `no approval "ap-1" is pending`},
+		{"reject nothing pending", `{"cmd":"reject","session":"s","approval_id":"ap-1","reason":"no"}`, "no_pending_approval", `no approval "ap-1" is pending`},
+		{"respond nothing pending", `{"cmd":"respond","session":"s","ref":"q-1","response":"yes"}`, "no_pending_question", `no question "q-1" is pending`},
+		{"unknown model", `{"cmd":"switch_model","session":"s","model":"gpt-nothing"}`, "unknown_model", `unknown model "gpt-nothing"`},
+		{"bad subscribe type", `{"cmd":"subscribe","session":"s","types":["no_such_event"]}`, "bad_request", `unknown event type: "no_such_event"`},
+		{"create with unknown model", `{"cmd":"create_session","model":"gpt-nothing"}`, "unknown_model", `unknown model "gpt-nothing"`},
+		{"create with a missing script file", `{"cmd":"create_session","model":"script:/no/such/file.json"}`, "unknown_model",
+			`unknown model "script:/no/such/file.json": script: open /no/such/file.json: no such file or directory`},
+		{"create with unknown tool", `{"cmd":"create_session","model":"script:demo","tools":["teleport"]}`, "unknown_tool", `unknown tool "teleport"`},
+		{"create with unknown plugin", `{"cmd":"create_session","model":"script:demo","plugins":[{"name":"teleport"}]}`, "bad_request", `unknown plugin "teleport" (registered: )`},
+		{"create with a taken id", `{"cmd":"create_session","session":"s","model":"script:demo"}`, "bad_request", `session "s" exists`},
+		{"create with a bad script", `{"cmd":"create_session","script":{"turns":"no"}}`, "bad_request",
+			`unknown model "script:inline": script: json: cannot unmarshal string into Go struct field Script.turns of type []script.Turn`},
+		{"create with a misspelt script field", `{"cmd":"create_session","script":{"turns":[{"text":"a","tool_calls":[{"name":"echo","arg":{}}]}]}}`, "bad_request",
+			`unknown model "script:inline": script: unknown field "arg" in turns[0].tool_calls[0]`},
+		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -77,13 +93,106 @@ func TestErrorScenarios(t *testing.T) {
 			if len(resps) != 3 {
 				t.Fatalf("got %d responses, want 3: %v", len(resps), resps)
 			}
-			bad := resps[1]
-			code, _ := bad["error"].(map[string]any)["code"].(string)
-			if bad["ok"] != false || code != c.code {
-				t.Fatalf("response %v, want error %s", bad, c.code)
-			}
+			wantError(t, resps[1], c.code, c.message)
 			if after := resps[2]; after["ok"] != true || after["id"] != "after" {
 				t.Fatalf("the connection stopped serving: %v", after)
+			}
+		})
+	}
+}
+
+// wantError fails unless resp is an error response with code and message.
+func wantError(t *testing.T, resp map[string]any, code, message string) {
+	t.Helper()
+	e, _ := resp["error"].(map[string]any)
+	if resp["ok"] != false || e["code"] != code || e["message"] != message {
+		t.Fatalf("response %v, want error %s %q", resp, code, message)
+	}
+}
+
+// TestHeaderKeys: cmd and id belong to the line, session too but for
+// create_session, whose own field it is.
+func TestHeaderKeys(t *testing.T) {
+	resps := serve(t,
+		`{"cmd":"create_session","id":1,"session":"a","model":"script:demo"}`,
+		`{"cmd":"list_sessions","id":2,"session":"ignored"}`,
+		`{"cmd":"close_session","id":3,"session":"a"}`)
+	if len(resps) != 3 {
+		t.Fatalf("got %d responses, want 3: %v", len(resps), resps)
+	}
+	if d, _ := resps[0]["data"].(map[string]any); resps[0]["ok"] != true || d["session"] != "a" {
+		t.Fatalf("create_session: %v", resps[0])
+	}
+	for _, r := range resps[1:] {
+		if r["ok"] != true {
+			t.Fatalf("%v", r)
+		}
+	}
+}
+
+// TestLongLines: a line over the limit gets bad_request, its rest is
+// skipped, and the next line is served; a line at the limit is served.
+func TestLongLines(t *testing.T) {
+	const limit = 100
+	at := `{"cmd":"list_sessions","id":"` + strings.Repeat("a", limit-31) + `"}`
+	if len(at) != limit {
+		t.Fatalf("the line at the limit has %d bytes", len(at))
+	}
+	over := `{"cmd":"list_sessions","id":"` + strings.Repeat("b", limit-30) + `"}`
+	huge := `{"cmd":"list_sessions","id":"` + strings.Repeat("c", 200<<10) + `"}`
+	message := "line is longer than 100 bytes; it was skipped"
+	for _, c := range []struct {
+		name, in string
+	}{
+		{"at the limit", at + "\n"},
+		{"at the limit with CRLF", at + "\r\n"},
+		{"one byte over", over + "\n"},
+		{"one byte over with CRLF", over + "\r\n"},
+		{"many buffers over", huge + "\n"},
+		{"over at the end of input", huge},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rt, err := tack.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			var out bytes.Buffer
+			in := c.in + `{"cmd":"list_sessions","id":"next"}` + "\n"
+			if c.name == "over at the end of input" {
+				in = `{"cmd":"list_sessions","id":"next"}` + "\n" + c.in
+			}
+			if err := Serve(context.Background(), rt, strings.NewReader(in), &out, WithMaxLineBytes(limit)); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("got %d lines, want 2: %q", len(lines), out.String())
+			}
+			var resps []map[string]any
+			for _, l := range lines {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatal(err)
+				}
+				resps = append(resps, m)
+			}
+			long, next := resps[0], resps[1]
+			if c.name == "over at the end of input" {
+				long, next = next, long
+			}
+			if next["id"] != "next" || next["ok"] != true {
+				t.Fatalf("the next line was not served: %v", next)
+			}
+			if strings.HasPrefix(c.name, "at the limit") {
+				if long["ok"] != true || long["id"] != at[29:len(at)-2] {
+					t.Fatalf("the line at the limit was not served: %v", long)
+				}
+				return
+			}
+			wantError(t, long, "bad_request", message)
+			if long["id"] != nil || long["cmd"] != "" {
+				t.Fatalf("a skipped line has no id or cmd: %v", long)
 			}
 		})
 	}
