@@ -33,7 +33,7 @@ type command struct {
 // needsSession reports whether the command's line must name a session.
 func (c command) needsSession() bool { return !c.noSession || c.sessionRead }
 
-// commands is PROTOCOL.md §1's command table.
+// commands is the command table of docs/protocol.md.
 var commands = map[string]command{
 	"create_session": {new: func() proto.Message { return &eventsv1.CreateSession{} }, noSession: true, global: createSession},
 	"list_sessions":  {new: func() proto.Message { return &eventsv1.ListSessions{} }, noSession: true, global: listSessions},
