@@ -76,7 +76,7 @@ func newBenchRuntime(b *testing.B, opts ...tack.Option) *tack.Runtime {
 	return rt
 }
 
-// benchScript is an inline scripted model (PROTOCOL.md §2).
+// benchScript is an inline scripted model (docs/protocol.md#the-scripted-model).
 type benchScript struct {
 	Turns         []benchTurn `json:"turns"`
 	WhenExhausted string      `json:"when_exhausted,omitempty"`

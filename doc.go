@@ -17,7 +17,7 @@
 //	queued, err := s.Prompt(ctx, "What is in this project?")
 //	for ev := range sub.C { ... }
 //
-// Commands map one to one onto PROTOCOL.md's JSON-lines commands; errors
+// Commands map one to one onto docs/protocol.md's JSON-lines commands; errors
 // are *Error values whose Code is the protocol's error code.
 //
 // # Concurrency

@@ -6,7 +6,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
-// Error is a command that failed: Code is one of PROTOCOL.md's error codes
+// Error is a command that failed: Code is one of the error codes of docs/protocol.md
 // (the events.Code* constants), Message says why.
 type Error struct {
 	Code    string

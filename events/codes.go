@@ -1,6 +1,6 @@
 package events
 
-// Error codes of command replies (PROTOCOL.md §1, "Responses").
+// Error codes of command replies (docs/protocol.md, "Error codes").
 const (
 	CodeBadRequest        = "bad_request"
 	CodeUnknownCommand    = "unknown_command"

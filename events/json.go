@@ -13,7 +13,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
-// AppendJSON appends the JSON-lines form of ev (PROTOCOL.md §1), without a
+// AppendJSON appends the JSON-lines form of ev (docs/protocol.md), without a
 // trailing newline, and returns the extended buffer:
 //
 //	{"type":"message_delta","session":"s1","seq":14,"ts":"2026-11-21T10:00:00.123456Z","delta":"Hi"}
@@ -65,7 +65,7 @@ func AppendJSON(dst []byte, ev *eventsv1.Event) []byte {
 // AppendMessageJSON appends the JSON form of m and returns the extended
 // buffer. The rules are those of AppendJSON, applied to any message, which
 // is how command replies are written: a SessionState gives the get_state
-// object of PROTOCOL.md, a MessageList {"messages":[...]}, an EventList
+// object of docs/protocol.md, a MessageList {"messages":[...]}, an EventList
 // {"events":[...]} with each event in event form. Members of a oneof other
 // than Event.payload are written only when set.
 //

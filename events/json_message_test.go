@@ -23,7 +23,7 @@ func TestMarshalJSONReplies(t *testing.T) {
 		{"prompt reply", &eventsv1.PromptReply{Queued: true}, `{"queued":true}`},
 		{"empty message list", &eventsv1.MessageList{}, `{"messages":[]}`},
 		{
-			name: "message list as in PROTOCOL.md",
+			name: "message list as in docs/protocol.md",
 			m: &eventsv1.MessageList{Messages: []*eventsv1.Message{
 				{Role: "user", Content: "sleep please"},
 				{Role: "assistant", Content: "...", ToolCalls: []*eventsv1.ToolCall{{Id: "c-1", Name: "sleep", Args: raw(`{"ms":10}`)}}},

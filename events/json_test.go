@@ -38,7 +38,7 @@ func TestAppendJSONGolden(t *testing.T) {
 		want string
 	}{
 		{
-			name: "tool_execution_start as in PROTOCOL.md",
+			name: "tool_execution_start as in docs/protocol.md",
 			ev: stamped(14, &eventsv1.ToolExecutionStart{
 				Name: "sleep", CallId: "c-1", Args: raw(`{"ms":500}`),
 			}),
@@ -214,7 +214,7 @@ func TestAppendJSONGolden(t *testing.T) {
 	}
 }
 
-// getStateExample is the get_state answer of PROTOCOL.md §1, verbatim.
+// getStateExample is the get_state answer of docs/protocol.md, verbatim.
 const getStateExample = `{"state":"executing_tools","model":"script:demo.json","run_id":"r-3",
  "prompt_queue":["then summarise"],"steering_queue":[{"ref":"st-1","text":"stop that"}],
  "pending_approvals":[{"approval_id":"ap-1","tool":"shell","call_id":"c-9","args":{"command":"rm -rf build"}}],
@@ -223,7 +223,7 @@ const getStateExample = `{"state":"executing_tools","model":"script:demo.json","
  "usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0.0},
  "context":{"used":900,"window":8000,"percent":11.25}}`
 
-// TestGetStateShape encodes the SessionState of the PROTOCOL.md example and
+// TestGetStateShape encodes the SessionState of the docs/protocol.md example and
 // checks it against the example: the same keys in the same order with the
 // same values, plus only the fields the proto adds.
 func TestGetStateShape(t *testing.T) {
@@ -262,7 +262,7 @@ func TestGetStateShape(t *testing.T) {
 		t.Fatalf("flatKeys found only %v", wantKeys)
 	}
 	if strings.Join(gotKeys, " ") != strings.Join(wantKeys, " ") {
-		t.Errorf("keys differ from the PROTOCOL.md example\n got: %v\nwant: %v", gotKeys, wantKeys)
+		t.Errorf("keys differ from the docs/protocol.md example\n got: %v\nwant: %v", gotKeys, wantKeys)
 	}
 	var gotV, wantV map[string]any
 	if err := json.Unmarshal(got, &gotV); err != nil {
@@ -277,7 +277,7 @@ func TestGetStateShape(t *testing.T) {
 	g, _ := json.Marshal(gotV)
 	w, _ := json.Marshal(wantV)
 	if !bytes.Equal(g, w) {
-		t.Errorf("values differ from the PROTOCOL.md example\n got: %s\nwant: %s", g, w)
+		t.Errorf("values differ from the docs/protocol.md example\n got: %s\nwant: %s", g, w)
 	}
 }
 

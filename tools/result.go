@@ -1,6 +1,6 @@
 package tools
 
-// Fixed result texts of PROTOCOL.md §1, so that a model and a test can
+// Fixed result texts of docs/protocol.md, so that a model and a test can
 // recognise them. The runtime commits them as error results.
 const (
 	// InterruptedByAbort is the result of a tool cancelled by abort.

@@ -14,8 +14,8 @@
 //
 // The steer scenario prints an "unsupported" line: Eino has no steering.
 //
-// The scripted model plays the turns of Tack's scripted model (PROTOCOL.md
-// §2) — delay, text in chunks at a pace, tool calls — on a goroutine of its
+// The scripted model plays the turns of Tack's scripted model
+// (docs/protocol.md#the-scripted-model) — delay, text in chunks at a pace, tool calls — on a goroutine of its
 // own per request, and ends its stream with ctx.Err() as soon as the
 // request's context is cancelled. The tools are made with utils.InferTool.
 package main

@@ -12,7 +12,7 @@ import (
 )
 
 // turn is one scripted response, with the meaning of Tack's scripted model
-// (PROTOCOL.md §2): DelayMS, then Text in ChunkSize-rune chunks with
+// (docs/protocol.md#the-scripted-model): DelayMS, then Text in ChunkSize-rune chunks with
 // ChunkDelayMS before each but the first, then the tool calls.
 type turn struct {
 	DelayMS      int

@@ -59,7 +59,7 @@ function within(promise, what) {
 
 const result = (text) => ({ content: [{ type: "text", text }], details: {} });
 
-// The demo tools of PROTOCOL.md §3 the scenarios use.
+// The demo tools of docs/protocol.md#demo-tools the scenarios use.
 const echoTool = {
   name: "echo",
   label: "echo",

@@ -1,5 +1,5 @@
 // A scripted stream function for pi-agent-core: the same turns, with the
-// same meaning, as Tack's scripted model (PROTOCOL.md §2). Each call of the
+// same meaning, as Tack's scripted model (docs/protocol.md#the-scripted-model). Each call of the
 // stream function takes the next turn (the last repeats) and plays it:
 // delayMs, then the text in chunkSize-character chunks with chunkDelayMs
 // before each but the first, then the tool calls, each whole. Every turn

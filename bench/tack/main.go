@@ -48,7 +48,7 @@ func main() {
 	}
 }
 
-// turn is one turn of a scripted model (PROTOCOL.md §2).
+// turn is one turn of a scripted model (docs/protocol.md#the-scripted-model).
 type turn struct {
 	Text         string `json:"text,omitempty"`
 	ChunkSize    int    `json:"chunk_size,omitempty"`

@@ -14,6 +14,8 @@ commands:
   demo   play a built-in scripted session as a coloured timeline
   chat   talk to a session in the terminal (Enter while busy steers, Ctrl-C aborts)
   rpc    serve the JSON-lines protocol on stdin/stdout
+
+protocol: docs/protocol.md in the repository (commands, events, scripts, config)
 `
 
 func main() {

@@ -24,7 +24,7 @@ const (
 	arr = "array"
 )
 
-// protocolEvents is PROTOCOL.md §1's event table: every field each event
+// protocolEvents is the event table of docs/protocol.md: every field each event
 // carries besides type, session, seq and ts, with its JSON type.
 var protocolEvents = map[string]map[string]string{
 	"session_created":           {"model": str},
@@ -206,7 +206,7 @@ func buildTack(t *testing.T) string {
 }
 
 // TestRPCFullRunMatchesProtocol drives a whole session through `tack rpc`
-// and checks every output line against PROTOCOL.md.
+// and checks every output line against docs/protocol.md.
 func TestRPCFullRunMatchesProtocol(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -258,7 +258,7 @@ func TestRPCFullRunMatchesProtocol(t *testing.T) {
 		seen[typ] = true
 		fields, known := protocolEvents[typ]
 		if !known {
-			t.Errorf("event type %q is not in PROTOCOL.md: %s", typ, raw)
+			t.Errorf("event type %q is not in docs/protocol.md: %s", typ, raw)
 			continue
 		}
 		if m["session"] != "s1" || !tsPattern.MatchString(fmt.Sprint(m["ts"])) {

@@ -728,7 +728,7 @@ func (x *ListSessions) GetCursor() string {
 	return ""
 }
 
-// ErrorInfo is a command's failure: code is one of PROTOCOL.md's error codes.
+// ErrorInfo is a command's failure: code is one of the error codes of docs/protocol.md.
 type ErrorInfo struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Code          string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
@@ -1613,7 +1613,7 @@ func (x *ContextInfo) GetPercent() float64 {
 	return 0
 }
 
-// SessionState is the answer to get_state (PROTOCOL.md §1).
+// SessionState is the answer to get_state (docs/protocol.md).
 type SessionState struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	State            string                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`

@@ -9,7 +9,7 @@ import (
 	"os"
 )
 
-// Config is the models configuration of PROTOCOL.md §4.
+// Config is the models configuration of docs/protocol.md#configuration-and-storage.
 type Config struct {
 	// DefaultModel names the model sessions get when they name none:
 	// "provider/model", or a bare model name.

@@ -16,7 +16,7 @@ func equal[T any](t *testing.T, what string, got, want T) {
 	}
 }
 
-// protocolExample is the example of PROTOCOL.md §4.
+// protocolExample is the example of docs/protocol.md#configuration-and-storage.
 const protocolExample = `{
   "default_model": "local/qwen3-8b",
   "providers": {

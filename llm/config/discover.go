@@ -23,8 +23,9 @@ const (
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 )
 
-// Discover finds the configuration (PROTOCOL.md §4) and returns it with
-// the path it came from: flagPath (the --config flag) when not empty,
+// Discover finds the configuration
+// (docs/protocol.md#configuration-and-storage) and returns it with the
+// path it came from: flagPath (the --config flag) when not empty,
 // else the file $TACK_CONFIG names, else tack.json in the working
 // directory, else none. A file named by the flag or the variable must
 // exist. With no file, FromEnv makes the configuration, and the path is

@@ -1,5 +1,5 @@
-// Package config reads the models configuration (PROTOCOL.md §4) and
-// resolves model names to llm.Models streamed by llm/openai Providers.
+// Package config reads the models configuration
+// (docs/protocol.md#configuration-and-storage) and resolves model names to llm.Models streamed by llm/openai Providers.
 //
 // # Usage
 //

@@ -1,7 +1,7 @@
-// Package script is the scripted model (PROTOCOL.md §2): an llm.Provider
-// that plays a JSON script of responses at scripted times. It is the
-// default model of demos and of the runtime's tests, a documented provider
-// rather than a mock.
+// Package script is the scripted model
+// (docs/protocol.md#the-scripted-model): an llm.Provider that plays a JSON
+// script of responses at scripted times. It is the default model of demos
+// and of the runtime's tests, a documented provider rather than a mock.
 //
 // # Usage
 //

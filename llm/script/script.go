@@ -9,8 +9,8 @@ import (
 	"github.com/tack-run/tack/internal/strictjson"
 )
 
-// Script is a parsed script (PROTOCOL.md §2). Build one with Parse, Load
-// or Demo; do not modify it once a Provider plays it.
+// Script is a parsed script (docs/protocol.md#the-scripted-model). Build
+// one with Parse, Load or Demo; do not modify it once a Provider plays it.
 type Script struct {
 	// ContextWindow is the context window the model claims; 0 is unknown.
 	ContextWindow int64 `json:"context_window,omitempty"`

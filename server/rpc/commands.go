@@ -44,7 +44,7 @@ func (c command) hasField(name string) bool {
 	return c.new().ProtoReflect().Descriptor().Fields().ByName(protoreflect.Name(name)) != nil
 }
 
-// commands is PROTOCOL.md §1's command table.
+// commands is the command table of docs/protocol.md.
 var commands = map[string]command{
 	"create_session": {new: func() proto.Message { return &eventsv1.CreateSession{} }, noSession: true, global: createSession},
 	"list_sessions":  {new: func() proto.Message { return &eventsv1.ListSessions{} }, noSession: true, global: listSessions},

@@ -1,4 +1,4 @@
-// Package rpc serves Tack's JSON-lines protocol (PROTOCOL.md §1): one
+// Package rpc serves Tack's JSON-lines protocol (docs/protocol.md): one
 // command per input line, one JSON object per output line — the responses
 // and every event of every session the connection created.
 //

@@ -1,4 +1,5 @@
-// Package open turns a --store value (PROTOCOL.md §4) into a store.Store:
+// Package open turns a --store value
+// (docs/protocol.md#configuration-and-storage) into a store.Store:
 //
 //	memory                         store/memory: nothing survives the process
 //	sqlite:PATH                    store/sqlite at PATH ("sqlite:" or "sqlite" alone: DefaultSQLitePath)

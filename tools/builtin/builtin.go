@@ -8,7 +8,7 @@ import (
 	"github.com/tack-run/tack/tools"
 )
 
-// Demo returns the five demo tools of PROTOCOL.md §3: sleep,
+// Demo returns the five demo tools of docs/protocol.md#demo-tools: sleep,
 // sleep_stubborn, sleep_immune, echo and shell (running in the process's
 // working directory).
 func Demo() []tools.Tool {

@@ -1,6 +1,6 @@
 // Package builtin holds the tools Tack ships: the demo tools of
-// PROTOCOL.md §3 (sleep, sleep_stubborn, sleep_immune, echo, shell) and the
-// opt-in file tools (read_file, write_file, list_files) confined to a root
+// docs/protocol.md#demo-tools (sleep, sleep_stubborn, sleep_immune, echo,
+// shell) and the opt-in file tools (read_file, write_file, list_files) confined to a root
 // directory.
 //
 // # Usage
