@@ -24,6 +24,14 @@ import (
 // write that holds the change is acknowledged. Writes run on a goroutine of
 // their own, one at a time per session, so the actor never waits; a crash
 // loses nothing a client was told.
+//
+// A write that fails for good (after the retries) takes the session down:
+// what waited in the outbox is never told (replies become store_failed
+// errors), the session goes back to what the store holds, and the run in
+// progress ends with an error. While it is down, reads answer from memory
+// and a command that would need a write waits for one try at the store: if
+// the try lands the session is up again and the command goes through, if
+// not the command is answered store_failed and nothing changed.
 
 // seqCheckpoint is how far the event sequence may run ahead of the stored
 // one before a write records it; a restored session numbers its events
@@ -41,6 +49,13 @@ type outItem struct {
 	reply *eventsv1.Reply
 }
 
+// heldCommand is a command that waits, while the store is down, for the
+// try that tells whether it is back.
+type heldCommand struct {
+	msg    any
+	sender *actor.PID
+}
+
 // persistence is a session's write state.
 type persistence struct {
 	gate       bool      // changes await a write: hold events and replies
@@ -52,13 +67,24 @@ type persistence struct {
 	dirtyAfter bool      // changes since the write in flight started
 	saved      int       // messages stored
 	savedSeq   uint64    // event sequence stored
+	// kept is the volatile state as stored: what a failed write falls back to.
+	kept *store.Volatile
+	// down is the error of the write that failed for good; nil while the
+	// store takes the session's writes.
+	down error
+	// probe asks flush for a try at the store without holding events.
+	probe bool
+	// held are the commands that wait for that try.
+	held []heldCommand
 }
 
-// stored acknowledges a write: count messages are durable, and seq.
+// stored acknowledges a write: count messages are durable, and seq, and
+// the volatile state kept.
 type stored struct {
 	err   error
 	count int
 	seq   uint64
+	kept  *store.Volatile
 }
 
 // rewrite asks for another try at a write that failed.
@@ -67,6 +93,11 @@ type rewrite struct{}
 // writeRetries are the waits before the tries after a failed write: a
 // dropped connection usually comes back; the gate stays shut meanwhile.
 var writeRetries = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 800 * time.Millisecond}
+
+// writeTimeout bounds one try at a write, so a store that hangs rather than
+// fails is given up on like one that fails: the four tries and their waits
+// stay within the runtime's default command timeout of 10 s.
+const writeTimeout = 1500 * time.Millisecond
 
 // touch marks a change the store must keep before anyone hears of it.
 func (s *session) touch() {
@@ -79,29 +110,42 @@ func (s *session) touch() {
 	}
 }
 
-// flush starts a write when changes wait and none is under way; Receive
-// calls it after every message.
+// flush starts a write when changes wait, or a try at a store that is down
+// is asked for, and none is under way; Receive calls it after every message.
 func (s *session) flush() {
 	if s.env.Store == nil || s.p.inflight {
 		return
 	}
-	if !s.p.gate && s.log.LastSeq() < s.p.savedSeq+seqCheckpoint {
+	probe := s.p.probe
+	s.p.probe = false
+	due := s.p.down == nil && s.log.LastSeq() >= s.p.savedSeq+seqCheckpoint
+	if !s.p.gate && !probe && !due {
 		return
 	}
-	s.p.gate = true
+	if !probe {
+		s.p.gate = true
+	}
 	b := s.batch()
+	if s.p.down != nil {
+		// A write that failed may have landed all the same (a commit whose
+		// answer was lost): the first write after it replaces the history,
+		// so the store holds exactly what the session does.
+		b.From, b.Messages, b.Rewrite = 0, slices.Clone(s.history), true
+	}
 	s.p.inflight, s.p.upTo, s.p.dirtyAfter = true, len(s.p.outbox), false
 	st, id, root, self := s.env.Store, s.spec.ID, s.root, s.self
 	go func() {
-		err := st.Apply(context.Background(), id, b)
-		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), seq: b.EventSeq})
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		err := st.Apply(ctx, id, b)
+		cancel()
+		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), seq: b.EventSeq, kept: b.Volatile})
 	}()
 }
 
 // stored releases what the acknowledged write made safe to tell.
 func (s *session) stored(m *stored) {
 	s.p.inflight = false
-	if m.err != nil && !errors.Is(m.err, store.ErrOwned) && s.p.failures < len(writeRetries) {
+	if m.err != nil && s.p.down == nil && !errors.Is(m.err, store.ErrOwned) && s.p.failures < len(writeRetries) {
 		s.p.inflight = true // no other write until the retry
 		root, self := s.root, s.self
 		time.AfterFunc(writeRetries[s.p.failures], func() { root.Send(self, &rewrite{}) })
@@ -113,7 +157,11 @@ func (s *session) stored(m *stored) {
 		return
 	}
 	s.p.failures = 0
-	s.p.saved, s.p.savedSeq = m.count, m.seq
+	s.p.saved, s.p.savedSeq, s.p.kept = m.count, m.seq, m.kept
+	if s.p.down != nil {
+		s.p.down = nil
+		s.resend()
+	}
 	upTo := s.p.upTo
 	if !s.p.dirtyAfter {
 		upTo, s.p.gate = len(s.p.outbox), false
@@ -141,23 +189,161 @@ func (s *session) retryWrite() {
 	s.p.gate = true
 }
 
-// storeFailed reports a write that failed for good: the stored history is
-// as it was (writes are all or nothing); what waited is told now, with the
-// error, since the session goes on in memory; the unsaved messages are
-// written with the next change, and a run in progress ends with an error.
+// storeFailed takes the session down after a write that failed for good.
+// The stored history is as it was (writes are all or nothing), so nothing
+// that waited for the write is told: its events are dropped and its
+// replies become errors. The session goes back to what the store holds
+// and the run in progress ends; the error event is emitted once, when the
+// session goes down, not for each failed try while it is down.
 func (s *session) storeFailed(err error) {
-	s.p.failures = 0
+	first := s.p.down == nil
+	s.p.down, s.p.failures = err, 0
 	s.p.gate, s.p.dirtyAfter = false, false
-	s.release(len(s.p.outbox))
+	dropped := s.p.outbox
+	s.p.outbox = nil
+	refusal := s.refusal()
+	for _, it := range dropped {
+		if it.reply != nil {
+			s.root.Send(it.to, refused(it.reply, refusal))
+		}
+	}
+	for _, c := range s.p.held {
+		if c.sender != nil {
+			s.root.Send(c.sender, &eventsv1.Reply{Error: refusal})
+		}
+	}
+	s.p.held = nil
+	if first {
+		s.emit(&eventsv1.Error{Code: refusal.Code, Message: fmt.Sprintf("storing the session failed: %v", err)})
+	}
+	s.rollback(dropped)
+}
+
+// refusal is the error a command that would need a write gets while the
+// session is down: store_failed, or not_alive when another node owns it.
+func (s *session) refusal() *eventsv1.ErrorInfo {
 	code := codeStoreFailed
-	if errors.Is(err, store.ErrOwned) {
+	if errors.Is(s.p.down, store.ErrOwned) {
 		code = events.CodeNotAlive
 	}
-	s.emit(&eventsv1.Error{Code: code, Message: fmt.Sprintf("storing the session failed: %v", err)})
-	if s.run != nil && !s.run.aborted {
-		s.markAborted(codeStoreFailed, EndError)
-		s.stop(&eventsv1.Abort{}, EndError)
+	return &eventsv1.ErrorInfo{Code: code, Message: fmt.Sprintf("the store did not take the write, nothing was changed: %v", s.p.down)}
+}
+
+// refused is the answer a held reply becomes when its write failed for
+// good: an error stays as it was, a success becomes the refusal.
+func refused(r *eventsv1.Reply, refusal *eventsv1.ErrorInfo) *eventsv1.Reply {
+	if r.Error != nil {
+		return r
 	}
+	return &eventsv1.Reply{Error: refusal}
+}
+
+// rollback takes the session back to what the store holds, after dropped
+// was thrown away unsaid: the stored messages, queues and rules (ids and
+// usage keep counting). The run in progress is cancelled and goes idle;
+// if anything of it was told (its start, or an abort, which is never
+// held) it ends with agent_end reason error, and a busy state that was
+// told is left with state_changed.
+func (s *session) rollback(dropped []outItem) {
+	if r := s.run; r != nil {
+		r.cancelAll()
+		heard := s.machine.Current()
+		if i := slices.IndexFunc(dropped, func(it outItem) bool { return it.ev.GetStateChanged() != nil }); i >= 0 {
+			heard = fsm.State(dropped[i].ev.GetStateChanged().From)
+		}
+		if s.machine.Current() != fsm.Idle {
+			if _, _, err := s.machine.Fire(fsm.Abort); err != nil {
+				panic(err) // a bug: every busy state can abort
+			}
+		}
+		s.run = nil
+		if r.aborted || told(dropped, r.id) {
+			if heard != fsm.Idle {
+				s.emit(&eventsv1.StateChanged{From: string(heard), To: string(fsm.Idle)})
+				s.emit(&eventsv1.AgentStatus{Status: "idle"})
+			}
+			s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: EndError, Usage: r.usage.proto()})
+			s.trimLater()
+		}
+	}
+	s.history = slices.Clip(s.history[:s.p.saved]) // a cancelled request may still read the old tail
+	s.checked = min(s.checked, s.p.saved)
+	kept := s.p.kept
+	if kept == nil {
+		kept = &store.Volatile{}
+	}
+	s.prompts, s.steering, s.rules = slices.Clone(kept.PromptQueue), slices.Clone(kept.SteeringQueue), nil
+	for _, r := range kept.Rules {
+		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
+	}
+	s.closeCalls()
+}
+
+// told reports whether the start of run id reached subscribers, that is,
+// was not among the dropped events.
+func told(dropped []outItem, id string) bool {
+	return !slices.ContainsFunc(dropped, func(it outItem) bool { return it.ev.GetAgentStart().GetRunId() == id })
+}
+
+// interruptedByStore is the result of a call whose result was lost with a
+// failed write.
+const interruptedByStore = "interrupted: the store failed"
+
+// closeCalls answers the calls of the last assistant message that have no
+// result after a rollback, so the history stays valid for the provider.
+// The answers are stored with the next write; no event tells them.
+func (s *session) closeCalls() {
+	ai := lastAssistant(s.history)
+	if ai < 0 {
+		return
+	}
+	answered := map[string]bool{}
+	for _, m := range s.history[ai+1:] {
+		if m.Role == "tool" {
+			answered[m.ToolCallId] = true
+		}
+	}
+	for _, tc := range s.history[ai].ToolCalls {
+		if !answered[tc.Id] {
+			s.history = append(s.history, llm.ToolResultMessage(tc.Id, interruptedByStore, true))
+		}
+	}
+}
+
+// holdWhileDown holds a command that would need a write while the session
+// is down, and asks for a try at the store: the command goes through if
+// the try lands and is refused if not. It reports whether it held it.
+func (s *session) holdWhileDown(ctx actor.Context) bool {
+	if s.p.down == nil || !s.needsWrite(ctx.Message()) {
+		return false
+	}
+	s.p.held = append(s.p.held, heldCommand{msg: ctx.Message(), sender: ctx.Sender()})
+	s.p.probe = true
+	return true
+}
+
+// needsWrite reports whether a command changes what the store keeps.
+func (s *session) needsWrite(msg any) bool {
+	switch m := msg.(type) {
+	case *eventsv1.Prompt, *eventsv1.Steer, *eventsv1.Approve, *eventsv1.Reject, *eventsv1.Respond:
+		return true
+	case *eventsv1.Abort:
+		return m.ClearQueue && len(s.prompts)+len(s.steering) > 0
+	}
+	return false
+}
+
+// resend hands the held commands to the session again, from their senders,
+// once the store took a write.
+func (s *session) resend() {
+	for _, c := range s.p.held {
+		if c.sender != nil {
+			s.root.RequestWithCustomSender(s.self, c.msg, c.sender)
+		} else {
+			s.root.Send(s.self, c.msg)
+		}
+	}
+	s.p.held = nil
 }
 
 // codeStoreFailed is the code of the error event for a failed write.
@@ -225,9 +411,12 @@ func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
 	s.p.outbox = append(s.p.outbox, outItem{to: ctx.Sender(), reply: r})
 }
 
-// publish tells subscribers of an event, or queues it while the gate is shut.
+// publish tells subscribers of an event, or queues it while the gate is
+// shut. agent_abort is never held: it changes nothing the store keeps, and
+// it must reach subscribers at once even while a write is slow or failing,
+// so it may overtake events that wait for a write.
 func (s *session) publish(ev *eventsv1.Event) {
-	if !s.p.gate {
+	if !s.p.gate || ev.GetAgentAbort() != nil {
 		s.log.Publish(ev)
 		return
 	}

@@ -79,20 +79,23 @@ func TestDurableBeforeVisible(t *testing.T) {
 	checkLog(t, h.rec.Events())
 }
 
-// TestStoreFailureEndsTheRun: a write that fails is reported, the run ends
-// with an error, and the session keeps answering.
+// TestStoreFailureEndsTheRun: a write that fails for good is reported,
+// the prompt whose change it held is refused (store_failed), the run it
+// started (told before its first change) ends with error, and the session
+// keeps answering.
 func TestStoreFailureEndsTheRun(t *testing.T) {
 	g := &gatedStore{Store: memory.New(), fail: errors.New("disk full")}
 	h := storedHarness(t, g, Spec{Model: scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":20000}}]}]}`), Tools: demoSet(t)})
-	reply := h.sys.Root.RequestFuture(h.pid, &eventsv1.Prompt{Text: "hello"}, wait)
-	end := h.waitFor("agent_end", 1).GetAgentEnd()
-	if e := h.waitFor("error", 1).GetError(); e.Code != "store_failed" || end.Reason != "error" {
-		t.Fatalf("error %v, agent_end %v", e, end)
+	h.fails(&eventsv1.Prompt{Text: "hello"}, "store_failed")
+	if e := h.waitFor("error", 1).GetError(); e.Code != "store_failed" {
+		t.Fatalf("error %v", e)
 	}
-	if _, err := reply.Result(); err != nil {
-		t.Fatalf("the prompt was never answered: %v", err)
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.Reason != "error" {
+		t.Fatalf("agent_end %v", end)
 	}
-	if st := h.state(); st.State != "idle" {
+	h.expect("session_created", "prompt_received", "agent_start", "error", "agent_end")
+	checkLog(t, h.rec.Events())
+	if st := h.state(); st.State != "idle" || st.MessageCount != 0 || st.RunId != nil {
 		t.Fatalf("state %v", st)
 	}
 }

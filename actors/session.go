@@ -93,7 +93,7 @@ func (s *session) Receive(ctx actor.Context) {
 	s.p.touched = false
 	defer s.flush()
 	defer s.recoverPanic()
-	if s.common(ctx) {
+	if s.holdWhileDown(ctx) || s.common(ctx) {
 		return
 	}
 	switch s.machine.Current() {
@@ -115,6 +115,7 @@ func (s *session) common(ctx actor.Context) bool {
 	case *actor.Started:
 		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
 		if s.spec.Restore != nil {
+			s.p.kept = &s.spec.Restore.Volatile
 			s.recover(s.spec.Restore)
 			s.spec.Restore = nil
 		} else {

@@ -23,14 +23,21 @@ const Env = "TACK_TEST_POSTGRES"
 // passes by skipping.
 func Server(tb testing.TB) string {
 	tb.Helper()
-	dsn := os.Getenv(Env)
-	if dsn != "" {
-		return dsn
+	return FromEnv(tb, Env)
+}
+
+// FromEnv returns the value of the test setting name, skipping the test
+// when it is unset — or failing it when CI is true. .ci/run sets every
+// variable the PostgreSQL tests need.
+func FromEnv(tb testing.TB, name string) string {
+	tb.Helper()
+	if v := os.Getenv(name); v != "" {
+		return v
 	}
 	if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
-		tb.Fatalf(`%s is not set and CI=true: start the server with eval "$(.ci/postgres)"`, Env)
+		tb.Fatalf(`%s is not set and CI=true: run .ci/run, or start the servers as it does`, name)
 	}
-	tb.Skipf(`%s is not set: run eval "$(.ci/postgres)" to test against PostgreSQL`, Env)
+	tb.Skipf(`%s is not set: start the servers as .ci/run does to test against PostgreSQL`, name)
 	return ""
 }
 
@@ -39,7 +46,12 @@ func Server(tb testing.TB) string {
 // is dropped, with everything in it, when tb ends.
 func DSN(tb testing.TB) string {
 	tb.Helper()
-	base := Server(tb)
+	return DSNOn(tb, Server(tb))
+}
+
+// DSNOn is DSN on the server at base.
+func DSNOn(tb testing.TB, base string) string {
+	tb.Helper()
 	schema := "tack_test_" + randomHex(6)
 	exec(tb, base, `CREATE SCHEMA `+schema)
 	tb.Cleanup(func() { exec(tb, base, `DROP SCHEMA IF EXISTS `+schema+` CASCADE`) })

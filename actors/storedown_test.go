@@ -1,0 +1,142 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/memory"
+)
+
+// outageStore fails every Apply while it is down, as a stopped database
+// server does, and counts the tries.
+type outageStore struct {
+	store.Store
+	down  atomic.Bool
+	tries atomic.Int32
+}
+
+var errOutage = errors.New("connection refused")
+
+func (o *outageStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	o.tries.Add(1)
+	if o.down.Load() {
+		return errOutage
+	}
+	return o.Store.Apply(ctx, id, b)
+}
+
+// TestStoreOutage: the store goes down while a tool runs. The prompt
+// queued meanwhile is refused, the run ends with error, the session falls
+// back to what is stored; while down, reads answer, writes are refused
+// without changing anything, and an abort is told at once; once the store
+// is back the next prompt runs, and the store holds exactly what was
+// accepted.
+func TestStoreOutage(t *testing.T) {
+	mem := memory.New()
+	st := &outageStore{Store: mem}
+	h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[
+		{"text":"one done"},
+		{"tool_calls":[{"name":"sleep","args":{"ms":20000}}]},
+		{"text":"three done"}]}`), Tools: demoSet(t)})
+	h.ok(&eventsv1.Prompt{Text: "one"})
+	h.waitFor("agent_end", 1)
+	h.ok(&eventsv1.Prompt{Text: "two"})
+	run := h.waitFor("tool_execution_start", 1)
+	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 4 })
+
+	st.down.Store(true)
+	h.fails(&eventsv1.Prompt{Text: "queued while the store fails"}, "store_failed")
+	if e := h.waitFor("error", 1).GetError(); e.Code != "store_failed" {
+		t.Fatalf("error %v", e)
+	}
+	end := h.waitFor("agent_end", 2).GetAgentEnd()
+	if end.Reason != "error" {
+		t.Fatalf("agent_end %v", end)
+	}
+	for _, ev := range h.since(int(run.Seq)) {
+		if ev.GetPromptQueued() != nil {
+			t.Fatalf("prompt_queued told for a prompt that was not stored: %v", ev)
+		}
+	}
+	checkLog(t, h.rec.Events())
+	want := []string{"user:one", "assistant:one done", "user:two", "assistant:", "tool:" + interruptedByStore}
+	if got := contents(h.history()); !slices.Equal(got, want) {
+		t.Fatalf("history after the failure %q, want %q", got, want)
+	}
+
+	// Down: reads answer from memory; a write is refused after one try and
+	// changes nothing; an abort is told within the bound.
+	if s := h.state(); s.State != "idle" || len(s.PromptQueue) != 0 || s.MessageCount != 5 {
+		t.Fatalf("state while down %v", s)
+	}
+	mark := h.rec.Len()
+	tries := st.tries.Load()
+	h.fails(&eventsv1.Prompt{Text: "refused"}, "store_failed")
+	h.fails(&eventsv1.Steer{Text: "refused too"}, "store_failed")
+	if n := st.tries.Load() - tries; n < 1 || n > 2 {
+		t.Fatalf("%d tries at the store for two refused commands, want one each at most", n)
+	}
+	start := time.Now()
+	h.ok(&eventsv1.Abort{})
+	h.waitFor("agent_abort", 1)
+	if d := time.Since(start); d > abortBound {
+		t.Errorf("agent_abort took %v while the store is down", d)
+	}
+	if s := h.state(); s.MessageCount != 5 || len(s.PromptQueue)+len(s.SteeringQueue) != 0 {
+		t.Fatalf("a refused command changed the session: %v", s)
+	}
+	if evs := h.since(mark); len(evs) != 1 || evs[0].GetAgentAbort() == nil {
+		t.Fatalf("while down the session told %v, want agent_abort alone", evs)
+	}
+	if n := len(eventsOf(h, "error")); n != 1 {
+		t.Fatalf("%d error events, want the one when the store went down", n)
+	}
+
+	// Back: the next prompt is accepted and runs.
+	st.down.Store(false)
+	h.ok(&eventsv1.Prompt{Text: "three"})
+	if end := h.waitFor("agent_end", 3).GetAgentEnd(); end.Reason != "completed" {
+		t.Fatalf("agent_end %v", end)
+	}
+	want = append(want, "user:three", "assistant:three done")
+	if got := contents(h.history()); !slices.Equal(got, want) {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == len(want) })
+	snap, err := mem.Load(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := contents(snap.Messages); !slices.Equal(got, want) || snap.State != "idle" || len(snap.Volatile.PromptQueue) != 0 {
+		t.Fatalf("stored %q (state %s, queue %q), want %q", got, snap.State, snap.Volatile.PromptQueue, want)
+	}
+}
+
+// TestAbortNotHeldByAWrite: while a write hangs, agent_abort still reaches
+// subscribers within the bound; the rest of the run is told once the
+// write lands.
+func TestAbortNotHeldByAWrite(t *testing.T) {
+	g := &gatedStore{Store: memory.New(), pass: make(chan struct{})}
+	h := storedHarness(t, g, Spec{Model: scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":20000}}]}]}`), Tools: demoSet(t)})
+	h.sys.Root.Send(h.pid, &eventsv1.Prompt{Text: "go"})
+	h.pollState("a run", func(s *eventsv1.SessionState) bool { return s.RunId != nil })
+	start := time.Now()
+	h.sys.Root.Send(h.pid, &eventsv1.Abort{})
+	h.waitFor("agent_abort", 1)
+	if d := time.Since(start); d > abortBound {
+		t.Errorf("agent_abort took %v behind a pending write", d)
+	}
+	if n := len(eventsOf(h, "message_committed")); n != 0 {
+		t.Fatalf("message_committed told before its write landed")
+	}
+	close(g.pass)
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.Reason != "aborted" {
+		t.Fatalf("agent_end %v", end)
+	}
+}
