@@ -205,7 +205,7 @@ func TestChatWithOpenAICompatibleServer(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	cmd := exec.Command(buildTack(t), "chat", "--config", writeConfig(t, hs.URL))
-	cmd.Env = append(os.Environ(), "LOCAL_KEY=secret")
+	cmd.Env = append(os.Environ(), "LOCAL_KEY=secret", "XDG_DATA_HOME="+t.TempDir()) // not the user's own sessions
 	p := startCmd(t, cmd)
 	p.send("hi there")
 	lines := p.until(func(m map[string]any) bool { return strings.Contains(fmt.Sprint(m["line"]), "Context:") })
