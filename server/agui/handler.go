@@ -241,7 +241,8 @@ func resume(s *tack.Session, st *eventsv1.SessionState, entries []ResumeEntry) (
 
 // answer is the command for resume entry i: approve or reject for an
 // approval (cancelled rejects), respond for a question (cancelled aborts
-// the run, which rejects the question).
+// the run, which rejects the question). Cancelling what is no longer
+// pending does nothing; answering it is no_pending_approval.
 func answer(s *tack.Session, st *eventsv1.SessionState, i int, e ResumeEntry) (func(context.Context) error, error) {
 	id := e.InterruptID
 	for _, a := range st.GetPendingApprovals() {
@@ -273,6 +274,11 @@ func answer(s *tack.Session, st *eventsv1.SessionState, i int, e ResumeEntry) (f
 			return nil, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()}
 		}
 		return func(ctx context.Context) error { return s.Respond(ctx, id, text) }, nil
+	}
+	if e.Status == StatusCancelled {
+		// Nothing left to cancel (it timed out, or another client answered
+		// it): accepted, so that the client's thread can move on.
+		return func(context.Context) error { return nil }, nil
 	}
 	return nil, &tack.Error{Code: events.CodeNoPendingApproval, Message: fmt.Sprintf("resume[%d]: no approval or question %q is pending in session %q", i, id, s.ID())}
 }

@@ -310,6 +310,19 @@ func TestQuestionInterruptAndRespond(t *testing.T) {
 	}
 }
 
+// TestCancellingWhatIsGoneEndsTheRun: an interrupt that timed out or was
+// answered elsewhere can still be cancelled, so the client's thread moves
+// on; the run ends at once.
+func TestCancellingWhatIsGoneEndsTheRun(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"text":"hi"}]}`)
+	evs := s.run(t, "s1", resumeInput("s1", "run-2", `[{"interruptId":"ap-9","status":"cancelled"}]`))
+	got, _ := json.Marshal(evs)
+	if want := `[{"runId":"run-2","threadId":"s1","type":"RUN_STARTED"},{"outcome":{"type":"success"},"runId":"run-2","threadId":"s1","type":"RUN_FINISHED"}]`; string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 func TestCancelledQuestionAbortsTheRun(t *testing.T) {
 	s := newServer(t)
 	s.spawn(t, "s1", `{"turns":[{"tool_calls":[{"name":"ask_user","args":{"question":"Which?"}}]},{"text":"never"}]}`, "ask_user")
@@ -423,5 +436,26 @@ func TestBadRequests(t *testing.T) {
 	evs := s.run(t, "s1", input("s1", "r", "hi"))
 	if n := names(evs); n[len(n)-1] != "RUN_FINISHED" {
 		t.Errorf("after the bad requests: %v", n)
+	}
+}
+
+// TestKeepalive: a stream waiting on a slow model gets SSE comments.
+func TestKeepalive(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"delay_ms":1000,"text":"late"}]}`)
+	h := New(s.rt)
+	h.Keepalive = 5 * time.Millisecond
+	mux := http.NewServeMux()
+	mux.Handle("/v1/sessions/{id}/agui", h)
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	resp, err := http.Post(ts.URL+"/v1/sessions/s1/agui", "application/json", strings.NewReader(input("s1", "r", "hi")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), "\n\n: keepalive\n\n") || !strings.HasSuffix(string(b), `"outcome":{"type":"success"},"usage":[{"inputTokens":1,"outputTokens":1,"totalTokens":2}]}`+"\n\n") {
+		t.Errorf("stream:\n%s", b)
 	}
 }

@@ -128,9 +128,9 @@ func parseApproval(i int, raw json.RawMessage) (approvalAnswer, error) {
 // parseResponse reads the payload of resume entry i for a question: a
 // string or {"response": string}.
 func parseResponse(i int, raw json.RawMessage) (string, error) {
-	var s string
-	if err := json.Unmarshal(orNull(raw), &s); err == nil {
-		return s, nil
+	var s *string
+	if err := json.Unmarshal(orNull(raw), &s); err == nil && s != nil {
+		return *s, nil
 	}
 	var r struct {
 		Response *string `json:"response"`
