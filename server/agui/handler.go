@@ -21,6 +21,10 @@ const DefaultMaxBody = 1 << 20
 // codeBusy answers a prompt to a session that is not idle (PROTOCOL §8).
 const codeBusy = "busy"
 
+// subscriptionBuffer is how many events a stream may fall behind the
+// session before it loses some (and gets events_lost).
+const subscriptionBuffer = 8192
+
 // abortTimeout bounds the abort sent when a client goes away.
 const abortTimeout = 5 * time.Second
 
@@ -128,7 +132,7 @@ func (h *Handler) begin(ctx context.Context, s *tack.Session, in *RunAgentInput)
 		do = []func(context.Context) error{func(ctx context.Context) error { _, err := s.Prompt(ctx, text); return err }}
 	}
 	// Since past any seq: live events only, from before the first command.
-	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Since: math.MaxUint64})
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Since: math.MaxUint64, Buffer: subscriptionBuffer})
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +169,10 @@ func (h *Handler) stream(w http.ResponseWriter, ctx context.Context, s *tack.Ses
 				continue
 			}
 			err = out.send(run.tr.Next(ev))
+			if err == nil && ev.GetEventsLost() != nil {
+				// What was lost may have ended the run.
+				err = h.settle(ctx, s, run, out)
+			}
 		case <-tick.C:
 			err = out.keepalive()
 		case <-ctx.Done():

@@ -459,3 +459,30 @@ func TestKeepalive(t *testing.T) {
 		t.Errorf("stream:\n%s", b)
 	}
 }
+
+// TestTwoApprovals: a batch with two held calls ends the run with two
+// interrupts; answering one leaves the other as the next run's interrupt;
+// answering that finishes the run.
+func TestTwoApprovals(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"a"}},{"name":"echo","args":{"text":"b"}}]},{"text":"both"}]}`, `approval:{"tools":["echo"]}`)
+	evs := s.run(t, "s1", input("s1", "run-1", "go"))
+	var ids []string
+	o := evs[len(evs)-1]["outcome"].(map[string]any)
+	for _, i := range o["interrupts"].([]any) {
+		ids = append(ids, i.(map[string]any)["id"].(string))
+	}
+	assertLines(t, ids, []string{"ap-1", "ap-2"})
+
+	evs = s.run(t, "s1", resumeInput("s1", "run-2", `[{"interruptId":"ap-1","status":"resolved","payload":{"approved":true}}]`))
+	assertInterrupts(t, evs[len(evs)-1], `[{"id":"ap-2","reason":"tool_approval","toolCallId":"c-2","responseSchema":`+string(approvalSchema)+`,"metadata":{"args":{"text":"b"},"call_id":"c-2","hint":"","tool":"echo"}}]`)
+	if r := find(evs, "TOOL_CALL_RESULT"); r["toolCallId"] != "c-1" || r["content"] != "a" {
+		t.Errorf("TOOL_CALL_RESULT %v", r)
+	}
+
+	evs = s.run(t, "s1", resumeInput("s1", "run-3", `[{"interruptId":"ap-2","status":"resolved","payload":{"approved":true}}]`))
+	n := names(evs)
+	if r := find(evs, "TOOL_CALL_RESULT"); r["toolCallId"] != "c-2" || r["content"] != "b" || n[len(n)-1] != "RUN_FINISHED" || find(evs, "TEXT_MESSAGE_CONTENT")["delta"] != "both" {
+		t.Errorf("last run: %v", n)
+	}
+}
