@@ -71,7 +71,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer run.sub.Close()
-	h.stream(w, r.Context(), s, run)
+	h.stream(r.Context(), w, s, run)
 }
 
 // input reads and checks the request's RunAgentInput.
@@ -147,7 +147,7 @@ func (h *Handler) begin(ctx context.Context, s *tack.Session, in *RunAgentInput)
 
 // stream sends the run's events until it ends or the client goes away;
 // a client that goes away aborts the run.
-func (h *Handler) stream(w http.ResponseWriter, ctx context.Context, s *tack.Session, run *run) {
+func (h *Handler) stream(ctx context.Context, w http.ResponseWriter, s *tack.Session, run *run) {
 	out, err := newSSE(w)
 	if err == nil {
 		err = out.send(run.tr.Start())
