@@ -1,0 +1,488 @@
+package agui
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/plugins/builtin"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// server is a runtime with the built-in plugins behind a real HTTP server
+// that mounts the handler as tack serve does.
+type server struct {
+	rt  *tack.Runtime
+	url string
+}
+
+func newServer(t *testing.T) *server {
+	t.Helper()
+	reg := plugins.NewRegistry()
+	if err := builtin.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithPluginRegistry(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/v1/sessions/{id}/agui", New(rt))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		ts.Close()
+		rt.Close()
+	})
+	return &server{rt: rt, url: ts.URL}
+}
+
+// spawn starts a scripted session; plugins are "name" or "name:{config}".
+func (s *server) spawn(t *testing.T, id, script string, plugs ...string) *tack.Session {
+	t.Helper()
+	cfg := tack.SessionConfig{ID: id, Script: json.RawMessage(script)}
+	for _, p := range plugs {
+		name, conf, _ := strings.Cut(p, ":")
+		cfg.Plugins = append(cfg.Plugins, plugins.Config{Name: name, Config: json.RawMessage(conf)})
+	}
+	sess, err := s.rt.Spawn(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+// post sends a body to a session's endpoint.
+func (s *server) post(t *testing.T, ctx context.Context, id, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url+"/v1/sessions/"+id+"/agui", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// sseEvents reads AG-UI events from an SSE body until it ends; each is
+// returned as its JSON object.
+func sseEvents(t *testing.T, body io.Reader) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			if line != "" && !strings.HasPrefix(line, ":") {
+				t.Errorf("unexpected SSE line %q", line)
+			}
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatalf("data is not JSON: %q", data)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// names renders events as their types, CUSTOM ones as "CUSTOM:<name>".
+func names(evs []map[string]any) []string {
+	var out []string
+	for _, ev := range evs {
+		n := ev["type"].(string)
+		if n == "CUSTOM" {
+			n += ":" + ev["name"].(string)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// run posts a RunAgentInput and returns its events, checking the stream's
+// status and content type.
+func (s *server) run(t *testing.T, id, body string) []map[string]any {
+	t.Helper()
+	resp := s.post(t, context.Background(), id, body)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	return sseEvents(t, resp.Body)
+}
+
+func input(thread, run, prompt string) string {
+	return fmt.Sprintf(`{"threadId":%q,"runId":%q,"state":{},"tools":[],"context":[],"forwardedProps":{},"messages":[{"id":"u1","role":"user","content":%q}]}`, thread, run, prompt)
+}
+
+func resumeInput(thread, run, resume string) string {
+	return fmt.Sprintf(`{"threadId":%q,"runId":%q,"messages":[{"id":"u1","role":"user","content":"hi"}],"resume":%s}`, thread, run, resume)
+}
+
+func assertNames(t *testing.T, evs []map[string]any, want ...string) {
+	t.Helper()
+	assertLines(t, names(evs), want)
+}
+
+// the CUSTOM events of a turn that requests the model and ends.
+var (
+	runStart = []string{"CUSTOM:prompt_received", "CUSTOM:agent_start", "CUSTOM:message_committed",
+		"CUSTOM:state_changed", "CUSTOM:agent_status", "CUSTOM:turn_start", "CUSTOM:request_start", "CUSTOM:state_changed"}
+	turnEnd = []string{"CUSTOM:token_usage", "CUSTOM:turn_end"}
+	runEnd  = []string{"CUSTOM:state_changed", "CUSTOM:agent_status", "RUN_FINISHED"}
+)
+
+func seq(parts ...any) []string {
+	var out []string
+	for _, p := range parts {
+		switch v := p.(type) {
+		case string:
+			out = append(out, v)
+		case []string:
+			out = append(out, v...)
+		}
+	}
+	return out
+}
+
+func TestPlainText(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"text":"Hello there","chunk_size":6}]}`)
+	evs := s.run(t, "s1", input("s1", "run-1", "hi"))
+	assertNames(t, evs, seq("RUN_STARTED", runStart,
+		"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
+		turnEnd, runEnd)...)
+	first, last := evs[0], evs[len(evs)-1]
+	if first["threadId"] != "s1" || first["runId"] != "run-1" || last["threadId"] != "s1" || last["runId"] != "run-1" {
+		t.Errorf("RUN_STARTED %v, RUN_FINISHED %v: want threadId s1 and runId run-1", first, last)
+	}
+	if o := last["outcome"].(map[string]any); o["type"] != "success" {
+		t.Errorf("outcome %v", o)
+	}
+	if evs[10]["delta"] != "Hello " || evs[11]["delta"] != "there" {
+		t.Errorf("deltas %q %q", evs[10]["delta"], evs[11]["delta"])
+	}
+}
+
+func TestThinkingToolCallAndResult(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"thinking":"Echo it.","tool_calls":[{"name":"echo","args":{"text":"hi"}}]},{"text":"ok"}]}`)
+	evs := s.run(t, "s1", input("s1", "run-1", "echo hi"))
+	assertNames(t, evs, seq("RUN_STARTED", runStart,
+		"REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END", "REASONING_END",
+		"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", turnEnd[0],
+		"CUSTOM:tool_calls", "CUSTOM:state_changed", "CUSTOM:agent_status", "CUSTOM:tool_execution_start",
+		"CUSTOM:tool_execution_end", "CUSTOM:tool_execution_metrics", "TOOL_CALL_RESULT", "CUSTOM:turn_end",
+		"CUSTOM:state_changed", "CUSTOM:agent_status", "CUSTOM:turn_start", "CUSTOM:request_start", "CUSTOM:state_changed",
+		"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", turnEnd, runEnd)...)
+	if res := find(evs, "TOOL_CALL_RESULT"); res["toolCallId"] != "c-1" || res["content"] != "hi" {
+		t.Errorf("TOOL_CALL_RESULT %v", res)
+	}
+	if args := find(evs, "TOOL_CALL_ARGS"); args["toolCallId"] != "c-1" || args["delta"] != `{"text":"hi"}` {
+		t.Errorf("TOOL_CALL_ARGS %v", args)
+	}
+}
+
+func TestModelErrorIsRunError(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"error":{"status":400,"message":"bad request"}}]}`)
+	evs := s.run(t, "s1", input("s1", "run-1", "hi"))
+	assertNames(t, evs, seq("RUN_STARTED", runStart[:7], "CUSTOM:error", "CUSTOM:turn_end", "CUSTOM:state_changed", "CUSTOM:agent_status", "RUN_ERROR")...)
+	if last := evs[len(evs)-1]; last["code"] != "model_error" || last["message"] != "HTTP 400: bad request" {
+		t.Errorf("RUN_ERROR %v", last)
+	}
+}
+
+// find returns the last event of a type.
+func find(evs []map[string]any, typ string) map[string]any {
+	var found map[string]any
+	for _, ev := range evs {
+		if ev["type"] == typ {
+			found = ev
+		}
+	}
+	return found
+}
+
+// assertInterrupts checks the interrupts of a RUN_FINISHED against want,
+// a JSON array (compared after decoding, so key order does not matter).
+func assertInterrupts(t *testing.T, ev map[string]any, want string) {
+	t.Helper()
+	o, _ := ev["outcome"].(map[string]any)
+	if ev["type"] != "RUN_FINISHED" || o["type"] != "interrupt" {
+		t.Fatalf("want RUN_FINISHED with an interrupt, got %v", ev)
+	}
+	got, _ := json.Marshal(o["interrupts"])
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	wantCanon, _ := json.Marshal(w)
+	if string(got) != string(wantCanon) {
+		t.Errorf("interrupts\n got %s\nwant %s", got, wantCanon)
+	}
+}
+
+func TestApprovalInterruptAndResume(t *testing.T) {
+	const script = `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"hi"}}]},{"text":"done"}]}`
+	for _, tc := range []struct {
+		name, payload string
+		result        string
+		last          []string
+	}{
+		{"approve", `{"approved":true}`, "hi", []string{"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"}},
+		{"reject", `{"approved":false,"reason":"not now"}`, "error: rejected: not now", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			sess := s.spawn(t, "s1", script, `approval:{"tools":["echo"]}`)
+			evs := s.run(t, "s1", input("s1", "run-1", "echo hi"))
+			assertInterrupts(t, evs[len(evs)-1], `[{"id":"ap-1","message":"echo: {\"text\":\"hi\"}","metadata":{"args":{"text":"hi"},"call_id":"c-1","hint":"echo: {\"text\":\"hi\"}","tool":"echo"},"reason":"tool_approval","responseSchema":`+string(approvalSchema)+`,"toolCallId":"c-1"}]`)
+			if n := names(evs); n[len(n)-2] != "CUSTOM:state_changed" || n[len(n)-3] != "CUSTOM:approval_required" {
+				t.Errorf("the run does not end on the approval: %v", n)
+			}
+
+			evs = s.run(t, "s1", resumeInput("s1", "run-2", `[{"interruptId":"ap-1","status":"resolved","payload":`+tc.payload+`}]`))
+			n := names(evs)
+			if n[0] != "RUN_STARTED" || n[1] != "CUSTOM:approval_resolved" || n[len(n)-1] != "RUN_FINISHED" {
+				t.Fatalf("resumed run: %v", n)
+			}
+			if result := find(evs, "TOOL_CALL_RESULT"); result["toolCallId"] != "c-1" || result["content"] != tc.result {
+				t.Errorf("TOOL_CALL_RESULT %v, want content %q", result, tc.result)
+			}
+			var text []string
+			for _, x := range n {
+				if strings.HasPrefix(x, "TEXT_") {
+					text = append(text, x)
+				}
+			}
+			assertLines(t, text, tc.last)
+			msgs, err := sess.Messages(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(msgs) != 3+len(tc.last)/3 {
+				t.Errorf("history has %d messages: %v", len(msgs), msgs)
+			}
+		})
+	}
+}
+
+func TestQuestionInterruptAndRespond(t *testing.T) {
+	s := newServer(t)
+	sess := s.spawn(t, "s1", `{"turns":[{"tool_calls":[{"name":"ask_user","args":{"question":"Which?","options":["a","b"]}}]},{"text":"You chose."}]}`, "ask_user")
+	evs := s.run(t, "s1", input("s1", "run-1", "ask me"))
+	assertInterrupts(t, evs[len(evs)-1], `[{"id":"q-1","message":"Which?","metadata":{"options":["a","b"],"question":"Which?"},"reason":"question","responseSchema":`+string(questionSchema)+`}]`)
+	evs = s.run(t, "s1", resumeInput("s1", "run-2", `[{"interruptId":"q-1","status":"resolved","payload":{"response":"b"}}]`))
+	assertNames(t, evs, seq("RUN_STARTED", "CUSTOM:user_responded", "CUSTOM:state_changed", "CUSTOM:agent_resumed", "CUSTOM:agent_status",
+		"CUSTOM:tool_execution_end", "CUSTOM:tool_execution_metrics", "TOOL_CALL_RESULT", "CUSTOM:turn_end",
+		"CUSTOM:state_changed", "CUSTOM:agent_status", "CUSTOM:turn_start", "CUSTOM:request_start", "CUSTOM:state_changed",
+		"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", turnEnd, runEnd)...)
+	st, err := sess.State(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.GetState() != "idle" || st.GetPendingQuestion() != nil || st.GetMessageCount() != 4 {
+		t.Errorf("state after the answer: %v", st)
+	}
+}
+
+// TestCancellingWhatIsGoneEndsTheRun: an interrupt that timed out or was
+// answered elsewhere can still be cancelled, so the client's thread moves
+// on; the run ends at once.
+func TestCancellingWhatIsGoneEndsTheRun(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"text":"hi"}]}`)
+	evs := s.run(t, "s1", resumeInput("s1", "run-2", `[{"interruptId":"ap-9","status":"cancelled"}]`))
+	got, _ := json.Marshal(evs)
+	if want := `[{"runId":"run-2","threadId":"s1","type":"RUN_STARTED"},{"outcome":{"type":"success"},"runId":"run-2","threadId":"s1","type":"RUN_FINISHED"}]`; string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestCancelledQuestionAbortsTheRun(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"tool_calls":[{"name":"ask_user","args":{"question":"Which?"}}]},{"text":"never"}]}`, "ask_user")
+	s.run(t, "s1", input("s1", "run-1", "ask me"))
+	evs := s.run(t, "s1", resumeInput("s1", "run-2", `[{"interruptId":"q-1","status":"cancelled"}]`))
+	last := evs[len(evs)-1]
+	if o := last["outcome"].(map[string]any); last["type"] != "RUN_FINISHED" || o["type"] != "cancelled" {
+		t.Errorf("last event %v", last)
+	}
+}
+
+// TestDisconnectAborts: closing the request mid-run aborts it, killing
+// the killable tool; the committed history stays.
+func TestDisconnectAborts(t *testing.T) {
+	s := newServer(t)
+	sess := s.spawn(t, "s1", `{"turns":[{"text":"Sleeping.","tool_calls":[{"name":"sleep","args":{"ms":30000}}]},{"text":"never"}]}`)
+	sub, err := sess.Subscribe(context.Background(), tack.SubscribeOptions{Types: []string{"agent_end", "tool_killed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := s.post(t, ctx, "s1", input("s1", "run-1", "sleep"))
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"name":"tool_execution_start"`) {
+			break
+		}
+	}
+	cancel()
+	resp.Body.Close()
+	var got []string
+	timeout := time.After(10 * time.Second)
+	for len(got) < 2 {
+		select {
+		case ev := <-sub.C:
+			b, _ := json.Marshal(map[string]any{"kill": ev.GetToolKilled().GetReason(), "end": ev.GetAgentEnd().GetReason()})
+			got = append(got, string(b))
+		case <-timeout:
+			t.Fatalf("no abort after the disconnect; events so far: %v", got)
+		}
+	}
+	assertLines(t, got, []string{`{"end":"","kill":"aborted"}`, `{"end":"aborted","kill":""}`})
+	msgs, err := sess.Messages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 3 || msgs[1].GetContent() != "Sleeping." || msgs[2].GetContent() != "interrupted: aborted by user" {
+		t.Errorf("history after the abort: %v", msgs)
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"text":"hi"}]}`)
+	s.spawn(t, "busy", `{"turns":[{"stall_ms":30000}]}`)
+	if _, err := s.rt.Session("busy"); err != nil {
+		t.Fatal(err)
+	}
+	busy, _ := s.rt.Session("busy")
+	if _, err := busy.Prompt(context.Background(), "wait"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = busy.Abort(context.Background(), tack.AbortOptions{}) })
+	big := `{"threadId":"s1","runId":"r","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", DefaultMaxBody) + `"}]}`
+	tests := []struct {
+		name, method, id, body string
+		status                 int
+		code, message          string
+	}{
+		{"not JSON", "POST", "s1", `{"threadId":`, 400, "bad_request", "the body is not a RunAgentInput: unexpected EOF"},
+		{"no threadId", "POST", "s1", `{"runId":"r","messages":[]}`, 400, "bad_request", "threadId is missing"},
+		{"no runId", "POST", "s1", `{"threadId":"s1","messages":[]}`, 400, "bad_request", "runId is missing"},
+		{"threadId is another session", "POST", "s1", input("s2", "r", "hi"), 400, "bad_request", `threadId "s2" is not the session "s1" of the path`},
+		{"no user message", "POST", "s1", `{"threadId":"s1","runId":"r","messages":[{"id":"a","role":"assistant","content":"x"}]}`, 400, "bad_request", "messages holds no user message and resume is empty: nothing to run"},
+		{"an image part", "POST", "s1", `{"threadId":"s1","runId":"r","messages":[{"id":"u","role":"user","content":[{"type":"image","source":{"type":"url","value":"http://x"}}]}]}`, 400, "bad_request", `messages[0].content [0] is a "image" part; only text parts are supported`},
+		{"bad resume status", "POST", "s1", resumeInput("s1", "r", `[{"interruptId":"ap-1","status":"done"}]`), 400, "bad_request", `resume[0].status is "done", not "resolved" or "cancelled"`},
+		{"nothing pending", "POST", "s1", resumeInput("s1", "r", `[{"interruptId":"ap-1","status":"resolved","payload":{"approved":true}}]`), 409, "no_pending_approval", `resume[0]: no approval or question "ap-1" is pending in session "s1"`},
+		{"unknown session", "POST", "nope", input("nope", "r", "hi"), 404, "invalid_session", `no session "nope"`},
+		{"busy", "POST", "busy", input("busy", "r", "hi"), 409, "busy", `session "busy" is running; an AG-UI run starts only when it is idle`},
+		{"too big", "POST", "s1", big, 413, "bad_request", fmt.Sprintf("the body is over the limit of %d bytes", DefaultMaxBody)},
+		{"GET", "GET", "s1", "", 405, "unknown_command", "GET is not allowed here; AG-UI runs are POSTed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(tc.method, s.url+"/v1/sessions/"+tc.id+"/agui", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Error struct{ Code, Message string }
+			}
+			b, _ := io.ReadAll(resp.Body)
+			if err := json.NewDecoder(bytes.NewReader(b)).Decode(&body); err != nil {
+				t.Fatalf("body %q: %v", b, err)
+			}
+			if resp.StatusCode != tc.status || body.Error.Code != tc.code || body.Error.Message != tc.message {
+				t.Errorf("got %d %s %q, want %d %s %q", resp.StatusCode, body.Error.Code, body.Error.Message, tc.status, tc.code, tc.message)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+		})
+	}
+	// The session that got the bad requests still serves.
+	evs := s.run(t, "s1", input("s1", "r", "hi"))
+	if n := names(evs); n[len(n)-1] != "RUN_FINISHED" {
+		t.Errorf("after the bad requests: %v", n)
+	}
+}
+
+// TestKeepalive: a stream waiting on a slow model gets SSE comments.
+func TestKeepalive(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"delay_ms":1000,"text":"late"}]}`)
+	h := New(s.rt)
+	h.Keepalive = 5 * time.Millisecond
+	mux := http.NewServeMux()
+	mux.Handle("/v1/sessions/{id}/agui", h)
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	resp, err := http.Post(ts.URL+"/v1/sessions/s1/agui", "application/json", strings.NewReader(input("s1", "r", "hi")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), "\n\n: keepalive\n\n") || !strings.HasSuffix(string(b), `"outcome":{"type":"success"},"usage":[{"inputTokens":1,"outputTokens":1,"totalTokens":2}]}`+"\n\n") {
+		t.Errorf("stream:\n%s", b)
+	}
+}
+
+// TestTwoApprovals: a batch with two held calls ends the run with two
+// interrupts; answering one leaves the other as the next run's interrupt;
+// answering that finishes the run.
+func TestTwoApprovals(t *testing.T) {
+	s := newServer(t)
+	s.spawn(t, "s1", `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"a"}},{"name":"echo","args":{"text":"b"}}]},{"text":"both"}]}`, `approval:{"tools":["echo"]}`)
+	evs := s.run(t, "s1", input("s1", "run-1", "go"))
+	var ids []string
+	o := evs[len(evs)-1]["outcome"].(map[string]any)
+	for _, i := range o["interrupts"].([]any) {
+		ids = append(ids, i.(map[string]any)["id"].(string))
+	}
+	assertLines(t, ids, []string{"ap-1", "ap-2"})
+
+	evs = s.run(t, "s1", resumeInput("s1", "run-2", `[{"interruptId":"ap-1","status":"resolved","payload":{"approved":true}}]`))
+	assertInterrupts(t, evs[len(evs)-1], `[{"id":"ap-2","reason":"tool_approval","toolCallId":"c-2","responseSchema":`+string(approvalSchema)+`,"metadata":{"args":{"text":"b"},"call_id":"c-2","hint":"","tool":"echo"}}]`)
+	if r := find(evs, "TOOL_CALL_RESULT"); r["toolCallId"] != "c-1" || r["content"] != "a" {
+		t.Errorf("TOOL_CALL_RESULT %v", r)
+	}
+
+	evs = s.run(t, "s1", resumeInput("s1", "run-3", `[{"interruptId":"ap-2","status":"resolved","payload":{"approved":true}}]`))
+	n := names(evs)
+	if r := find(evs, "TOOL_CALL_RESULT"); r["toolCallId"] != "c-2" || r["content"] != "b" || n[len(n)-1] != "RUN_FINISHED" || find(evs, "TEXT_MESSAGE_CONTENT")["delta"] != "both" {
+		t.Errorf("last run: %v", n)
+	}
+}
