@@ -401,6 +401,20 @@ func (s *session) volatile() *store.Volatile {
 	return v
 }
 
+// settled asks a session to answer once everything it has told is stored:
+// the Registry waits for it after a restore. A store that fails the write
+// makes the answer a store_failed error.
+type settled struct{}
+
+// answerSettled answers a settled request now, or with the write under way.
+func (s *session) answerSettled(ctx actor.Context) {
+	if !s.p.gate {
+		ctx.Respond(&eventsv1.Reply{})
+		return
+	}
+	s.p.outbox = append(s.p.outbox, outItem{to: ctx.Sender(), reply: &eventsv1.Reply{}})
+}
+
 // deliver answers a request; the answer to a command that made a change
 // waits, like the events, until the change is stored. Reads answer at once.
 func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
@@ -424,7 +438,7 @@ func (s *session) publish(ev *eventsv1.Event) {
 }
 
 // recover takes a session up from the store: the history as stored, the
-// queues, rules, counters and the model's own state; tool calls without
+// queues, rules, counters, usage totals and the model's own state; tool calls without
 // results are answered "interrupted: process restarted", except those held
 // for an approval or a question, which pause a run that goes on once they
 // are answered. What it finds is written back at once, so the store too
@@ -434,6 +448,7 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.history, s.p.saved, s.p.savedSeq = snap.Messages, len(snap.Messages), snap.EventSeq
 	s.prompts, s.steering = v.PromptQueue, v.SteeringQueue
 	s.runs, s.steers, s.holds = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds
+	s.usage = tallyOf(snap.Usage)
 	for _, r := range v.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/store"
 )
@@ -23,8 +24,9 @@ var (
 	ErrNoSession = errors.New("no such session")
 )
 
-// stopTimeout bounds how long Close waits for a session actor to stop.
-const stopTimeout = 5 * time.Second
+// settleTimeout bounds the wait for a restored session's first write; it
+// is longer than a session's own retries of a failed write.
+const settleTimeout = 15 * time.Second
 
 // Respec resolves a stored session's configuration into the Spec of its
 // actor: its model, tools and plugins. The Registry calls it to restore a
@@ -156,19 +158,48 @@ func (r *Registry) Get(ctx context.Context, id string) (*actor.PID, error) {
 	r.mu.Unlock()
 
 	// The restore is shared: one caller giving up must not fail the rest.
-	spec, err := r.load(context.WithoutCancel(ctx), id)
+	c.pid, c.err = r.restore(context.WithoutCancel(ctx), id)
 	r.mu.Lock()
-	if err == nil {
-		c.pid, err = r.spawnLocked(spec)
+	if c.err == nil {
+		r.pids[id] = c.pid
 	}
-	c.err = err
 	delete(r.restoring, id)
 	r.mu.Unlock()
-	if err != nil && !errors.Is(err, store.ErrOwned) && !errors.Is(err, ErrNoSession) {
-		r.release(id)
-	}
 	close(c.done)
 	return c.pid, c.err
+}
+
+// restore starts the actor of a stored session and waits until what the
+// restore found (interrupted calls, the end of a cut run, agent_recovered)
+// is stored and told, so the first use sees it in the ring as well. On
+// failure the lease is given up, unless another node holds it.
+func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, error) {
+	spec, err := r.load(ctx, id)
+	if err == nil {
+		var pid *actor.PID
+		if pid, err = r.system.Root.SpawnNamed(Props(r.env, spec), "session/"+id); err == nil {
+			if err = r.settle(pid); err == nil {
+				return pid, nil
+			}
+			_ = r.system.Root.StopFuture(pid).Wait()
+		}
+	}
+	if !errors.Is(err, store.ErrOwned) && !errors.Is(err, ErrNoSession) {
+		r.release(id)
+	}
+	return nil, err
+}
+
+// settle waits until the session has stored everything it has told.
+func (r *Registry) settle(pid *actor.PID) error {
+	res, err := r.system.Root.RequestFuture(pid, &settled{}, settleTimeout).Result()
+	if err != nil {
+		return fmt.Errorf("restoring the session: %w", err)
+	}
+	if e := res.(*eventsv1.Reply).GetError(); e != nil {
+		return fmt.Errorf("restoring the session: %s: %s", e.Code, e.Message)
+	}
+	return nil
 }
 
 // load takes the lease of a stored session and reads what its actor needs.

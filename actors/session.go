@@ -162,6 +162,8 @@ func (s *session) common(ctx actor.Context) bool {
 		s.stored(m)
 	case *rewrite:
 		s.retryWrite()
+	case *settled:
+		s.answerSettled(ctx)
 	case *idleTrim:
 		s.trim(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:

@@ -20,6 +20,12 @@ func (t *tally) add(u *llm.Usage, price llm.Cost) {
 	t.cost += responseCost(u, price)
 }
 
+// tallyOf is the tally a stored usage total stands for.
+func tallyOf(u *eventsv1.Usage) tally {
+	return tally{input: u.GetInputTokens(), output: u.GetOutputTokens(), cached: u.GetCachedInputTokens(),
+		reasoning: u.GetReasoningTokens(), cost: u.GetCostUsd()}
+}
+
 func (t tally) total() int64 { return t.input + t.output }
 
 func (t tally) proto() *eventsv1.Usage {
