@@ -65,7 +65,7 @@ func (rt *Runtime) startRenewing() {
 // id is taken in the store.
 func (rt *Runtime) createStored(id string, cfg SessionConfig, modelName string) error {
 	p := rt.persist
-	sc := store.Config{Model: modelName, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script}
+	sc := store.Config{Model: modelName, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User}
 	if len(cfg.Plugins) > 0 {
 		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins))
 	}
@@ -113,7 +113,7 @@ func (rt *Runtime) restore(id string) (*Session, error) {
 		return nil, &Error{Code: events.CodeInternal, Message: err.Error()}
 	}
 	spec, err := rt.spec(id, SessionConfig{ID: id, Model: snap.Config.Model, Script: snap.Config.Script,
-		System: snap.Config.System, Tools: snap.Config.Tools, Plugins: configsFrom(snap.Config.Plugins)})
+		System: snap.Config.System, Tools: snap.Config.Tools, Plugins: configsFrom(snap.Config.Plugins), User: snap.Config.User})
 	if err != nil {
 		_ = p.store.Release(ctx, id, p.node)
 		return nil, err
@@ -123,6 +123,7 @@ func (rt *Runtime) restore(id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	rt.users.Store(id, snap.Config.User)
 	return &Session{id: id, pid: pid, rt: rt}, nil
 }
 
@@ -159,7 +160,7 @@ func (rt *Runtime) storedState(ctx context.Context, id string) (*eventsv1.Sessio
 
 // storeError maps a store error of a read to a protocol error.
 func storeError(id string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
 		return &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
 	}
 	return &Error{Code: events.CodeInternal, Message: err.Error()}
@@ -219,21 +220,34 @@ func (rt *Runtime) Messages(ctx context.Context, id string) ([]*eventsv1.Message
 	return msgs, nil
 }
 
-// List returns a page of sessions: with a store, every stored session,
-// most recently updated first, limit at a time (cursor is the previous
-// page's next); without one, the loaded sessions. Loaded sessions report
-// their live state.
-func (rt *Runtime) List(ctx context.Context, limit int, cursor string) (*eventsv1.SessionList, error) {
+// ListOptions select the sessions List returns.
+type ListOptions struct {
+	// Limit is the page size (default 100, at most 1000); with a store only.
+	Limit int
+	// Cursor is the previous page's next; empty for the first page.
+	Cursor string
+	// User, when not empty, lists only that user's sessions.
+	User string
+}
+
+// List returns a page of sessions: with a store, every stored session (of
+// opt.User when set), most recently updated first, opt.Limit at a time;
+// without one, the loaded sessions. Loaded sessions report their live
+// state.
+func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.SessionList, error) {
 	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
 	if rt.persist == nil {
 		for _, id := range rt.Sessions() {
+			if u, _ := rt.users.Load(id); opt.User != "" && u != opt.User {
+				continue
+			}
 			if sum := rt.liveSummary(ctx, id); sum != nil {
 				list.Sessions = append(list.Sessions, sum)
 			}
 		}
 		return list, nil
 	}
-	page, err := rt.persist.store.List(ctx, store.Page{Limit: limit, Cursor: cursor})
+	page, err := rt.persist.store.List(ctx, store.Page{Limit: opt.Limit, Cursor: opt.Cursor, User: opt.User})
 	if err != nil {
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
@@ -259,4 +273,23 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 		return nil
 	}
 	return &eventsv1.SessionSummary{Session: id, State: st.State, Model: st.Model, MessageCount: st.MessageCount, Loaded: true}
+}
+
+// User returns the user session id belongs to ("" for nobody in
+// particular), or invalid_session when there is no such session. With a
+// store it reads the session's record, loaded or not, and never restores
+// it: finding out costs the same for every session, so a caller that
+// hides other users' sessions gives nothing away by timing.
+func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
+	if rt.persist == nil {
+		if u, ok := rt.users.Load(id); ok {
+			return u.(string), nil
+		}
+		return "", storeError(id, store.ErrNotFound)
+	}
+	snap, err := rt.persist.store.Get(ctx, id)
+	if err != nil {
+		return "", storeError(id, err)
+	}
+	return snap.Config.User, nil
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +41,9 @@ type Runtime struct {
 	persist   *persistence
 	timeout   time.Duration
 	ids       atomic.Uint64
+	// users maps each loaded session to its user, for runtimes without a
+	// store (a store keeps the user in the session's record).
+	users sync.Map
 }
 
 // New returns a runtime. With no options it runs scripted models and the
@@ -120,6 +124,7 @@ func (rt *Runtime) closeSession(id string) {
 	if rt.registry.Close(id) {
 		rt.release(id)
 	}
+	rt.users.Delete(id)
 }
 
 // ActorSystem returns the actor system the sessions run in.
@@ -141,6 +146,10 @@ type SessionConfig struct {
 	Tools []string
 	// Plugins configures the session's plugins by name (see WithPlugins).
 	Plugins []plugins.Config
+	// User is who the session belongs to: the HTTP server's caller, kept
+	// with the stored session so that it survives restarts. Empty means
+	// nobody in particular (tack rpc, tack chat).
+	User string
 }
 
 // Spawn starts a session (and, with a store, records it first).
@@ -168,6 +177,7 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	rt.users.Store(id, cfg.User)
 	return &Session{id: id, pid: pid, rt: rt}, nil
 }
 

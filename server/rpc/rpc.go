@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"sync"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/server/command"
 )
 
 // maxLine bounds one command line.
@@ -66,51 +64,22 @@ func (c *conn) handle(ctx context.Context, line []byte) {
 		c.out.response(h, nil, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()})
 		return
 	}
-	cmd, ok := commands[h.Cmd]
-	if !ok {
-		code := events.CodeUnknownCommand
-		if h.Cmd == "" {
-			code = events.CodeBadRequest
-		}
-		c.out.response(h, nil, &tack.Error{Code: code, Message: fmt.Sprintf("unknown command %q", h.Cmd)})
+	if h.Cmd == "" {
+		c.out.response(h, nil, badRequest(`unknown command ""`))
 		return
 	}
-	data, err := c.run(ctx, cmd, h, fields, line)
-	c.out.response(h, data, err)
-}
-
-// run decodes and checks a command, then executes it.
-func (c *conn) run(ctx context.Context, cmd command, h header, fields map[string]json.RawMessage, line []byte) (proto.Message, error) {
-	var msg proto.Message
-	if cmd.new != nil {
-		msg = cmd.new()
-		if err := events.UnmarshalJSON(line, msg); err != nil {
-			return nil, badRequest(err.Error())
-		}
-	}
-	for _, f := range cmd.required {
-		if v, ok := fields[f]; !ok || string(v) == "null" {
-			return nil, badRequest(fmt.Sprintf("%s needs %q", h.Cmd, f))
-		}
-	}
+	// The command's own fields are the line's, but for the keys every
+	// line has.
+	delete(fields, "cmd")
+	delete(fields, "id")
+	delete(fields, "session")
+	body, _ := json.Marshal(fields) // raw values always marshal
 	id := ""
 	if h.Session != nil {
 		id = *h.Session
 	}
-	if id == "" && cmd.needsSession() {
-		return nil, badRequest(fmt.Sprintf("%s needs %q", h.Cmd, "session"))
-	}
-	if cmd.noSession {
-		return cmd.global(ctx, c, id, msg)
-	}
-	s, err := c.rt.Session(id)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.follow(ctx, s); err != nil {
-		return nil, err
-	}
-	return cmd.session(ctx, c, s, msg)
+	data, err := command.Run(ctx, command.Env{Runtime: c.rt, Use: c.follow, Closed: c.forget}, h.Cmd, id, body)
+	c.out.response(h, data, err)
 }
 
 // follow forwards a session's events to the output, from the first one

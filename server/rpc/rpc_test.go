@@ -70,6 +70,9 @@ func TestErrorScenarios(t *testing.T) {
 		{"create with a taken id", `{"cmd":"create_session","session":"s","model":"script:demo"}`, "bad_request"},
 		{"create with a bad script", `{"cmd":"create_session","script":{"turns":"no"}}`, "bad_request"},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request"},
+		{"unknown field", `{"cmd":"prompt","session":"s","text":"x","txt":"y"}`, "bad_request"},
+		{"field of a command without fields", `{"cmd":"close_session","session":"s","now":true}`, "bad_request"},
+		{"not implemented yet", `{"cmd":"compact","session":"s"}`, "bad_request"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
