@@ -165,7 +165,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 func (s *Server) noQuery(w http.ResponseWriter, r *http.Request) bool {
 	for k := range r.URL.Query() {
 		if k != "access_token" {
-			writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("%s %s takes no parameter %q", r.Method, r.Pattern, k)))
+			writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("%s %s takes no parameter %q", r.Method, r.URL.Path, k)))
 			return false
 		}
 	}
