@@ -63,12 +63,19 @@ type testServer struct {
 // test ends.
 func start(t *testing.T, st store.Store, opts ...Option) *testServer {
 	t.Helper()
+	return startWith(t, st, nil, opts...)
+}
+
+// startWith is start with more runtime options.
+func startWith(t *testing.T, st store.Store, more []tack.Option, opts ...Option) *testServer {
+	t.Helper()
 	reg := plugins.NewRegistry()
 	if err := builtin.Register(reg); err != nil {
 		t.Fatal(err)
 	}
 	rtOpts := []tack.Option{tack.WithPluginRegistry(reg), tack.WithSteeringLimit(1),
 		tack.WithPlugins("refuse", func(json.RawMessage) (plugins.Plugin, error) { return refuse{}, nil })}
+	rtOpts = append(rtOpts, more...)
 	if st != nil {
 		rtOpts = append(rtOpts, tack.WithStore(st), tack.WithNode("test"))
 	}
