@@ -245,7 +245,12 @@ func TestOwnershipSurvivesRestart(t *testing.T) {
 	ts := start(t, st, WithAuth(testAuth(t)))
 	ts.must("POST", "/v1/sessions", aliceToken, twoTurns, 201)
 	ts.must("POST", "/v1/sessions/s/prompt", aliceToken, `{"text":"one"}`, 200)
-	ts.waitState("/v1/sessions/s", aliceToken, "idle")
+	for deadline := time.Now().Add(5 * time.Second); ts.waitState("/v1/sessions/s", aliceToken, "idle")["message_count"] != float64(4); {
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not finish")
+		}
+		time.Sleep(5 * time.Millisecond) // polling
+	}
 	ts.stop()
 	st.Close()
 
