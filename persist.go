@@ -32,17 +32,20 @@ func defaultNode() string {
 }
 
 // closeSession stops a session and gives up its lease.
-func (rt *Runtime) closeSession(id string) { rt.registry.Close(id) }
+func (rt *Runtime) closeSession(id string) {
+	rt.registry.Close(id)
+	rt.users.Delete(id)
+}
 
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 	return rt.spec(id, SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
-		Tools: c.Tools, Plugins: configsFrom(c.Plugins)})
+		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User})
 }
 
 // storedConfig is what the store keeps of a session's configuration.
 func storedConfig(cfg SessionConfig, model string) store.Config {
-	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script}
+	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User}
 	if len(cfg.Plugins) > 0 {
 		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins)) // names and raw JSON: cannot fail
 	}
@@ -115,22 +118,35 @@ func (rt *Runtime) Messages(ctx context.Context, id string) ([]*eventsv1.Message
 	return msgs, err
 }
 
-// List returns a page of sessions: with a store, every stored session,
-// most recently updated first, limit at a time (cursor is the previous
-// page's next); without one, the loaded sessions. Loaded sessions report
-// their live state; a stored session that a crash cut short is restored
-// to be listed, so no listed state contradicts get_state.
-func (rt *Runtime) List(ctx context.Context, limit int, cursor string) (*eventsv1.SessionList, error) {
+// ListOptions select the sessions List returns.
+type ListOptions struct {
+	// Limit is the page size (default 100, at most 1000); with a store only.
+	Limit int
+	// Cursor is the previous page's next; empty for the first page.
+	Cursor string
+	// User, when not empty, lists only that user's sessions.
+	User string
+}
+
+// List returns a page of sessions: with a store, every stored session (of
+// opt.User when set), most recently updated first, opt.Limit at a time;
+// without one, the loaded sessions. Loaded sessions report their live
+// state; a stored session that a crash cut short is restored to be listed,
+// so no listed state contradicts get_state.
+func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.SessionList, error) {
 	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
 	if rt.env.Store == nil {
 		for _, id := range rt.Sessions() {
+			if u, _ := rt.users.Load(id); opt.User != "" && u != opt.User {
+				continue
+			}
 			if sum := rt.liveSummary(ctx, id); sum != nil {
 				list.Sessions = append(list.Sessions, sum)
 			}
 		}
 		return list, nil
 	}
-	page, err := rt.registry.Page(ctx, store.Page{Limit: limit, Cursor: cursor})
+	page, err := rt.registry.Page(ctx, store.Page{Limit: opt.Limit, Cursor: opt.Cursor, User: opt.User})
 	if errors.Is(err, store.ErrInvalid) {
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
@@ -159,4 +175,26 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 		return nil
 	}
 	return &eventsv1.SessionSummary{Session: id, State: st.State, Model: st.Model, MessageCount: st.MessageCount, Loaded: true}
+}
+
+// User returns the user session id belongs to ("" for nobody in
+// particular), or invalid_session when there is no such session. With a
+// store it reads the session's record, loaded or not, and never restores
+// it: finding out costs the same for every session, so a caller that
+// hides other users' sessions gives nothing away by timing.
+func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
+	if rt.env.Store == nil {
+		if u, ok := rt.users.Load(id); ok {
+			return u.(string), nil
+		}
+		return "", registryError(id, actors.ErrNoSession)
+	}
+	snap, err := rt.env.Store.Get(ctx, id)
+	if errors.Is(err, store.ErrInvalid) { // an id no session can have
+		err = actors.ErrNoSession
+	}
+	if err != nil {
+		return "", registryError(id, err)
+	}
+	return snap.Config.User, nil
 }

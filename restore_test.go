@@ -74,7 +74,7 @@ func TestRestoredViewWhateverTheFirstCommand(t *testing.T) {
 			return err
 		},
 		"list_sessions": func(ctx context.Context, rt *tack.Runtime) error {
-			list, err := rt.List(ctx, 10, "")
+			list, err := rt.List(ctx, tack.ListOptions{Limit: 10})
 			if err == nil && (len(list.Sessions) != 1 || list.Sessions[0].State != "idle" || list.Sessions[0].MessageCount != 3) {
 				err = fmt.Errorf("list %v", list)
 			}

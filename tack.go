@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,6 +40,9 @@ type Runtime struct {
 	plugins   *plugins.Registry
 	timeout   time.Duration
 	ids       atomic.Uint64
+	// users maps each loaded session to its user, for runtimes without a
+	// store (a store keeps the user in the session's record).
+	users sync.Map
 }
 
 // New returns a runtime. With no options it runs scripted models and the
@@ -119,6 +123,10 @@ type SessionConfig struct {
 	Tools []string
 	// Plugins configures the session's plugins by name (see WithPlugins).
 	Plugins []plugins.Config
+	// User is who the session belongs to: the HTTP server's caller, kept
+	// with the stored session so that it survives restarts. Empty means
+	// nobody in particular (tack rpc, tack chat).
+	User string
 }
 
 // Spawn starts a session (and, with a store, records it first).
@@ -136,6 +144,7 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, registryError(id, err)
 	}
+	rt.users.Store(id, cfg.User)
 	return &Session{id: id, pid: pid, rt: rt}, nil
 }
 

@@ -13,4 +13,7 @@ const (
 	CodeUnknownModel      = "unknown_model"
 	CodeUnknownTool       = "unknown_tool"
 	CodeInternal          = "internal"
+	CodeStoreFailed       = "store_failed"
+	CodeBusy              = "busy"
+	CodeUnauthorized      = "unauthorized"
 )

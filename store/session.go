@@ -25,6 +25,10 @@ type Config struct {
 	// Script is an inline scripted model, raw JSON stored verbatim; nil
 	// when the model is named.
 	Script json.RawMessage
+	// User is the user the session belongs to (the HTTP server's caller),
+	// "" for sessions made without one (tack rpc, tack chat). Create sets
+	// it; it never changes after: Batch.Config leaves it as it is.
+	User string
 }
 
 // Session is a stored session record: everything but the history and the
@@ -137,6 +141,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: script is not valid JSON", ErrInvalid)
 	}
 	if err := CheckText("model", c.Model); err != nil {
+		return err
+	}
+	if err := CheckText("user", c.User); err != nil {
 		return err
 	}
 	if err := CheckText("system prompt", c.System); err != nil {

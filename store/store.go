@@ -38,7 +38,8 @@ type Store interface {
 	// (limit <= 0: all the rest). A from past the end returns none.
 	Messages(ctx context.Context, id string, from, limit int) ([]*eventsv1.Message, error)
 
-	// List returns a page of session records, most recently updated first
+	// List returns a page of session records (of one user when p.User is
+	// set), most recently updated first
 	// (ties by id, descending), without histories. A session updated while
 	// a caller pages moves to the front and may be missed or seen twice.
 	List(ctx context.Context, p Page) (*Listing, error)
@@ -72,6 +73,9 @@ type Page struct {
 	Limit int
 	// Cursor is the Next of the previous page; empty for the first page.
 	Cursor string
+	// User, when not empty, lists only the sessions whose Config.User it
+	// is; empty lists every session.
+	User string
 }
 
 // Page sizes for List.

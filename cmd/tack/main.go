@@ -1,6 +1,6 @@
 // Command tack runs Tack agent sessions: `tack demo` plays a scripted
 // session as a timeline; `tack chat` is a terminal conversation; `tack rpc` speaks
-// JSON lines on stdin/stdout.
+// JSON lines on stdin/stdout; `tack serve` serves sessions over HTTP.
 package main
 
 import (
@@ -14,8 +14,10 @@ commands:
   demo   play a built-in scripted session as a coloured timeline
   chat   talk to a session in the terminal (Enter while busy steers, Ctrl-C aborts)
   rpc    serve the JSON-lines protocol on stdin/stdout
+  serve  serve sessions over HTTP: REST, Server-Sent Events, AG-UI
 
 protocol: docs/protocol.md in the repository (commands, events, scripts, config)
+http:     docs/http.md (routes, streams, auth)
 `
 
 func main() {
@@ -31,6 +33,8 @@ func main() {
 		err = chat(args)
 	case "rpc":
 		err = rpcCmd(args)
+	case "serve":
+		err = serve(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return

@@ -4,14 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/tack-run/tack"
-	"github.com/tack-run/tack/events"
 )
 
 // protocolCodes are PROTOCOL.md §1's error codes.
@@ -86,57 +82,6 @@ func FuzzServe(f *testing.F) {
 		}
 		if got != want {
 			t.Fatalf("%d responses for %d lines\n in: %q\nout: %s", got, want, in, out.String())
-		}
-	})
-}
-
-// FuzzDecodeCommand decodes arbitrary fields for a command name: it must
-// not panic, a failure is bad_request or unknown_command with a message,
-// and what it accepts reads back the same after a write.
-func FuzzDecodeCommand(f *testing.F) {
-	for _, s := range [][2]string{
-		{"abort", `{"kill_tools":"all","clear_queue":true}`},
-		{"abort", `{"kill_tool":"all"}`},
-		{"create_session", `{"session":"s","model":"script:demo","tools":["echo"],"plugins":[{"name":"p","config":{"a":[1]}}],"script":{"turns":[]}}`},
-		{"create_session", `{"plugins":[{"name":"p","cfg":1}]}`},
-		{"steer", `{"text":"x","interrupt_tools":false}`},
-		{"subscribe", `{"since":1e3,"types":["tool_*"]}`},
-		{"prompt", `{}`},
-		{"close_session", `{"x":null}`},
-		{"dance", `{}`},
-	} {
-		f.Add(s[0], s[1])
-	}
-	f.Fuzz(func(t *testing.T, name, body string) {
-		obj, err := events.ParseObject([]byte(body))
-		if err != nil {
-			return
-		}
-		_, msg, err := decodeCommand(name, obj)
-		if err != nil {
-			var te *tack.Error
-			if !errors.As(err, &te) || te.Message == "" || te.Code != events.CodeBadRequest && te.Code != events.CodeUnknownCommand {
-				t.Fatalf("decodeCommand(%q, %s) = %#v, want bad_request or unknown_command with a message", name, body, err)
-			}
-			if _, known := commands[name]; known == (te.Code == events.CodeUnknownCommand) {
-				t.Fatalf("decodeCommand(%q, %s) = %v", name, body, err)
-			}
-			return
-		}
-		data, err := events.MarshalJSON(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, err := events.ParseObject(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, back, err := decodeCommand(name, again)
-		if err != nil {
-			t.Fatalf("reading back %s: %v", data, err)
-		}
-		if !proto.Equal(msg, back) {
-			t.Fatalf("round trip of %s changed %v into %v", data, msg, back)
 		}
 	})
 }

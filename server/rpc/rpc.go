@@ -8,10 +8,9 @@ import (
 	"io"
 	"sync"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/server/command"
 )
 
 // DefaultMaxLineBytes bounds one command line unless WithMaxLineBytes
@@ -88,8 +87,7 @@ type header struct {
 }
 
 // takeHeader reads cmd, id and session from a command line's object and
-// takes cmd and id off it. session stays only for a command that has a
-// field of that name (create_session names the new session with it).
+// takes them off it: what is left are the command's own fields.
 func takeHeader(obj map[string]json.RawMessage) (header, error) {
 	var h header
 	if raw, ok := obj["id"]; ok && string(raw) != "null" {
@@ -109,9 +107,7 @@ func takeHeader(obj map[string]json.RawMessage) (header, error) {
 			return h, badRequest(`field "session": expected a string`)
 		}
 	}
-	if cmd, ok := commands[h.Cmd]; ok && !cmd.hasField("session") {
-		delete(obj, "session")
-	}
+	delete(obj, "session")
 	return h, nil
 }
 
@@ -127,31 +123,9 @@ func (c *conn) handle(ctx context.Context, line []byte) {
 		c.out.response(h, nil, err)
 		return
 	}
-	cmd, msg, err := decodeCommand(h.Cmd, obj)
-	if err != nil {
-		c.out.response(h, nil, err)
-		return
-	}
-	data, err := c.run(ctx, cmd, h.Session, msg)
+	env := command.Env{Runtime: c.rt, Use: c.follow, Closed: c.forget}
+	data, err := command.RunObject(ctx, env, h.Cmd, h.Session, obj)
 	c.out.response(h, data, err)
-}
-
-// run executes a decoded command; id is the line's session, "" when absent.
-func (c *conn) run(ctx context.Context, cmd command, id string, msg proto.Message) (proto.Message, error) {
-	if id == "" && cmd.needsSession() {
-		return nil, badRequest(fmt.Sprintf("%s needs %q", cmd.name, "session"))
-	}
-	if cmd.noSession {
-		return cmd.global(ctx, c, id, msg)
-	}
-	s, err := c.rt.Session(id)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.follow(ctx, s); err != nil {
-		return nil, err
-	}
-	return cmd.session(ctx, c, s, msg)
 }
 
 // follow forwards a session's events to the output, from the first one

@@ -86,6 +86,7 @@ func TestErrorScenarios(t *testing.T) {
 		{"create with a misspelt script field", `{"cmd":"create_session","script":{"turns":[{"text":"a","tool_calls":[{"name":"echo","arg":{}}]}]}}`, "bad_request",
 			`unknown model "script:inline": script: unknown field "arg" in turns[0].tool_calls[0]`},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
+		{"not implemented yet", `{"cmd":"compact","session":"s"}`, "bad_request", "compact is not implemented yet"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

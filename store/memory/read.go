@@ -89,7 +89,7 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 	}
 	recs := make([]*store.Session, 0, len(s.sessions))
 	for _, e := range s.sessions {
-		if after == nil || before(&e.rec, *after) {
+		if (p.User == "" || e.rec.Config.User == p.User) && (after == nil || before(&e.rec, *after)) {
 			recs = append(recs, &e.rec)
 		}
 	}

@@ -76,7 +76,9 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		}
 		e.rec.MessageCount = len(e.msgs)
 		if b.Config != nil {
+			user := e.rec.Config.User
 			e.rec.Config = cloneConfig(*b.Config)
+			e.rec.Config.User = user
 		}
 		if b.State != "" {
 			e.rec.State = b.State

@@ -25,3 +25,38 @@ func openAt(tb testing.TB, dsn string, opts ...store.Option) *postgres.Store {
 }
 
 func TestConformance(t *testing.T) { storetest.Run(t, newStore) }
+
+// TestMigrateUserColumn: a database made before sessions had users
+// (schema version 2) opens with its sessions intact, as nobody's, and
+// takes users from then on.
+func TestMigrateUserColumn(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	old := openAt(t, dsn)
+	if err := old.Create(t.Context(), "old", store.Config{Model: "script:demo"}); err != nil {
+		t.Fatal(err)
+	}
+	// Back to the schema the previous release wrote.
+	for _, q := range []string{`DROP INDEX sessions_by_user`, `ALTER TABLE sessions DROP COLUMN user_name`,
+		`DELETE FROM schema_migrations WHERE version = 3`} {
+		if _, err := postgres.Pool(old).Exec(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	old.Close()
+	st := openAt(t, dsn)
+	var v int
+	if err := postgres.Pool(st).QueryRow(t.Context(), `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil || v != 3 {
+		t.Fatalf("schema version %d (%v) after reopening, want 3", v, err)
+	}
+	snap, err := st.Get(t.Context(), "old")
+	if err != nil || snap.Config.User != "" || snap.Config.Model != "script:demo" {
+		t.Fatalf("old session after migration: %+v, %v", snap, err)
+	}
+	if err := st.Create(t.Context(), "new", store.Config{Model: "script:demo", User: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := st.List(t.Context(), store.Page{User: "alice"})
+	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].ID != "new" {
+		t.Fatalf("alice's sessions: %+v, %v", page, err)
+	}
+}

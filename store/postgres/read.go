@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,7 +16,7 @@ import (
 )
 
 // sessionCols are the record columns scanSession reads, in order.
-const sessionCols = `id, model, system, tools, plugins::text, script::text, state, message_count,
+const sessionCols = `id, model, system, tools, plugins::text, script::text, user_name, state, message_count,
 	input_tokens, output_tokens, total_tokens, cached_input_tokens, reasoning_tokens, cost_usd,
 	event_seq, owner, lease_expires, created_at, updated_at`
 
@@ -25,7 +27,7 @@ func scanSession(row pgx.Row, extra ...any) (*store.Session, error) {
 	var seq int64
 	var expires *time.Time
 	u := s.Usage
-	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &s.Config.Tools, &plugins, &script, &s.State, &s.MessageCount,
+	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &s.Config.Tools, &plugins, &script, &s.Config.User, &s.State, &s.MessageCount,
 		&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.ReasoningTokens, &u.CostUsd,
 		&seq, &s.Owner, &expires, &s.CreatedAt, &s.UpdatedAt}, extra...)
 	if err := row.Scan(dest...); err != nil {
@@ -144,17 +146,25 @@ func decodeAll(data [][]byte) ([]*eventsv1.Message, error) {
 // List returns a page of records, most recently updated first.
 func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) {
 	n := p.Size()
-	query := `SELECT ` + sessionCols + ` FROM sessions ORDER BY updated_at DESC, id DESC LIMIT $1`
 	args := []any{n + 1}
+	var where []string
+	if p.User != "" {
+		args = append(args, p.User)
+		where = append(where, `user_name = $`+strconv.Itoa(len(args)))
+	}
 	if p.Cursor != "" {
 		c, err := codec.DecodeCursor(p.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		query = `SELECT ` + sessionCols + ` FROM sessions WHERE (updated_at, id) < ($2, $3)
-			ORDER BY updated_at DESC, id DESC LIMIT $1`
 		args = append(args, c.Updated, c.ID)
+		where = append(where, fmt.Sprintf(`(updated_at, id) < ($%d, $%d)`, len(args)-1, len(args)))
 	}
+	query := `SELECT ` + sessionCols + ` FROM sessions`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	query += ` ORDER BY updated_at DESC, id DESC LIMIT $1`
 	out := &store.Listing{}
 	err := s.retry(ctx, readError, func() error {
 		rows, _ := s.pool.Query(ctx, query, args...)

@@ -25,9 +25,9 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		now := s.opts.Now()
-		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), plugins(cfg.Script), now)
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, user_name, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), plugins(cfg.Script), cfg.User, now)
 		if err == nil && tag.RowsAffected() == 0 {
 			return fmt.Errorf("%w: %s", store.ErrExists, id)
 		}

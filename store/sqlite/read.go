@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/store"
@@ -13,7 +14,7 @@ import (
 )
 
 // sessionCols are the record columns scanSession reads, in order.
-const sessionCols = `id, model, system, tools, plugins, script, state, message_count,
+const sessionCols = `id, model, system, tools, plugins, script, user_name, state, message_count,
 	input_tokens, output_tokens, total_tokens, cached_input_tokens, reasoning_tokens, cost_usd,
 	event_seq, owner, lease_expires, created_at, updated_at`
 
@@ -26,7 +27,7 @@ func scanSession(row scanner, extra ...any) (*store.Session, error) {
 	var plugins, script sql.NullString
 	var seq, expires, created, updated int64
 	u := s.Usage
-	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &tools, &plugins, &script, &s.State, &s.MessageCount,
+	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &tools, &plugins, &script, &s.Config.User, &s.State, &s.MessageCount,
 		&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.ReasoningTokens, &u.CostUsd,
 		&seq, &s.Owner, &expires, &created, &updated}, extra...)
 	if err := row.Scan(dest...); err != nil {
@@ -147,17 +148,24 @@ func messages(ctx context.Context, q querier, id string, from, limit int) ([]*ev
 // List returns a page of records, most recently updated first.
 func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) {
 	n := p.Size()
-	query := `SELECT ` + sessionCols + ` FROM sessions ORDER BY updated_at DESC, id DESC LIMIT ?`
-	args := []any{n + 1}
+	var where []string
+	var args []any
+	if p.User != "" {
+		where, args = append(where, `user_name = ?`), append(args, p.User)
+	}
 	if p.Cursor != "" {
 		c, err := codec.DecodeCursor(p.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		query = `SELECT ` + sessionCols + ` FROM sessions WHERE (updated_at, id) < (?, ?)
-			ORDER BY updated_at DESC, id DESC LIMIT ?`
-		args = []any{c.Updated.UnixMicro(), c.ID, n + 1}
+		where, args = append(where, `(updated_at, id) < (?, ?)`), append(args, c.Updated.UnixMicro(), c.ID)
 	}
+	query := `SELECT ` + sessionCols + ` FROM sessions`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	query += ` ORDER BY updated_at DESC, id DESC LIMIT ?`
+	args = append(args, n+1)
 	rows, err := s.rdb.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite store: %w", err)

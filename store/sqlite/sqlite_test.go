@@ -25,3 +25,36 @@ func openAt(tb testing.TB, path string, opts ...store.Option) *sqlite.Store {
 }
 
 func TestConformance(t *testing.T) { storetest.Run(t, newStore) }
+
+// TestMigrateUserColumn: a file made before sessions had users (schema
+// version 2) opens with its sessions intact, as nobody's, and takes users
+// from then on.
+func TestMigrateUserColumn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tack.db")
+	old := openAt(t, path)
+	if err := old.Create(t.Context(), "old", store.Config{Model: "script:demo"}); err != nil {
+		t.Fatal(err)
+	}
+	// Back to the schema the previous release wrote.
+	sqlite.Exec(t, old, `DROP INDEX sessions_by_user`)
+	sqlite.Exec(t, old, `ALTER TABLE sessions DROP COLUMN user_name`)
+	sqlite.Exec(t, old, `DELETE FROM schema_migrations WHERE version = 3`)
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := openAt(t, path)
+	if v := sqlite.QueryInt(t, st, `SELECT max(version) FROM schema_migrations`); v != 3 {
+		t.Fatalf("schema version %d after reopening, want 3", v)
+	}
+	snap, err := st.Get(t.Context(), "old")
+	if err != nil || snap.Config.User != "" || snap.Config.Model != "script:demo" {
+		t.Fatalf("old session after migration: %+v, %v", snap, err)
+	}
+	if err := st.Create(t.Context(), "new", store.Config{Model: "script:demo", User: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := st.List(t.Context(), store.Page{User: "alice"})
+	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].ID != "new" {
+		t.Fatalf("alice's sessions: %+v, %v", page, err)
+	}
+}

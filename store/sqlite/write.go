@@ -24,9 +24,9 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	tools, plugins, script := configArgs(&cfg)
 	return s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.opts.Now().UnixMicro()
-		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools, plugins, script, now, now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, user_name, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools, plugins, script, cfg.User, now, now)
 		if err != nil {
 			return err
 		}

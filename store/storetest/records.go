@@ -18,6 +18,7 @@ func testCreateGet(t *testing.T, e *env) {
 		Tools:   []string{"shell", "read_file"},
 		Plugins: json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
 		Script:  json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
+		User:    "alice",
 	}
 	if err := e.st.Create(e.ctx, "s1", cfg); err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func testCreateInvalid(t *testing.T, e *env) {
 		{"NUL in system prompt", "s1", store.Config{System: "a\x00b"}},
 		{"model not UTF-8", "s1", store.Config{Model: "\xff"}},
 		{"tool not UTF-8", "s1", store.Config{Tools: []string{"\xfe"}}},
+		{"NUL in user", "s1", store.Config{User: "al\x00ice"}},
 		{"id not UTF-8", "s\xff", store.Config{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -249,5 +251,54 @@ func testDelete(t *testing.T, e *env) {
 	}
 	if len(e.load(t, "s2").Messages) != 0 {
 		t.Fatal("s2 changed")
+	}
+}
+
+// testListByUser: a Page with User lists that user's sessions only, paged
+// like every list, and a Batch.Config leaves the user as it was.
+func testListByUser(t *testing.T, e *env) {
+	users := []string{"alice", "bob", ""}
+	for i := range 9 {
+		id := fmt.Sprintf("s%d", i)
+		if err := e.st.Create(e.ctx, id, store.Config{Model: "script:demo", User: users[i%3]}); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(time.Millisecond)
+	}
+	e.apply(t, "s0", &store.Batch{Config: &store.Config{Model: "other", User: "mallory"}})
+	for _, tc := range []struct{ user, want string }{
+		{"alice", "[s0 s6 s3]"}, // s0 moved to the front by its update
+		{"bob", "[s7 s4 s1]"},
+		{"mallory", "[]"},
+		{"", "[s0 s8 s7 s6 s5 s4 s3 s2 s1]"},
+	} {
+		var got []string
+		cursor := ""
+		for {
+			page, err := e.st.List(e.ctx, store.Page{Limit: 2, Cursor: cursor, User: tc.user})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range page.Sessions {
+				if tc.user != "" && s.Config.User != tc.user {
+					t.Fatalf("List(%q) gave %s of %q", tc.user, s.ID, s.Config.User)
+				}
+				got = append(got, s.ID)
+			}
+			if page.Next == "" {
+				break
+			}
+			cursor = page.Next
+		}
+		if fmt.Sprint(got) != tc.want && !(tc.want == "[]" && got == nil) {
+			t.Errorf("List(User %q) = %v, want %s", tc.user, got, tc.want)
+		}
+	}
+	snap, err := e.st.Get(e.ctx, "s0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Config.User != "alice" || snap.Config.Model != "other" {
+		t.Fatalf("after Batch.Config: user %q model %q, want alice and other", snap.Config.User, snap.Config.Model)
 	}
 }

@@ -35,6 +35,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"List", testList},
 		{"ListOrderFollowsUpdates", testListOrderFollowsUpdates},
 		{"ListBadCursor", testListBadCursor},
+		{"ListByUser", testListByUser},
 		{"Delete", testDelete},
 		{"Ownership", testOwnership},
 		{"OwnershipInvalid", testOwnershipInvalid},

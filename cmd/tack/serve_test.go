@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServeSubprocess starts `tack serve` on a free port with a SQLite
+// file, drives a session over HTTP, and stops it with SIGTERM: exit 0.
+func TestServeSubprocess(t *testing.T) {
+	bin := buildTack(t)
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", "sqlite:"+filepath.Join(t.TempDir(), "tack.db"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "tack serve: listening on ")
+	if err != nil || !ok {
+		t.Fatalf("first stderr line %q, %v", line, err)
+	}
+	call := func(method, path, body string, status int) string {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != status {
+			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, b, status)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if got := call("POST", "/v1/sessions", `{"session":"x","script":{"turns":[{"text":"hi"}]}}`, 201); got != `{"session":"x"}` {
+		t.Fatalf("create: %s", got)
+	}
+	call("POST", "/v1/sessions/x/prompt", `{"text":"hello"}`, 200)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(call("GET", "/v1/sessions/x/messages", "", 200), `{"role":"assistant","content":"hi"}`) {
+		if time.Now().After(deadline) {
+			t.Fatal("no answer")
+		}
+		time.Sleep(10 * time.Millisecond) // polling
+	}
+	http.DefaultClient.CloseIdleConnections()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("tack serve after SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("tack serve did not exit after SIGTERM")
+	}
+}
+
+// TestServeRefusesOpenAddressWithoutAuth: without --auth only loopback.
+func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:7700"} {
+		if err := loopbackOnly(addr); err == nil || !strings.Contains(err.Error(), "--auth FILE") {
+			t.Errorf("loopbackOnly(%q) = %v", addr, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:7700", "[::1]:0", "localhost:7700"} {
+		if err := loopbackOnly(addr); err != nil {
+			t.Errorf("loopbackOnly(%q) = %v", addr, err)
+		}
+	}
+	out, err := exec.Command(buildTack(t), "serve", "--addr", "0.0.0.0:0", "--store", "memory").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "not a loopback address") {
+		t.Fatalf("tack serve --addr 0.0.0.0:0: %v %s", err, out)
+	}
+}

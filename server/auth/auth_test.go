@@ -1,0 +1,130 @@
+package auth
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+const secret = "s3cret-for-tests"
+
+func newAuth(t *testing.T) *Authenticator {
+	t.Helper()
+	a, err := New(File{
+		Tokens: map[string]string{"tk_alice": "alice", "tk_bob": "bob"},
+		JWT:    &JWTConfig{HS256SecretEnv: "SECRET", Issuer: "https://id.example", Audience: "tack"},
+	}, func(k string) string {
+		if k == "SECRET" {
+			return secret
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// sign makes an HS256 token with claims over the valid defaults; a nil
+// value removes a claim.
+func sign(t *testing.T, method jwt.SigningMethod, key any, over map[string]any) string {
+	t.Helper()
+	claims := jwt.MapClaims{"sub": "carol", "iss": "https://id.example", "aud": "tack", "exp": time.Now().Add(time.Hour).Unix()}
+	for k, v := range over {
+		if v == nil {
+			delete(claims, k)
+		} else {
+			claims[k] = v
+		}
+	}
+	s, err := jwt.NewWithClaims(method, claims).SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestUser(t *testing.T) {
+	a := newAuth(t)
+	hs := jwt.SigningMethodHS256
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, tc := range []struct {
+		name, token, user string
+	}{
+		{"static token", "tk_alice", "alice"},
+		{"another static token", "tk_bob", "bob"},
+		{"unknown static token", "tk_mallory", ""},
+		{"a prefix of a token", "tk_ali", ""},
+		{"no token", "", ""},
+		{"valid JWT", sign(t, hs, []byte(secret), nil), "carol"},
+		{"aud as an array", sign(t, hs, []byte(secret), map[string]any{"aud": []string{"other", "tack"}}), "carol"},
+		{"expired within leeway", sign(t, hs, []byte(secret), map[string]any{"exp": now.Add(-30 * time.Second).Unix()}), "carol"},
+		{"expired beyond leeway", sign(t, hs, []byte(secret), map[string]any{"exp": now.Add(-2 * time.Minute).Unix()}), ""},
+		{"not yet valid beyond leeway", sign(t, hs, []byte(secret), map[string]any{"nbf": now.Add(2 * time.Minute).Unix()}), ""},
+		{"no exp", sign(t, hs, []byte(secret), map[string]any{"exp": nil}), ""},
+		{"no sub", sign(t, hs, []byte(secret), map[string]any{"sub": nil}), ""},
+		{"wrong iss", sign(t, hs, []byte(secret), map[string]any{"iss": "https://evil.example"}), ""},
+		{"wrong aud", sign(t, hs, []byte(secret), map[string]any{"aud": "other"}), ""},
+		{"aud array without ours", sign(t, hs, []byte(secret), map[string]any{"aud": []string{"a", "b"}}), ""},
+		{"wrong secret", sign(t, hs, []byte("not the secret"), nil), ""},
+		{"HS512 with the secret", sign(t, jwt.SigningMethodHS512, []byte(secret), nil), ""},
+		{"alg none", sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, nil), ""},
+		{"RS256", sign(t, jwt.SigningMethodRS256, rsaKey, nil), ""},
+		{"garbage", "a.b.c", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			user, err := a.User(tc.token)
+			if tc.user == "" {
+				if !errors.Is(err, ErrUnauthorized) || user != "" {
+					t.Fatalf("User = %q, %v; want ErrUnauthorized", user, err)
+				}
+				return
+			}
+			if err != nil || user != tc.user {
+				t.Fatalf("User = %q, %v; want %q", user, err, tc.user)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TACK_TEST_JWT_SECRET", secret)
+	for _, tc := range []struct{ name, file, err string }{
+		{"tokens only", `{"tokens": {"tk": "alice"}}`, ""},
+		{"jwt only", `{"jwt": {"hs256_secret_env": "TACK_TEST_JWT_SECRET"}}`, ""},
+		{"unknown field", `{"tokens": {"tk": "alice"}, "users": {}}`, `unknown field "users"`},
+		{"unknown jwt field", `{"jwt": {"hs256_secret_env": "TACK_TEST_JWT_SECRET", "alg": "none"}}`, `unknown field "alg"`},
+		{"secret not set", `{"jwt": {"hs256_secret_env": "TACK_TEST_NO_SUCH_VAR"}}`, "TACK_TEST_NO_SUCH_VAR"},
+		{"no secret env", `{"jwt": {}}`, "hs256_secret_env"},
+		{"empty user", `{"tokens": {"tk": ""}}`, "must not be empty"},
+		{"nothing", `{}`, "nobody could sign in"},
+		{"not JSON", `{"tokens":`, "auth file"},
+		{"two values", `{"tokens": {"tk": "a"}} {}`, "more than one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("Load = %v, want %q", err, tc.err)
+			}
+		})
+	}
+	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
+		t.Fatal("Load of a missing file succeeded")
+	}
+}

@@ -1,0 +1,258 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/plugins"
+)
+
+// Env is what a command runs with.
+type Env struct {
+	// Runtime runs the sessions.
+	Runtime *tack.Runtime
+	// User is the caller: create_session makes sessions that belong to it
+	// and list_sessions lists only its sessions. Empty means nobody in
+	// particular, and list_sessions then lists every session.
+	User string
+	// Use, when set, is called with the session a command is about to run
+	// on (and with each session create_session makes); an error stops the
+	// command with that error. tack rpc follows the session's events here.
+	Use func(ctx context.Context, s *tack.Session) error
+	// Closed, when set, is called once close_session has closed a session.
+	Closed func(id string)
+}
+
+// command is one entry of the protocol's command table.
+type command struct {
+	// new makes the message the command's object decodes into.
+	new func() proto.Message
+	// required names fields the object must have.
+	required []string
+	// check, when set, validates the decoded message further.
+	check func(proto.Message) error
+	// global runs commands about no loaded session; id is the command's
+	// session, "" when it has none.
+	global func(ctx context.Context, env Env, id string, msg proto.Message) (proto.Message, error)
+	// session runs commands on a loaded (or restored) session.
+	session func(ctx context.Context, env Env, s *tack.Session, msg proto.Message) (proto.Message, error)
+	// pending marks commands of the protocol this runtime does not
+	// implement yet: they answer bad_request.
+	pending bool
+}
+
+// table is the command table of docs/protocol.md.
+var table = map[string]command{
+	"create_session": {new: func() proto.Message { return &eventsv1.CreateSession{} }, global: createSession},
+	"list_sessions":  {new: func() proto.Message { return &eventsv1.ListSessions{} }, check: checkList, global: listSessions},
+	"prompt":         {new: func() proto.Message { return &eventsv1.Prompt{} }, required: []string{"text"}, session: send},
+	"steer":          {new: func() proto.Message { return &eventsv1.Steer{} }, required: []string{"text"}, session: send},
+	"abort":          {new: func() proto.Message { return &eventsv1.Abort{} }, check: checkAbort, session: send},
+	"approve":        {new: func() proto.Message { return &eventsv1.Approve{} }, required: []string{"approval_id"}, session: send},
+	"reject":         {new: func() proto.Message { return &eventsv1.Reject{} }, required: []string{"approval_id"}, session: send},
+	"respond":        {new: func() proto.Message { return &eventsv1.Respond{} }, required: []string{"ref", "response"}, session: send},
+	"switch_model":   {new: func() proto.Message { return &eventsv1.SwitchModel{} }, required: []string{"model"}, session: switchModel},
+	"get_state":      {new: func() proto.Message { return &eventsv1.GetState{} }, session: send},
+	"get_messages":   {new: func() proto.Message { return &eventsv1.GetMessages{} }, session: send},
+	"subscribe":      {new: func() proto.Message { return &eventsv1.Subscribe{} }, session: send},
+	"close_session":  {new: func() proto.Message { return &eventsv1.CloseSession{} }, session: closeSession},
+	"compact":        {pending: true},
+	"attach_tools":   {pending: true},
+	"detach_tools":   {pending: true},
+	"fork":           {pending: true},
+}
+
+// Known reports whether name is a command of the protocol.
+func Known(name string) bool {
+	_, ok := table[name]
+	return ok
+}
+
+// Run is RunObject for a body that is the command's fields as JSON text:
+// an object, or empty for none.
+func Run(ctx context.Context, env Env, name, id string, body []byte) (proto.Message, error) {
+	obj := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(body)) > 0 {
+		var err error
+		if obj, err = events.ParseObject(body); err != nil {
+			return nil, badRequest("the body is not a JSON object: " + err.Error())
+		}
+	}
+	return RunObject(ctx, env, name, id, obj)
+}
+
+// RunObject checks and runs command name on session id; obj holds the
+// command's fields (without the JSON-lines keys cmd, id and session). id
+// is "" for commands about no session (list_sessions); create_session
+// takes it as the new session's id when obj names none. A session command
+// on a stored session restores it first, whatever the command.
+//
+// It returns the response's data, nil when the command answers nothing.
+// Errors are *tack.Error with the protocol's code: unknown_command for an
+// unknown name, bad_request naming the field for a field that is unknown
+// (`unknown field "kill_tool" in abort`), missing, of the wrong type or
+// out of range, and whatever the runtime or the session answers.
+func RunObject(ctx context.Context, env Env, name, id string, obj map[string]json.RawMessage) (proto.Message, error) {
+	msg, err := Decode(name, obj)
+	if err != nil {
+		return nil, err
+	}
+	cmd := table[name]
+	if cmd.global != nil {
+		return cmd.global(ctx, env, id, msg)
+	}
+	if id == "" {
+		return nil, badRequest(fmt.Sprintf("%s needs %q", name, "session"))
+	}
+	s, err := env.Runtime.Session(id)
+	if err != nil {
+		return nil, err
+	}
+	if env.Use != nil {
+		if err := env.Use(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	return cmd.session(ctx, env, s, msg)
+}
+
+// Decode reads obj, the fields of command name, into the command's
+// message and checks them as RunObject does, without running anything.
+func Decode(name string, obj map[string]json.RawMessage) (proto.Message, error) {
+	cmd, ok := table[name]
+	if !ok {
+		return nil, &tack.Error{Code: events.CodeUnknownCommand, Message: fmt.Sprintf("unknown command %q", name)}
+	}
+	if cmd.pending {
+		return nil, badRequest(name + " is not implemented yet")
+	}
+	return cmd.decode(name, obj)
+}
+
+// decode reads obj into the command's message and checks it: every key
+// must be a field, at any depth, the required ones present, and the
+// values in range.
+func (c command) decode(name string, obj map[string]json.RawMessage) (proto.Message, error) {
+	msg := c.new()
+	if err := events.UnmarshalJSONObject(obj, msg); err != nil {
+		var uf *events.UnknownFieldError
+		if errors.As(err, &uf) {
+			err = uf.Within(name)
+		}
+		return nil, badRequest(err.Error())
+	}
+	for _, f := range c.required {
+		if v, ok := obj[f]; !ok || string(v) == "null" {
+			return nil, badRequest(fmt.Sprintf("%s needs %q", name, f))
+		}
+	}
+	if c.check != nil {
+		if err := c.check(msg); err != nil {
+			return nil, err
+		}
+	}
+	return msg, nil
+}
+
+// send passes the command to the session and answers with its reply data.
+func send(ctx context.Context, _ Env, s *tack.Session, msg proto.Message) (proto.Message, error) {
+	r, err := s.Send(ctx, msg)
+	if err != nil {
+		return nil, err
+	}
+	return replyData(r), nil
+}
+
+// replyData is the message a reply carries, or nil.
+func replyData(r *eventsv1.Reply) proto.Message {
+	switch d := r.GetData().(type) {
+	case *eventsv1.Reply_Created:
+		return d.Created
+	case *eventsv1.Reply_Prompt:
+		return d.Prompt
+	case *eventsv1.Reply_Steer:
+		return d.Steer
+	case *eventsv1.Reply_State:
+		return d.State
+	case *eventsv1.Reply_Messages:
+		return d.Messages
+	case *eventsv1.Reply_Events:
+		return d.Events
+	case *eventsv1.Reply_Sessions:
+		return d.Sessions
+	}
+	return nil
+}
+
+// checkAbort checks abort's kill_tools.
+func checkAbort(msg proto.Message) error {
+	switch k := msg.(*eventsv1.Abort).KillTools; k {
+	case "", "killable", "all", "none":
+		return nil
+	default:
+		return badRequest(fmt.Sprintf("kill_tools is killable, all or none, not %q", k))
+	}
+}
+
+// checkList checks list_sessions' limit.
+func checkList(msg proto.Message) error {
+	if l := msg.(*eventsv1.ListSessions).Limit; l < 0 {
+		return badRequest(fmt.Sprintf("limit must not be negative, not %d", l))
+	}
+	return nil
+}
+
+func switchModel(ctx context.Context, _ Env, s *tack.Session, msg proto.Message) (proto.Message, error) {
+	return nil, s.SwitchModel(ctx, msg.(*eventsv1.SwitchModel).Model)
+}
+
+func createSession(ctx context.Context, env Env, id string, msg proto.Message) (proto.Message, error) {
+	m := msg.(*eventsv1.CreateSession)
+	if m.Session == "" {
+		m.Session = id
+	}
+	var ps []plugins.Config
+	for _, p := range m.Plugins {
+		ps = append(ps, plugins.Config{Name: p.Name, Config: json.RawMessage(p.GetConfig().GetJson())})
+	}
+	s, err := env.Runtime.Spawn(tack.SessionConfig{
+		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
+		System: m.System, Tools: m.Tools, Plugins: ps, User: env.User,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if env.Use != nil {
+		if err := env.Use(ctx, s); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return &eventsv1.Created{Session: s.ID()}, nil
+}
+
+func closeSession(_ context.Context, env Env, s *tack.Session, _ proto.Message) (proto.Message, error) {
+	s.Close()
+	if env.Closed != nil {
+		env.Closed(s.ID())
+	}
+	return nil, nil
+}
+
+func listSessions(ctx context.Context, env Env, _ string, msg proto.Message) (proto.Message, error) {
+	m := msg.(*eventsv1.ListSessions)
+	return env.Runtime.List(ctx, tack.ListOptions{Limit: int(m.Limit), Cursor: m.Cursor, User: env.User})
+}
+
+// getState and getMessages read a stored session without loading it.
+func badRequest(msg string) error {
+	return &tack.Error{Code: events.CodeBadRequest, Message: msg}
+}

@@ -1,0 +1,43 @@
+// Package http serves Tack's protocol over HTTP (PROTOCOL.md §5, `tack
+// serve`): every command as a REST route under /v1, each session's events
+// as a Server-Sent Events stream, bearer-token and JWT authentication,
+// and one owner per session.
+//
+// # Usage
+//
+//	srv, err := http.New(rt, http.WithAuth(a), http.WithLogger(log))
+//	err = srv.Serve(ctx, ln) // until ctx ends, then a graceful shutdown
+//
+// A Server is an http.Handler too, for callers that run their own
+// http.Server (they call Drain before its Shutdown, so that event
+// streams end).
+//
+// # Routes
+//
+// routes lists every route on one standard library ServeMux with method
+// patterns; every route runs behind the same middlewares: request
+// logging (the path only, never the query, which may carry a token),
+// panic recovery (500 internal, the server keeps serving), CORS (off
+// unless origins are allowed), authentication, and a cap on request
+// bodies. An unknown path answers 404 and a wrong method 405, with code
+// unknown_command; every error body is JSON.
+//
+// # Ownership
+//
+// A session belongs to the user who created it. A route about a session
+// first reads its owner from the session's record (never restoring the
+// session) and answers another user exactly as it answers for a session
+// that does not exist: 404 invalid_session, same body.
+//
+// # Concurrency
+//
+// Each request runs on its own goroutine. An event stream reads a
+// bounded subscription: a stream that falls too far behind is ended
+// after an events_lost message, and never slows the session.
+//
+// # Testing
+//
+// The tests drive a real server on a loopback port with scenario tables
+// (request, status, body, events that must have fired), read real event
+// streams, and restart the server on the same SQLite file.
+package http

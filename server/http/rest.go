@@ -1,0 +1,173 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/server/command"
+)
+
+// userKey is the context key of the request's user.
+type userKey struct{}
+
+func withUser(r *http.Request, user string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), userKey{}, user))
+}
+
+// userOf is the user authenticate found, "" before it ran.
+func userOf(r *http.Request) string {
+	u, _ := r.Context().Value(userKey{}).(string)
+	return u
+}
+
+// bodyKind says whether a route takes a JSON body.
+type bodyKind bool
+
+const (
+	noBody   bodyKind = false
+	jsonBody bodyKind = true
+)
+
+// global serves a command about no existing session from the JSON body.
+func (s *Server) global(name string, status int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.noQuery(w, r) {
+			return
+		}
+		body, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		s.run(w, r, name, "", body, status)
+	})
+}
+
+// list serves list_sessions from the query's limit and cursor.
+func (s *Server) list() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fields := map[string]any{}
+		for k, vs := range r.URL.Query() {
+			switch k {
+			case "access_token":
+			case "limit":
+				n, err := strconv.ParseInt(vs[0], 10, 32)
+				if err != nil {
+					writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("limit must be an integer, not %q", vs[0])))
+					return
+				}
+				fields["limit"] = n
+			case "cursor":
+				fields["cursor"] = vs[0]
+			default:
+				writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("list_sessions has no parameter %q", k)))
+				return
+			}
+		}
+		body, _ := json.Marshal(fields)
+		s.run(w, r, "list_sessions", "", body, http.StatusOK)
+	})
+}
+
+// session serves a command about the session in the path, for its owner.
+func (s *Server) session(name string, status int, kind bodyKind) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.noQuery(w, r) {
+			return
+		}
+		var body []byte
+		if kind == jsonBody {
+			var ok bool
+			if body, ok = readBody(w, r); !ok {
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.opts.requestTimeout)
+		defer cancel()
+		id := r.PathValue("id")
+		if err := s.owns(ctx, r, id); err != nil {
+			writeError(w, err)
+			return
+		}
+		s.run(w, r.WithContext(ctx), name, id, body, status)
+	})
+}
+
+// owns answers nil when the request's user owns session id, and
+// invalid_session — the same error as for a session that does not exist
+// — when the session is someone else's. It reads the session's record
+// only: the session is not restored to find out.
+func (s *Server) owns(ctx context.Context, r *http.Request, id string) error {
+	owner, err := s.rt.User(ctx, id)
+	if err != nil {
+		return err
+	}
+	if owner != userOf(r) {
+		return protoError(events.CodeInvalidSession, fmt.Sprintf("no session %q", id))
+	}
+	return nil
+}
+
+// run executes a command and answers with its data (or its error).
+func (s *Server) run(w http.ResponseWriter, r *http.Request, name, id string, body []byte, status int) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.requestTimeout)
+	defer cancel()
+	data, err := command.Run(ctx, command.Env{Runtime: s.rt, User: userOf(r)}, name, id, body)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeData(w, status, data)
+}
+
+// writeData answers with a command's data as JSON ({} when it has none),
+// or with no body for 204.
+func writeData(w http.ResponseWriter, status int, data proto.Message) {
+	if status == http.StatusNoContent {
+		w.WriteHeader(status)
+		return
+	}
+	b := []byte("{}")
+	if data != nil {
+		var err error
+		if b, err = events.AppendMessageJSON(nil, data); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// readBody reads the request body; a body over the cap is answered 413.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	switch {
+	case isTooLarge(err):
+		writeErrorStatus(w, http.StatusRequestEntityTooLarge, events.CodeBadRequest, err.Error())
+		return nil, false
+	case err != nil:
+		writeError(w, protoError(events.CodeBadRequest, "reading the body: "+err.Error()))
+		return nil, false
+	}
+	return body, true
+}
+
+// noQuery answers 400 when a route that takes no parameters got some
+// (access_token aside).
+func (s *Server) noQuery(w http.ResponseWriter, r *http.Request) bool {
+	for k := range r.URL.Query() {
+		if k != "access_token" {
+			writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("%s %s takes no parameter %q", r.Method, r.URL.Path, k)))
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,167 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/server/auth"
+)
+
+// Defaults of the options.
+const (
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultKeepAlive      = 15 * time.Second
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultEventBuffer    = 4096
+	DefaultShutdownGrace  = 5 * time.Second
+)
+
+// LocalUser is every request's user when the server has no authenticator.
+const LocalUser = "local"
+
+// Server serves the protocol for one runtime.
+type Server struct {
+	rt      *tack.Runtime
+	opts    options
+	handler http.Handler
+	mux     *http.ServeMux
+	// stopping is closed by Drain: event streams end.
+	stopping chan struct{}
+	drain    sync.Once
+}
+
+// Option configures a Server.
+type Option func(*options)
+
+type options struct {
+	auth           *auth.Authenticator
+	origins        []string
+	maxBody        int64
+	keepAlive      time.Duration
+	requestTimeout time.Duration
+	eventBuffer    int
+	logger         *zap.Logger
+	grace          time.Duration
+}
+
+// WithAuth makes every request (but /healthz) carry a credential that a
+// checks; without it every request is LocalUser.
+func WithAuth(a *auth.Authenticator) Option { return func(o *options) { o.auth = a } }
+
+// WithCORSOrigins allows browsers on these origins ("*" for any) to call
+// the server. Without it no CORS headers are sent.
+func WithCORSOrigins(origins ...string) Option {
+	return func(o *options) { o.origins = append(o.origins, origins...) }
+}
+
+// WithMaxBodyBytes caps request bodies (default 1 MiB); a larger one is
+// 413 bad_request.
+func WithMaxBodyBytes(n int64) Option { return func(o *options) { o.maxBody = n } }
+
+// WithKeepAlive sets how often an idle event stream gets a keepalive
+// comment (default 15 s).
+func WithKeepAlive(d time.Duration) Option { return func(o *options) { o.keepAlive = d } }
+
+// WithRequestTimeout bounds each command request, including its store
+// reads (default 30 s); event streams are not bounded.
+func WithRequestTimeout(d time.Duration) Option { return func(o *options) { o.requestTimeout = d } }
+
+// WithEventBuffer sets how many events an event stream may fall behind
+// before it is ended with events_lost (default 4096).
+func WithEventBuffer(n int) Option { return func(o *options) { o.eventBuffer = n } }
+
+// WithLogger logs requests, panics and failures to l; nil (the default)
+// logs nothing.
+func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithShutdownGrace bounds how long Serve waits for requests to finish
+// once its context ends (default 5 s).
+func WithShutdownGrace(d time.Duration) Option { return func(o *options) { o.grace = d } }
+
+// New returns a server for rt.
+func New(rt *tack.Runtime, opts ...Option) *Server {
+	o := options{maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive, requestTimeout: DefaultRequestTimeout,
+		eventBuffer: DefaultEventBuffer, grace: DefaultShutdownGrace}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = zap.NewNop()
+	}
+	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{})}
+	s.routes()
+	s.handler = s.logRequests(s.recoverPanics(s.cors(s.authenticate(s.limitBody(http.HandlerFunc(s.route))))))
+	return s
+}
+
+// routes registers every route. A new route goes here; it runs behind
+// the middlewares of New.
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.health)
+	s.mux.Handle("POST /v1/sessions", s.global("create_session", http.StatusCreated))
+	s.mux.Handle("GET /v1/sessions", s.list())
+	s.mux.Handle("GET /v1/sessions/{id}", s.session("get_state", http.StatusOK, noBody))
+	s.mux.Handle("DELETE /v1/sessions/{id}", s.session("close_session", http.StatusNoContent, noBody))
+	s.mux.Handle("GET /v1/sessions/{id}/messages", s.session("get_messages", http.StatusOK, noBody))
+	for _, name := range []string{"prompt", "steer", "abort", "approve", "reject", "respond", "switch_model",
+		"compact", "attach_tools", "detach_tools"} {
+		s.mux.Handle("POST /v1/sessions/{id}/"+name, s.session(name, http.StatusOK, jsonBody))
+	}
+	s.mux.HandleFunc("GET /v1/sessions/{id}/events", s.events)
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Drain ends every event stream (each gets a final comment) and makes
+// new ones end at once: call it before http.Server.Shutdown, which waits
+// for handlers to return. Calling it again does nothing.
+func (s *Server) Drain() {
+	s.drain.Do(func() { close(s.stopping) })
+}
+
+// Serve serves on ln until ctx ends, then shuts down gracefully: it stops
+// accepting, ends the event streams, and waits up to the shutdown grace
+// for requests in flight before closing what is left. It returns nil
+// after a shutdown. The runtime stays open: its owner closes it.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      s.opts.requestTimeout + 10*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          zap.NewStdLog(s.opts.logger),
+	}
+	hs.RegisterOnShutdown(s.Drain)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.grace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if err != nil {
+		err = errors.Join(err, hs.Close())
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"status":"ok"}`))
+}
