@@ -78,6 +78,7 @@ func (s *session) startRun(text string) {
 	s.runs++
 	s.run = newRun(s.runs, "")
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
+	s.env.observer().RunStarted()
 	for _, p := range s.prompts {
 		s.commit(llm.UserMessage(p))
 	}
@@ -131,6 +132,7 @@ func (s *session) fire(e fsm.Event) {
 	}
 	if from != to {
 		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
+		s.env.observer().StateChanged(from, to)
 	}
 }
 
@@ -214,6 +216,7 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 		s.emit(&eventsv1.AgentStatus{Status: "idle"})
 	}
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
+	s.env.observer().RunEnded(reason)
 	s.trimLater()
 }
 

@@ -241,6 +241,9 @@ func (s *session) settle(c *call, r tools.Result, ended time.Time) {
 		StartedAtMs: c.started.UnixMilli(), EndedAtMs: ended.UnixMilli(),
 		DurationMs: ended.Sub(c.started).Milliseconds(),
 	})
+	if c.tool != nil {
+		s.env.observer().ToolDone(c.tc.Name, ended.Sub(c.started), !r.IsError)
+	}
 }
 
 // interrupt settles a running call at once with result text, cancelling its
