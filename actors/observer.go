@@ -10,7 +10,9 @@ import (
 // implements it for Prometheus). Sessions call it on their actor's
 // goroutine, StoreWrite on their write goroutine; many sessions call it at
 // once. Its methods must be cheap and must never block: they run on the
-// session's hot path.
+// session's hot path. A session tells its observer before it publishes
+// the event that tells the same (agent_abort aside, whose delivery
+// AbortTold times), so a subscriber that saw an event finds it counted.
 type Observer interface {
 	// SessionStarted: a session actor started, in state idle (a restored
 	// session starts idle too, a run paused for a person's answer

@@ -467,8 +467,8 @@ func (s *session) recover(snap *store.Snapshot) {
 		s.commitSettled(b)
 	}
 	if v.RunID != "" {
-		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: EndInterrupted, Usage: (tally{}).proto()})
 		s.env.observer().RunEnded(EndInterrupted)
+		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: EndInterrupted, Usage: (tally{}).proto()})
 	}
 }
 

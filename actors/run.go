@@ -77,8 +77,8 @@ func (s *session) startRun(text string) {
 	s.emit(&eventsv1.PromptReceived{Text: text})
 	s.runs++
 	s.run = newRun(s.runs, "")
-	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
 	s.env.observer().RunStarted()
+	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
 	for _, p := range s.prompts {
 		s.commit(llm.UserMessage(p))
 	}
@@ -131,8 +131,8 @@ func (s *session) fire(e fsm.Event) {
 		panic(err) // a bug in a handler: recoverPanic reports it
 	}
 	if from != to {
-		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
 		s.env.observer().StateChanged(from, to)
+		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
 	}
 }
 
@@ -215,8 +215,8 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 		s.fire(e)
 		s.emit(&eventsv1.AgentStatus{Status: "idle"})
 	}
-	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 	s.env.observer().RunEnded(reason)
+	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 	s.trimLater()
 }
 

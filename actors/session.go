@@ -115,6 +115,7 @@ func (s *session) common(ctx actor.Context) bool {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
+		s.env.observer().SessionStarted()
 		if s.spec.Restore != nil {
 			s.p.kept = &s.spec.Restore.Volatile
 			s.recover(s.spec.Restore)
@@ -122,7 +123,6 @@ func (s *session) common(ctx actor.Context) bool {
 		} else {
 			s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
 		}
-		s.env.observer().SessionStarted()
 		s.startHook()
 	case *actor.Stopping:
 		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
