@@ -26,6 +26,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/metrics"
 )
 
 // benchWait bounds every wait of a benchmark, so a regression fails the
@@ -309,10 +310,19 @@ const (
 // (the peer harness compares; this gives Tack's side).
 func BenchmarkTurnOverhead(b *testing.B) {
 	defer settle(b)
-	b.Run("history=0", benchTurns)
+	b.Run("history=0", func(b *testing.B) { benchTurns(b) })
 	for _, h := range []int{1_000, 10_000} {
 		b.Run(fmt.Sprintf("history=%d", h), func(b *testing.B) { benchTurnsLong(b, h) })
 	}
+}
+
+// BenchmarkTurnMetrics is BenchmarkTurnOverhead's history=0 run without
+// and with Prometheus metrics (WithMetrics): the difference is what the
+// sessions' observer costs per turn.
+func BenchmarkTurnMetrics(b *testing.B) {
+	defer settle(b)
+	b.Run("metrics=off", func(b *testing.B) { benchTurns(b) })
+	b.Run("metrics=on", func(b *testing.B) { benchTurns(b, tack.WithMetrics(metrics.New())) })
 }
 
 // runTurns appends the turns of one timed run.
@@ -349,9 +359,9 @@ func (m *meter) stop(b *testing.B) {
 	m.cpu += cpu1 - m.cpu0
 }
 
-func benchTurns(b *testing.B) {
+func benchTurns(b *testing.B, opts ...tack.Option) {
 	script := benchScript{Turns: runTurns(nil)}.json(b)
-	rt := newBenchRuntime(b)
+	rt := newBenchRuntime(b, opts...)
 	sessions := make([]*tack.Session, b.N)
 	subs := make([]*tack.Subscription, b.N)
 	for i := range b.N {

@@ -16,8 +16,9 @@ var layers = []struct {
 	{1, []string{"fsm", "llm", "tools", "store"}},
 	{2, []string{"plugins"}},
 	{3, []string{"actors"}},
-	{4, []string{""}}, // the root package tack
-	{5, []string{"server", "cmd", "internal"}},
+	{4, []string{"metrics"}}, // implements actors.Observer
+	{5, []string{""}},        // the root package tack
+	{6, []string{"server", "cmd", "internal"}},
 }
 
 const module = "github.com/tack-run/tack"
@@ -37,7 +38,7 @@ func layerOf(pkg string) int {
 }
 
 // TestImportsFlowOneWay keeps DESIGN.md §2's rule: events ← {fsm, llm,
-// tools, store} ← plugins ← actors ← tack ← {server, cmd/tack}.
+// tools, store} ← plugins ← actors ← metrics ← tack ← {server, cmd/tack}.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
 	if err != nil {

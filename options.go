@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
@@ -34,6 +35,7 @@ type config struct {
 	store    store.Store
 	node     string
 	leaseTTL time.Duration
+	metrics  *metrics.Metrics
 }
 
 type namedPlugin struct {
@@ -113,3 +115,10 @@ func WithNode(name string) Option { return func(c *config) { c.node = name } }
 // WithLeaseTTL sets how long this node owns a loaded session without
 // renewing (default 30 s); another node may take the session after that.
 func WithLeaseTTL(d time.Duration) Option { return func(c *config) { c.leaseTTL = d } }
+
+// WithMetrics counts what the runtime's sessions do in m (sessions by
+// state, runs, abort delivery, tokens, tool durations, store writes; see
+// docs/metrics.md); serve m.Handler() to expose them to Prometheus. Nil
+// (the default) counts nothing. Metrics may be shared by several runtimes,
+// whose counts then add up.
+func WithMetrics(m *metrics.Metrics) Option { return func(c *config) { c.metrics = m } }

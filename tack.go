@@ -87,6 +87,9 @@ func New(opts ...Option) (*Runtime, error) {
 		}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
 		rt.ownSystem = true
 	}
+	if c.metrics != nil {
+		rt.env.Metrics = c.metrics
+	}
 	if c.store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
 	}

@@ -59,6 +59,9 @@ type Env struct {
 	// LeaseTTL is how long this node owns a stored session without
 	// renewing its lease (default DefaultLeaseTTL).
 	LeaseTTL time.Duration
+	// Metrics is told what sessions do (package metrics counts it for
+	// Prometheus); nil tells no one.
+	Metrics Observer
 
 	specs sync.Map // *tools.Set → []llm.ToolSpec
 }
@@ -68,6 +71,14 @@ func (e *Env) logger() *zap.Logger {
 		return zap.NewNop()
 	}
 	return e.Logger
+}
+
+// observer is Metrics, or an Observer that does nothing.
+func (e *Env) observer() Observer {
+	if e.Metrics == nil {
+		return nopObserver{}
+	}
+	return e.Metrics
 }
 
 func (e *Env) now() time.Time {

@@ -3,6 +3,7 @@ package actors
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -124,11 +125,12 @@ func (s *session) abortBy(d *plugins.Decision) {
 // pluginAborted reports a plugin's abort — an error event when the plugin
 // says why, then agent_abort — and returns the reason the run ends with.
 func (s *session) pluginAborted(d *plugins.Decision) string {
+	decided := time.Now()
 	reason := orAborted(d.Action.Reason)
 	if d.Action.Text != "" {
 		s.emit(&eventsv1.Error{Code: reason, Message: d.Action.Text})
 	}
-	s.markAborted(reason, reason)
+	s.markAborted(reason, reason, decided)
 	return reason
 }
 

@@ -3,6 +3,7 @@ package actors
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -75,29 +76,38 @@ func (s *session) skipForSteering() {
 // abortIdle: nothing runs, but the abort is still reported. A run paused
 // for a person's answer is aborted: its pending approvals and questions
 // are resolved as rejected.
-func (s *session) abortIdle(ctx actor.Context, m *eventsv1.Abort) {
+func (s *session) abortIdle(ctx actor.Context, m *eventsv1.Abort, received time.Time) {
 	if s.run != nil {
-		s.abortRun(ctx, m)
+		s.abortRun(ctx, m, received)
 		return
 	}
-	s.emit(&eventsv1.AgentAbort{Reason: abortReason})
+	s.tellAbort(&eventsv1.AgentAbort{Reason: abortReason}, received)
 	s.clearQueues(m)
 	s.reply(ctx, &eventsv1.Reply{})
 }
 
 // abortRun is the user's abort of the run in progress: agent_abort goes
-// out at once, then the run stops as far as kill_tools allows.
-func (s *session) abortRun(ctx actor.Context, m *eventsv1.Abort) {
-	s.markAborted(abortReason, EndAborted)
+// out at once, then the run stops as far as kill_tools allows. received is
+// when the session took the command up.
+func (s *session) abortRun(ctx actor.Context, m *eventsv1.Abort, received time.Time) {
+	s.markAborted(abortReason, EndAborted, received)
 	s.reply(ctx, &eventsv1.Reply{})
 	s.stop(m, EndAborted)
 }
 
 // markAborted reports an abort (agent_abort, with why) and makes the run
-// end with reason end at its next boundary.
-func (s *session) markAborted(why, end string) {
-	s.emit(&eventsv1.AgentAbort{RunId: &s.run.id, Reason: why})
+// end with reason end at its next boundary; since is when the abort was
+// received or decided.
+func (s *session) markAborted(why, end string, since time.Time) {
+	s.tellAbort(&eventsv1.AgentAbort{RunId: &s.run.id, Reason: why}, since)
 	s.run.aborted, s.run.end = true, end
+}
+
+// tellAbort publishes agent_abort, which the write gate never holds, and
+// reports how long after since it went out.
+func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
+	s.emit(ev)
+	s.env.observer().AbortTold(time.Since(since))
 }
 
 // stop ends an aborted run from wherever it is: a model request in flight

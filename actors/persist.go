@@ -133,10 +133,12 @@ func (s *session) flush() {
 		b.From, b.Messages, b.Rewrite = 0, slices.Clone(s.history), true
 	}
 	s.p.inflight, s.p.upTo, s.p.dirtyAfter = true, len(s.p.outbox), false
-	st, id, root, self := s.env.Store, s.spec.ID, s.root, s.self
+	st, id, root, self, obs := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		start := time.Now()
 		err := st.Apply(ctx, id, b)
+		obs.StoreWrite(time.Since(start), err)
 		cancel()
 		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), seq: b.EventSeq, kept: b.Volatile})
 	}()
@@ -252,11 +254,15 @@ func (s *session) rollback(dropped []outItem) {
 			heard = fsm.State(dropped[i].ev.GetStateChanged().From)
 		}
 		if s.machine.Current() != fsm.Idle {
-			if _, _, err := s.machine.Fire(fsm.Abort); err != nil {
+			from, to, err := s.machine.Fire(fsm.Abort)
+			if err != nil {
 				panic(err) // a bug: every busy state can abort
 			}
+			s.env.observer().StateChanged(from, to)
 		}
 		s.run = nil
+		// The run ends with an error whether or not its start was told.
+		s.env.observer().RunEnded(EndError)
 		if r.aborted || told(dropped, r.id) {
 			if heard != fsm.Idle {
 				s.emit(&eventsv1.StateChanged{From: string(heard), To: string(fsm.Idle)})
@@ -476,6 +482,7 @@ func (s *session) recover(snap *store.Snapshot) {
 		s.commitSettled(b)
 	}
 	if v.RunID != "" {
+		s.env.observer().RunEnded(EndInterrupted)
 		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: EndInterrupted, Usage: (tally{}).proto()})
 	}
 }

@@ -77,6 +77,7 @@ func (s *session) startRun(text string) {
 	s.emit(&eventsv1.PromptReceived{Text: text})
 	s.runs++
 	s.run = newRun(s.runs, "")
+	s.env.observer().RunStarted()
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
 	for _, p := range s.prompts {
 		s.commit(llm.UserMessage(p))
@@ -130,6 +131,7 @@ func (s *session) fire(e fsm.Event) {
 		panic(err) // a bug in a handler: recoverPanic reports it
 	}
 	if from != to {
+		s.env.observer().StateChanged(from, to)
 		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
 	}
 }
@@ -213,6 +215,7 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 		s.fire(e)
 		s.emit(&eventsv1.AgentStatus{Status: "idle"})
 	}
+	s.env.observer().RunEnded(reason)
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 	s.trimLater()
 }

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
@@ -114,6 +115,7 @@ func (s *session) common(ctx actor.Context) bool {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
+		s.env.observer().SessionStarted()
 		if s.spec.Restore != nil {
 			s.p.kept = &s.spec.Restore.Volatile
 			s.recover(s.spec.Restore)
@@ -125,6 +127,10 @@ func (s *session) common(ctx actor.Context) bool {
 	case *actor.Stopping:
 		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
 		s.shutdown()
+	case *actor.Stopped, *actor.Restarting:
+		// A restart (a panic that escaped recoverPanic) starts a new
+		// session value, which counts itself again.
+		s.env.observer().SessionStopped(s.machine.Current())
 	case *eventsv1.GetState:
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
 	case *eventsv1.GetMessages:
@@ -187,7 +193,7 @@ func (s *session) idle(ctx actor.Context) {
 	case *eventsv1.Steer:
 		s.steerIdle(ctx, m.Text)
 	case *eventsv1.Abort:
-		s.abortIdle(ctx, m)
+		s.abortIdle(ctx, m, time.Now())
 	default:
 		s.stray(ctx)
 	}
@@ -201,7 +207,7 @@ func (s *session) running(ctx actor.Context) {
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, false)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m)
+		s.abortRun(ctx, m, time.Now())
 	case *streamChunk:
 		s.firstChunk(m)
 	case *streamDone:
@@ -219,7 +225,7 @@ func (s *session) streaming(ctx actor.Context) {
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, false)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m)
+		s.abortRun(ctx, m, time.Now())
 	case *streamChunk:
 		s.chunk(m)
 	case *streamDone:
@@ -237,7 +243,7 @@ func (s *session) executingTools(ctx actor.Context) {
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, m.InterruptTools == nil || *m.InterruptTools)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m)
+		s.abortRun(ctx, m, time.Now())
 	case *toolUpdate:
 		s.toolUpdate(m)
 	case *toolDone:

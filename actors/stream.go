@@ -192,6 +192,7 @@ func (s *session) account(model *llm.Model, u *llm.Usage) {
 	}
 	s.run.usage.add(u, model.Cost)
 	s.usage.add(u, model.Cost)
+	s.env.observer().Tokens(u.InputTokens, u.OutputTokens)
 	s.contextUsed = u.InputTokens
 	window, percent := s.contextWindow(model)
 	defer s.checkOverflow(model, u)

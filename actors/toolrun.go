@@ -235,6 +235,9 @@ func (s *session) toolDone(m *toolDone) {
 // settle gives a call its result and reports its end.
 func (s *session) settle(c *call, r tools.Result, ended time.Time) {
 	c.result = &r
+	if c.tool != nil {
+		s.env.observer().ToolDone(c.tc.Name, ended.Sub(c.started), !r.IsError)
+	}
 	s.emit(&eventsv1.ToolExecutionEnd{Name: c.tc.Name, CallId: c.tc.Id, Ok: !r.IsError, Result: r.Content})
 	s.emit(&eventsv1.ToolExecutionMetrics{
 		Name: c.tc.Name, CallId: c.tc.Id,
