@@ -40,12 +40,12 @@ func (c *common) register(fs *flag.FlagSet, defaultStore string) {
 
 // runtime builds the runtime the flags describe; close stops it and
 // closes its store.
-func (c *common) runtime() (rt *tack.Runtime, close func(), err error) {
+func (c *common) runtime(extra ...tack.Option) (rt *tack.Runtime, close func(), err error) {
 	st, err := c.openStore()
 	if err != nil {
 		return nil, nil, err
 	}
-	rt, err = c.newRuntime(st)
+	rt, err = c.newRuntime(st, extra...)
 	if err != nil {
 		if st != nil {
 			st.Close()
@@ -72,12 +72,12 @@ func (c *common) openStore() (store.Store, error) {
 	return st, nil
 }
 
-func (c *common) newRuntime(st store.Store) (*tack.Runtime, error) {
+func (c *common) newRuntime(st store.Store, extra ...tack.Option) (*tack.Runtime, error) {
 	reg := plugins.NewRegistry()
 	if err := builtin.Register(reg); err != nil {
 		return nil, err
 	}
-	opts := []tack.Option{tack.WithScriptDir(c.scriptDir), tack.WithPluginRegistry(reg)}
+	opts := append([]tack.Option{tack.WithScriptDir(c.scriptDir), tack.WithPluginRegistry(reg)}, extra...)
 	if st != nil {
 		opts = append(opts, tack.WithStore(st), tack.WithNode(c.nodeName()), tack.WithLeaseTTL(c.leaseTTL))
 	}

@@ -13,12 +13,15 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/server/auth"
 	httpserver "github.com/tack-run/tack/server/http"
 )
 
-// serve runs the HTTP server (PROTOCOL.md §5) until SIGINT or SIGTERM,
-// then shuts down gracefully; stored sessions stay stored.
+// serve runs the HTTP server (docs/http.md) — REST, Server-Sent Events,
+// AG-UI and /metrics — until SIGINT or SIGTERM, then shuts down
+// gracefully; stored sessions stay stored.
 func serve(args []string) error {
 	var c common
 	var addr, authFile, origins string
@@ -52,8 +55,9 @@ func serve(args []string) error {
 			return err
 		}
 	}
-	opts = append(opts, httpserver.WithMaxBodyBytes(maxBody), httpserver.WithLogger(log))
-	rt, closeRuntime, err := c.runtime()
+	m := metrics.New()
+	opts = append(opts, httpserver.WithMaxBodyBytes(maxBody), httpserver.WithLogger(log), httpserver.WithMetrics(m))
+	rt, closeRuntime, err := c.runtime(tack.WithMetrics(m))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,8 @@
-// Package http serves Tack's protocol over HTTP (PROTOCOL.md §5, `tack
+// Package http serves Tack's protocol over HTTP (docs/http.md, `tack
 // serve`): every command as a REST route under /v1, each session's events
-// as a Server-Sent Events stream, bearer-token and JWT authentication,
-// and one owner per session.
+// as a Server-Sent Events stream, AG-UI runs (package agui) at
+// /v1/sessions/{id}/agui, bearer-token and JWT authentication, one owner
+// per session, and Prometheus metrics at /metrics (WithMetrics).
 //
 // # Usage
 //

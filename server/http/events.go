@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/sse"
+	"github.com/tack-run/tack/metrics"
 )
 
 // streamWriteTimeout is how long one flush of an event stream may take to
@@ -41,6 +42,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	defer s.stream(metrics.KindSSE)()
 	keepalive := time.NewTicker(s.opts.keepAlive)
 	defer keepalive.Stop()
 	first := true

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/server/auth"
 )
 
@@ -49,6 +50,7 @@ type options struct {
 	eventBuffer    int
 	logger         *zap.Logger
 	grace          time.Duration
+	metrics        *metrics.Metrics
 }
 
 // WithAuth makes every request (but /healthz) carry a credential that a
@@ -85,6 +87,12 @@ func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l }
 // once its context ends (default 5 s).
 func WithShutdownGrace(d time.Duration) Option { return func(o *options) { o.grace = d } }
 
+// WithMetrics counts every request by route and status and every live
+// stream in m, and serves m at GET /metrics (behind auth, like every
+// route but /healthz). Pass the same m to the runtime (tack.WithMetrics)
+// for the sessions' own metrics.
+func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metrics = m } }
+
 // New returns a server for rt.
 func New(rt *tack.Runtime, opts ...Option) *Server {
 	o := options{maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive, requestTimeout: DefaultRequestTimeout,
@@ -104,18 +112,32 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 // routes registers every route. A new route goes here; it runs behind
 // the middlewares of New.
 func (s *Server) routes() {
-	s.mux.HandleFunc("GET /healthz", s.health)
-	s.mux.Handle("POST /v1/sessions", s.global("create_session", http.StatusCreated))
-	s.mux.Handle("GET /v1/sessions", s.list())
-	s.mux.Handle("GET /v1/sessions/{id}", s.session("get_state", http.StatusOK, noBody))
-	s.mux.Handle("DELETE /v1/sessions/{id}", s.session("close_session", http.StatusNoContent, noBody))
-	s.mux.Handle("GET /v1/sessions/{id}/messages", s.session("get_messages", http.StatusOK, noBody))
+	s.handle("GET /healthz", http.HandlerFunc(s.health))
+	s.handle("POST /v1/sessions", s.global("create_session", http.StatusCreated))
+	s.handle("GET /v1/sessions", s.list())
+	s.handle("GET /v1/sessions/{id}", s.session("get_state", http.StatusOK, noBody))
+	s.handle("DELETE /v1/sessions/{id}", s.session("close_session", http.StatusNoContent, noBody))
+	s.handle("GET /v1/sessions/{id}/messages", s.session("get_messages", http.StatusOK, noBody))
 	for _, name := range []string{"prompt", "steer", "abort", "approve", "reject", "respond", "switch_model",
 		"compact", "attach_tools", "detach_tools"} {
-		s.mux.Handle("POST /v1/sessions/{id}/"+name, s.session(name, http.StatusOK, jsonBody))
+		s.handle("POST /v1/sessions/{id}/"+name, s.session(name, http.StatusOK, jsonBody))
 	}
-	s.mux.HandleFunc("GET /v1/sessions/{id}/events", s.events)
+	s.handle("GET /v1/sessions/{id}/events", http.HandlerFunc(s.events))
+	s.handle("POST /v1/sessions/{id}/agui", s.agui())
+	if s.opts.metrics != nil {
+		s.handle("GET /metrics", s.opts.metrics.Handler())
+	}
 }
+
+// handle registers a route, counted under its pattern when the server has
+// metrics.
+func (s *Server) handle(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, s.opts.metrics.Instrument(pattern, h))
+}
+
+// stream counts a live stream of kind until the returned function is
+// called.
+func (s *Server) stream(kind string) (done func()) { return s.opts.metrics.Subscriber(kind) }
 
 // ServeHTTP serves one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

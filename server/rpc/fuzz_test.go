@@ -10,7 +10,7 @@ import (
 	"github.com/tack-run/tack"
 )
 
-// protocolCodes are PROTOCOL.md §1's error codes.
+// protocolCodes are the error codes of docs/protocol.md.
 var protocolCodes = map[string]bool{
 	"busy": true, "bad_request": true, "store_failed": true, "unknown_command": true,
 	"invalid_session": true, "not_alive": true, "queue_full": true, "rejected": true,
