@@ -1,0 +1,685 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tack-run/tack/store/postgres/pgtest"
+)
+
+var crashMatrixSeeds = flag.Int("tack.crashmatrixseeds", 24, "random crash points of TestCrashMatrix, per store")
+
+// restartedResult is the result a restore gives a call that was running.
+const restartedResult = "interrupted: process restarted"
+
+// crashCase is one crash point: a script, the commands that bring a first
+// `tack rpc` to the point, and what the restored session must show.
+type crashCase struct {
+	name    string
+	plugins string   // create_session's plugins, a JSON array; "" for none
+	turns   []string // the script's turns; turn i's text starts with "t<i>"
+	// drive brings the first process to the crash point, after the first
+	// prompt "p0" was sent.
+	drive func(r *crashRun)
+	want  recovery
+}
+
+// recovery is what a restore must find for a named case.
+type recovery struct {
+	recovered   bool // agent_recovered is in the replay
+	fromState   string
+	interrupted int
+	resumed     bool
+	approvals   int
+	question    bool
+	// next are the turns the script may go on at; nil: the turn after the
+	// last one in the restored history, or the one after that (a request
+	// in flight whose position was stored with the last write).
+	next []int
+}
+
+// crashCases are the named crash points: each waits for the event that
+// puts the session in its state, then kills the process.
+func crashCases() []crashCase {
+	long := make([]string, 40)
+	for i := range long {
+		long[i] = fmt.Sprintf(`{"delay_ms":2,"text":"t%d","tool_calls":[{"name":"echo","args":{"text":"x"}}]}`, i+1)
+	}
+	long = append(long, `{"text":"t41 done"}`)
+	return []crashCase{{
+		// Nothing is stored after the prompt's write, which races with
+		// the request taking turn 1: either position may be stored.
+		// If turn 1 is played again, its delay is paid once more.
+		name:  "running",
+		turns: []string{`{"delay_ms":1500,"text":"t1"}`, `{"text":"t2"}`},
+		drive: func(r *crashRun) { r.until(stateTo("running")) },
+		want:  recovery{recovered: true, fromState: "running", next: []int{1, 2}},
+	}, {
+		name:  "running, steered",
+		turns: []string{`{"delay_ms":30000,"text":"t1"}`, `{"text":"t2"}`},
+		drive: func(r *crashRun) {
+			r.until(stateTo("running"))
+			r.accepted(r.steer("steer while running", true))
+		},
+		want: recovery{recovered: true, fromState: "running", next: []int{2}},
+	}, {
+		name:  "streaming",
+		turns: []string{`{"text":"t1 streams slowly","chunk_size":1,"chunk_delay_ms":300}`, `{"text":"t2"}`},
+		drive: func(r *crashRun) {
+			r.until(isType("message_delta"))
+			r.accepted(r.prompt("prompt while streaming"))
+		},
+		want: recovery{recovered: true, fromState: "streaming", next: []int{2}},
+	}, {
+		// The issue's scenario: a 30 s sleep in the first turn, a second
+		// prompt queued; the restart must not sleep again.
+		name:  "executing killable tool",
+		turns: []string{`{"text":"t1","tool_calls":[{"name":"sleep","args":{"ms":30000}}]}`, `{"text":"t2"}`},
+		drive: func(r *crashRun) {
+			r.until(isType("tool_execution_start"))
+			r.accepted(r.prompt("second prompt"))
+		},
+		want: recovery{recovered: true, fromState: "executing_tools", interrupted: 1, next: []int{2}},
+	}, {
+		name:  "executing immune tool",
+		turns: []string{`{"text":"t1","tool_calls":[{"name":"sleep_immune","args":{"ms":30000}}]}`, `{"text":"t2"}`},
+		drive: func(r *crashRun) { r.until(isType("tool_execution_start")) },
+		want:  recovery{recovered: true, fromState: "executing_tools", interrupted: 1, next: []int{2}},
+	}, {
+		name:    "approval pending",
+		plugins: `[{"name":"approval"}]`,
+		turns:   []string{`{"text":"t1","tool_calls":[{"name":"shell","args":{"command":"echo approved"}}]}`, `{"text":"t2"}`},
+		drive:   func(r *crashRun) { r.until(isType("approval_required")) },
+		want:    recovery{recovered: true, fromState: "idle", resumed: true, approvals: 1, next: []int{2}},
+	}, {
+		name:    "question pending",
+		plugins: `[{"name":"ask_user"}]`,
+		turns:   []string{`{"text":"t1","tool_calls":[{"name":"ask_user","args":{"question":"Go on?","options":["yes","no"]}}]}`, `{"text":"t2"}`},
+		drive:   func(r *crashRun) { r.until(isType("ask_user")) },
+		want:    recovery{recovered: true, fromState: "idle", resumed: true, question: true, next: []int{2}},
+	}, {
+		name:  "prompts and steering queued",
+		turns: []string{`{"text":"t1","tool_calls":[{"name":"sleep","args":{"ms":30000}}]}`, `{"text":"t2"}`},
+		drive: func(r *crashRun) {
+			r.until(isType("tool_execution_start"))
+			r.accepted(r.prompt("queued one"))
+			r.accepted(r.steer("steer kept", false))
+			r.accepted(r.prompt("queued two"))
+		},
+		want: recovery{recovered: true, fromState: "executing_tools", interrupted: 1, next: []int{2}},
+	}, {
+		name:  "long run",
+		turns: long,
+		drive: func(r *crashRun) { r.untilCount(isType("message_committed"), 41) },
+		want:  recovery{recovered: true},
+	}}
+}
+
+// TestCrashMatrix kills `tack rpc` (kill -9) at each named crash point and
+// at random ones, on SQLite and on PostgreSQL, and checks what the next
+// process shows: reads first (messages, state, replay), then a prompt run
+// to its end.
+func TestCrashMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildTack(t)
+	t.Run("sqlite", func(t *testing.T) {
+		crashMatrix(t, func(t *testing.T, name string) []string {
+			return []string{"--store", "sqlite:" + filepath.Join(t.TempDir(), "tack.db")}
+		}, bin)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := pgtest.DSN(t)
+		crashMatrix(t, func(t *testing.T, name string) []string {
+			return []string{"--store", dsn, "--node", "node-" + name}
+		}, bin)
+	})
+}
+
+// crashMatrix runs every case in parallel; storeArgs gives each its own
+// store (SQLite) or node name (PostgreSQL, where session ids differ too).
+func crashMatrix(t *testing.T, storeArgs func(t *testing.T, name string) []string, bin string) {
+	start := time.Now()
+	t.Run("cases", func(t *testing.T) {
+		for i, c := range crashCases() {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				id := fmt.Sprintf("case-%d", i)
+				crashAt(t, bin, storeArgs(t, id), id, c)
+			})
+		}
+		for seed := range *crashMatrixSeeds {
+			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+				t.Parallel()
+				id := fmt.Sprintf("seed-%d", seed)
+				crashAt(t, bin, storeArgs(t, id), id, randomCase(uint64(seed)))
+			})
+		}
+	})
+	t.Logf("%d crash points in %v", len(crashCases())+*crashMatrixSeeds, time.Since(start).Round(time.Millisecond))
+}
+
+// randomCase is a seeded random script and command sequence, killed at a
+// random event count (or when the session has been quiet a while).
+func randomCase(seed uint64) crashCase {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var turns []string
+	for i := 1; i <= 12; i++ {
+		switch rng.IntN(6) {
+		case 0:
+			turns = append(turns, fmt.Sprintf(`{"text":"t%d streamed","chunk_size":2,"chunk_delay_ms":3}`, i))
+		case 1:
+			turns = append(turns, fmt.Sprintf(`{"text":"t%d","tool_calls":[{"name":"echo","args":{"text":"x"}},{"name":"sleep","args":{"ms":%d}}]}`, i, 20+rng.IntN(60)))
+		case 2:
+			turns = append(turns, fmt.Sprintf(`{"text":"t%d","tool_calls":[{"name":"sleep_immune","args":{"ms":%d}}]}`, i, 20+rng.IntN(60)))
+		case 3:
+			turns = append(turns, fmt.Sprintf(`{"delay_ms":%d,"text":"t%d","tool_calls":[{"name":"echo","args":{"text":"x"}}]}`, rng.IntN(40), i))
+		case 4:
+			turns = append(turns, fmt.Sprintf(`{"delay_ms":%d,"text":"t%d"}`, rng.IntN(40), i))
+		default:
+			turns = append(turns, fmt.Sprintf(`{"thinking":"hmm","text":"t%d done"}`, i))
+		}
+	}
+	kill := 5 + rng.IntN(60)
+	type planned struct {
+		at     int
+		steer  bool
+		keep   bool
+		prompt string
+	}
+	var plan []planned
+	for k := range rng.IntN(6) {
+		plan = append(plan, planned{at: 1 + rng.IntN(kill), steer: rng.IntN(3) == 0, keep: rng.IntN(2) == 0, prompt: fmt.Sprintf("p%d", k+1)})
+	}
+	slices.SortFunc(plan, func(a, b planned) int { return a.at - b.at })
+	return crashCase{
+		name:  fmt.Sprintf("seed %d", seed),
+		turns: turns,
+		drive: func(r *crashRun) {
+			for events := 0; events < kill; {
+				if len(plan) > 0 && plan[0].at <= events {
+					if plan[0].steer {
+						r.steer(plan[0].prompt, !plan[0].keep)
+					} else {
+						r.prompt(plan[0].prompt)
+					}
+					plan = plan[1:]
+					continue
+				}
+				m, ok := r.next(250 * time.Millisecond)
+				switch {
+				case !ok && len(plan) == 0:
+					return // quiet, nothing left to send: crash now
+				case !ok:
+					plan[0].at = events // quiet: send the next command now
+				case m["seq"] != nil:
+					events++
+				}
+			}
+		},
+	}
+}
+
+// crashRun is the first process of a case and what it printed.
+type crashRun struct {
+	t        *testing.T
+	p        *rpcProcess
+	session  string
+	seen     []map[string]any // every line the first process printed
+	prompts  []string         // ids of the prompt commands, in order
+	steers   []string         // ids of the steer commands, in order
+	texts    map[string]string
+	commands int
+}
+
+func (r *crashRun) record(lines []map[string]any) map[string]any {
+	r.seen = append(r.seen, lines...)
+	return last(lines)
+}
+
+func (r *crashRun) until(pred func(map[string]any) bool) map[string]any {
+	r.t.Helper()
+	return r.record(r.p.until(pred))
+}
+
+// untilCount reads until n lines satisfied pred.
+func (r *crashRun) untilCount(pred func(map[string]any) bool, n int) {
+	r.t.Helper()
+	for range n {
+		r.until(pred)
+	}
+}
+
+// next reads one line, or reports that none came within quiet.
+func (r *crashRun) next(quiet time.Duration) (map[string]any, bool) {
+	select {
+	case m, ok := <-r.p.lines:
+		if !ok {
+			r.t.Fatalf("tack rpc closed its output before the crash")
+		}
+		r.seen = append(r.seen, m)
+		return m, true
+	case <-time.After(quiet):
+		return nil, false
+	}
+}
+
+func (r *crashRun) command(cmd, text, extra string) string {
+	r.commands++
+	id := fmt.Sprintf("%s-%d", cmd, r.commands)
+	r.texts[id] = text
+	r.p.send(fmt.Sprintf(`{"cmd":%q,"id":%q,"session":%q,"text":%q%s}`, cmd, id, r.session, text, extra))
+	return id
+}
+
+func (r *crashRun) prompt(text string) string {
+	id := r.command("prompt", text, "")
+	r.prompts = append(r.prompts, id)
+	return id
+}
+
+func (r *crashRun) steer(text string, interrupt bool) string {
+	id := r.command("steer", text, fmt.Sprintf(`,"interrupt_tools":%v`, interrupt))
+	r.steers = append(r.steers, id)
+	return id
+}
+
+// accepted waits for the command's response and fails unless it succeeded.
+func (r *crashRun) accepted(id string) {
+	r.t.Helper()
+	if m := r.until(isResponse(id)); m["ok"] != true {
+		r.t.Fatalf("%s: %v", id, m["<raw>"])
+	}
+}
+
+// response is the first process's response to command id, nil if it did
+// not print one before it died.
+func (r *crashRun) response(id string) map[string]any {
+	for _, m := range r.seen {
+		if m["type"] == "response" && m["id"] == id {
+			return m
+		}
+	}
+	return nil
+}
+
+func stateTo(to string) func(map[string]any) bool {
+	return func(m map[string]any) bool { return m["type"] == "state_changed" && m["to"] == to }
+}
+
+// crashAt runs one case: a first process driven to the crash point and
+// killed, then a second on the same store that reads the session, prompts
+// it again and runs to agent_end.
+func crashAt(t *testing.T, bin string, args []string, session string, c crashCase) {
+	rpc := append([]string{"rpc"}, args...)
+	r := &crashRun{t: t, p: startCmd(t, exec.Command(bin, rpc...)), session: session, texts: map[string]string{}}
+	plugins := ""
+	if c.plugins != "" {
+		plugins = `,"plugins":` + c.plugins
+	}
+	r.p.send(fmt.Sprintf(`{"cmd":"create_session","id":"create","session":%q%s,"script":{"turns":[%s],"when_exhausted":"echo"}}`,
+		session, plugins, strings.Join(c.turns, ",")))
+	if m := r.until(isResponse("create")); m["ok"] != true {
+		t.Fatalf("create_session: %v", m["<raw>"])
+	}
+	r.prompt("p0")
+	c.drive(r)
+	if err := r.p.cmd.Process.Kill(); err != nil { // kill -9: no clean-up at all
+		t.Fatal(err)
+	}
+	r.p.cmd.Wait()
+	r.seen = append(r.seen, r.p.rest()...) // what was in the pipe was printed
+	before := maxSeq(r.seen)
+
+	p := startCmd(t, exec.Command(bin, rpc...))
+	var lines []map[string]any // every line the second process printed
+	until := func(pred func(map[string]any) bool) map[string]any {
+		t.Helper()
+		got := p.until(pred)
+		lines = append(lines, got...)
+		return last(got)
+	}
+	get := func(cmd, id, extra string) map[string]any {
+		t.Helper()
+		p.send(fmt.Sprintf(`{"cmd":%q,"id":%q,"session":%q%s}`, cmd, id, session, extra))
+		m := until(isResponse(id))
+		if m["ok"] != true {
+			t.Fatalf("%s after the restart: %v", cmd, m["<raw>"])
+		}
+		return m["data"].(map[string]any)
+	}
+	// Read first: the messages, before anything else names the session.
+	msgs := get("get_messages", "m1", "")["messages"].([]any)
+	state := get("get_state", "s1", "")
+	held := heldCalls(state)
+	if err := checkHistory(msgs, held); err != nil {
+		t.Fatalf("restored history: %v\n%s", err, dump(msgs))
+	}
+	checkKept(t, r.seen, msgs)
+	if state["state"] != "idle" || len(state["running_tools"].([]any)) != 0 {
+		t.Fatalf("restored state: %v", state)
+	}
+	checkQueues(t, r, msgs, state)
+	// Events and responses are written by different goroutines: a live
+	// event may come out before the response of the subscribe that
+	// started the following.
+	live := len(lines)
+	replay := get("subscribe", "sub", fmt.Sprintf(`,"since":%d`, before))["events"].([]any)
+	checkGap(t, replay, before)
+	if n := len(state["pending_approvals"].([]any)); n != c.want.approvals {
+		t.Fatalf("pending approvals after the restart: %v", state["pending_approvals"])
+	}
+	if (state["pending_question"] != nil) != c.want.question {
+		t.Fatalf("pending question after the restart: %v", state["pending_question"])
+	}
+
+	// Then a new prompt, run to its end.
+	p.send(fmt.Sprintf(`{"cmd":"prompt","id":"again","session":%q,"text":"again"}`, session))
+	until(func(m map[string]any) bool { return m["type"] == "agent_end" && m["reason"] == "completed" })
+	// The restore's events wait for its write like any others: they are in
+	// the replay, or follow it live when the write was still under way.
+	told := slices.Clone(replay)
+	for _, m := range lines[live:] {
+		told = append(told, m)
+	}
+	checkRecovered(t, told, c.want, msgs)
+	after := get("get_messages", "m2", "")["messages"].([]any)
+	if err := checkHistory(after, nil); err != nil {
+		t.Fatalf("history after the new run: %v\n%s", err, dump(after))
+	}
+	checkKept(t, r.seen, after)
+	if !reflect.DeepEqual(after[:min(len(msgs), len(after))], msgs) {
+		t.Fatalf("the new run changed the restored history:\nrestored %s\nnow %s", dump(msgs), dump(after))
+	}
+	checkNextTurn(t, c.want.next, len(c.turns), msgs, after)
+	end := get("get_state", "s2", "")
+	if len(end["prompt_queue"].([]any)) != 0 || len(end["steering_queue"].([]any)) != 0 {
+		t.Fatalf("queues after the run: %v %v", end["prompt_queue"], end["steering_queue"])
+	}
+	checkDelivered(t, r, after)
+	for _, m := range lines {
+		if s, ok := m["seq"].(float64); ok && m["type"] != "events_lost" && uint64(s) <= before {
+			t.Fatalf("event number %v reused after the restart (the first process reached %d): %v", s, before, m["<raw>"])
+		}
+	}
+}
+
+// maxSeq is the largest event number among lines.
+func maxSeq(lines []map[string]any) uint64 {
+	var top uint64
+	for _, m := range lines {
+		if s, ok := m["seq"].(float64); ok {
+			top = max(top, uint64(s))
+		}
+	}
+	return top
+}
+
+// heldCalls are the call ids the state holds for a person.
+func heldCalls(state map[string]any) map[string]bool {
+	held := map[string]bool{}
+	for _, a := range state["pending_approvals"].([]any) {
+		held[a.(map[string]any)["call_id"].(string)] = true
+	}
+	if q, ok := state["pending_question"].(map[string]any); ok {
+		held[q["call_id"].(string)] = true
+	}
+	return held
+}
+
+// checkHistory checks a history as the protocol writes it: every tool
+// call of an assistant message has exactly one result after it, before
+// the next user or assistant message, and every result answers a call of
+// the assistant message before it. Calls in held (waiting for a person)
+// may lack a result, in the last assistant message only.
+func checkHistory(msgs []any, held map[string]bool) error {
+	seen := map[string]bool{}
+	open := map[string]bool{} // calls of the current assistant message without a result
+	var openAt int
+	closeBatch := func(final bool) error {
+		for id := range open {
+			if !(final && held[id]) {
+				return fmt.Errorf("call %s of message %d has no result", id, openAt)
+			}
+		}
+		open = map[string]bool{}
+		return nil
+	}
+	for i, m := range msgs {
+		m := m.(map[string]any)
+		switch m["role"] {
+		case "user":
+			if err := closeBatch(false); err != nil {
+				return err
+			}
+		case "assistant":
+			if err := closeBatch(false); err != nil {
+				return err
+			}
+			openAt = i
+			calls, _ := m["tool_calls"].([]any)
+			for _, c := range calls {
+				id, _ := c.(map[string]any)["id"].(string)
+				if id == "" || seen[id] {
+					return fmt.Errorf("message %d: call id %q is empty or used before", i, id)
+				}
+				seen[id], open[id] = true, true
+			}
+		case "tool":
+			id, _ := m["tool_call_id"].(string)
+			if !open[id] {
+				return fmt.Errorf("message %d: result for %q answers no open call (orphan or duplicate)", i, id)
+			}
+			delete(open, id)
+		default:
+			return fmt.Errorf("message %d: role %v", i, m["role"])
+		}
+	}
+	return closeBatch(true)
+}
+
+// checkKept fails unless every message_committed the first process printed
+// is in msgs at its index, unchanged.
+func checkKept(t *testing.T, seen []map[string]any, msgs []any) {
+	t.Helper()
+	for _, m := range seen {
+		if m["type"] != "message_committed" {
+			continue
+		}
+		i := int(m["index"].(float64))
+		if i >= len(msgs) || !reflect.DeepEqual(msgs[i], m["message"]) {
+			got := any("nothing")
+			if i < len(msgs) {
+				got = msgs[i]
+			}
+			t.Fatalf("message %d was told committed as %v; the store has %v", i, m["message"], got)
+		}
+	}
+}
+
+// userTexts counts the user messages of msgs by text.
+func userTexts(msgs []any) map[string]int {
+	n := map[string]int{}
+	for _, m := range msgs {
+		if m := m.(map[string]any); m["role"] == "user" {
+			n[m["content"].(string)]++
+		}
+	}
+	return n
+}
+
+// checkQueues: every prompt and steering message the first process
+// accepted as queued is still queued after the restart, in order, or was
+// delivered (a user message); nothing else is queued but commands whose
+// answer the crash cut off.
+func checkQueues(t *testing.T, r *crashRun, msgs []any, state map[string]any) {
+	t.Helper()
+	delivered := userTexts(msgs)
+	var steering []any
+	for _, s := range state["steering_queue"].([]any) {
+		steering = append(steering, s.(map[string]any)["text"])
+	}
+	queues := []struct {
+		name  string
+		ids   []string
+		queue []any
+		sure  func(resp map[string]any) bool // the command was accepted into the queue
+	}{
+		{"prompt", r.prompts, state["prompt_queue"].([]any), func(m map[string]any) bool { return dig(m, "data", "queued") == true }},
+		{"steering", r.steers, steering, func(m map[string]any) bool { return m["ok"] == true }},
+	}
+	for _, q := range queues {
+		var must, may []string
+		for _, id := range q.ids {
+			text := r.texts[id]
+			if delivered[text] > 0 {
+				continue
+			}
+			switch resp := r.response(id); {
+			case resp == nil:
+				may = append(may, text)
+			case q.sure(resp):
+				must, may = append(must, text), append(may, text)
+			}
+		}
+		var got []string
+		for _, s := range q.queue {
+			got = append(got, s.(string))
+		}
+		if !isSubsequence(must, got) || !isSubsequence(got, may) {
+			t.Fatalf("%s queue after the restart is %q: it must hold %q, and only from %q, in order", q.name, got, must, may)
+		}
+	}
+}
+
+// checkDelivered: after the run, every prompt and steering message the
+// first process accepted is in the history exactly once.
+func checkDelivered(t *testing.T, r *crashRun, msgs []any) {
+	t.Helper()
+	delivered := userTexts(msgs)
+	for _, id := range append(slices.Clone(r.prompts), r.steers...) {
+		if resp := r.response(id); resp != nil && resp["ok"] == true && delivered[r.texts[id]] != 1 {
+			t.Fatalf("%s %q was accepted; the history holds it %d times\n%s", id, r.texts[id], delivered[r.texts[id]], dump(msgs))
+		}
+	}
+}
+
+func isSubsequence(sub, of []string) bool {
+	i := 0
+	for _, s := range of {
+		if i < len(sub) && sub[i] == s {
+			i++
+		}
+	}
+	return i == len(sub)
+}
+
+// checkGap: subscribe since the last number the first process printed
+// starts with events_lost for the gap, and every event of the replay is
+// numbered after it.
+func checkGap(t *testing.T, replay []any, before uint64) {
+	t.Helper()
+	if len(replay) == 0 {
+		t.Fatalf("subscribe since %d: no events, want events_lost first", before)
+	}
+	lost := replay[0].(map[string]any)
+	if lost["type"] != "events_lost" || lost["from"] != float64(before+1) {
+		t.Fatalf("subscribe since %d: first event %v, want events_lost from %d", before, lost, before+1)
+	}
+	for _, e := range replay[1:] {
+		if s := e.(map[string]any)["seq"].(float64); s <= lost["to"].(float64) {
+			t.Fatalf("event %v numbered in the lost gap %v", e, lost)
+		}
+	}
+}
+
+// checkRecovered: agent_recovered, among the events the second process
+// told, agrees with the restored history and says what the case expects.
+func checkRecovered(t *testing.T, told []any, want recovery, msgs []any) {
+	t.Helper()
+	i := slices.IndexFunc(told, func(e any) bool { return e.(map[string]any)["type"] == "agent_recovered" })
+	if i < 0 {
+		if want.recovered {
+			t.Fatalf("no agent_recovered after the restart")
+		}
+		return
+	}
+	rec := told[i].(map[string]any)
+	interrupted := 0
+	for _, m := range msgs {
+		if m := m.(map[string]any); m["role"] == "tool" && m["content"] == restartedResult {
+			interrupted++
+		}
+	}
+	if rec["interrupted_calls"] != float64(interrupted) || rec["resumed"] != want.resumed {
+		t.Fatalf("agent_recovered %v; the history has %d calls %q", rec, interrupted, restartedResult)
+	}
+	if want.fromState != "" && (rec["from_state"] != want.fromState || interrupted != want.interrupted || rec["run_id"] != "r-1") {
+		t.Fatalf("agent_recovered %v, want from_state %s, run r-1 and %d interrupted calls", rec, want.fromState, want.interrupted)
+	}
+}
+
+var turnText = regexp.MustCompile(`^t(\d+)\b`)
+
+// turnOf is the script turn an assistant message came from, 0 if none.
+func turnOf(m any) int {
+	mm := m.(map[string]any)
+	if mm["role"] != "assistant" {
+		return 0
+	}
+	s, _ := mm["content"].(string)
+	if g := turnText.FindStringSubmatch(s); g != nil {
+		n, _ := strconv.Atoi(g[1])
+		return n
+	}
+	return 0
+}
+
+// checkNextTurn: the first answer after the restart comes from the turn
+// the script had reached, not from its first turn again. Past the last of
+// its turns the script echoes (turn 0 here).
+func checkNextTurn(t *testing.T, next []int, turns int, restored, after []any) {
+	t.Helper()
+	if next == nil {
+		reached := 0
+		for _, m := range restored {
+			reached = max(reached, turnOf(m))
+		}
+		next = []int{reached + 1, reached + 2}
+	}
+	for _, m := range after[len(restored):] {
+		if m.(map[string]any)["role"] != "assistant" {
+			continue
+		}
+		got := turnOf(m)
+		if got == 0 && slices.Max(next) > turns {
+			return
+		}
+		if !slices.Contains(next, got) {
+			t.Fatalf("the first answer after the restart is %v (turn %d), want turn %v", m, got, next)
+		}
+		return
+	}
+	t.Fatalf("no answer after the restart:\n%s", dump(after))
+}
+
+func dump(msgs []any) string {
+	var b strings.Builder
+	for i, m := range msgs {
+		j, _ := json.Marshal(m)
+		fmt.Fprintf(&b, "  %d %s\n", i, j)
+	}
+	return b.String()
+}
