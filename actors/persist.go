@@ -59,7 +59,6 @@ type heldCommand struct {
 // persistence is a session's write state.
 type persistence struct {
 	gate       bool      // changes await a write: hold events and replies
-	touched    bool      // the message being handled made a change
 	failures   int       // writes failed in a row
 	outbox     []outItem // what waits, in order
 	inflight   bool      // a write is under way
@@ -104,7 +103,7 @@ func (s *session) touch() {
 	if s.env.Store == nil {
 		return
 	}
-	s.p.gate, s.p.touched = true, true
+	s.p.gate = true
 	if s.p.inflight {
 		s.p.dirtyAfter = true
 	}
@@ -386,8 +385,9 @@ func (s *session) volatile() *store.Volatile {
 		SteeringQueue: slices.Clone(s.steering),
 		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds},
 	}
-	if m, ok := s.spec.Model.Provider.(llm.Stateful); ok {
-		v.ModelState = m.SaveState()
+	v.ModelState = modelState(s.spec.Model)
+	if r := s.run; r != nil && r.stream != nil && r.stream.model == s.spec.Model {
+		v.ModelState = r.stream.modelState // the request in flight has not taken its turn for good
 	}
 	for _, r := range s.rules {
 		v.Rules = append(v.Rules, store.Rule{Tool: r.tool, CommandFamily: r.family})
@@ -407,24 +407,19 @@ func (s *session) volatile() *store.Volatile {
 	return v
 }
 
-// settled asks a session to answer once everything it has told is stored:
-// the Registry waits for it after a restore. A store that fails the write
-// makes the answer a store_failed error.
+// settled asks a session to answer once everything it has told is stored
+// (deliver holds the answer until then): the Registry waits for it after a
+// restore. A store that fails the write makes the answer a store_failed
+// error.
 type settled struct{}
 
-// answerSettled answers a settled request now, or with the write under way.
-func (s *session) answerSettled(ctx actor.Context) {
-	if !s.p.gate {
-		ctx.Respond(&eventsv1.Reply{})
-		return
-	}
-	s.p.outbox = append(s.p.outbox, outItem{to: ctx.Sender(), reply: &eventsv1.Reply{}})
-}
-
-// deliver answers a request; the answer to a command that made a change
-// waits, like the events, until the change is stored. Reads answer at once.
+// deliver answers a request. While changes wait for a write, every answer
+// waits too, behind the events already held: the answer to a command
+// that made a change once the change is stored, and a read (get_state,
+// get_messages) once everything it could show is stored and told, so a
+// reader never sees what a subscriber has not been told yet.
 func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
-	if !s.p.gate || !s.p.touched {
+	if !s.p.gate {
 		ctx.Respond(r)
 		return
 	}
@@ -485,6 +480,14 @@ func (s *session) recover(snap *store.Snapshot) {
 		s.env.observer().RunEnded(EndInterrupted)
 		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: EndInterrupted, Usage: (tally{}).proto()})
 	}
+}
+
+// modelState is the model's own state to store, nil when it keeps none.
+func modelState(m *llm.Model) []byte {
+	if p, ok := m.Provider.(llm.Stateful); ok {
+		return p.SaveState()
+	}
+	return nil
 }
 
 // loadModelState gives the model's provider the state it had stored; a

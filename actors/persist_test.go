@@ -15,14 +15,22 @@ import (
 	"github.com/tack-run/tack/store/memory"
 )
 
-// gatedStore holds every Apply until the test lets it through, or fails it.
+// gatedStore holds every Apply until the test lets it through, or fails
+// it; entered, when set, is told of each Apply as it starts.
 type gatedStore struct {
 	store.Store
-	pass chan struct{}
-	fail error
+	pass    chan struct{}
+	fail    error
+	entered chan struct{}
 }
 
 func (g *gatedStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	if g.entered != nil {
+		select {
+		case g.entered <- struct{}{}:
+		default:
+		}
+	}
 	if g.fail != nil {
 		return g.fail
 	}

@@ -101,7 +101,7 @@ func (s *session) startTurn() {
 	s.emit(&eventsv1.TurnStart{RunId: s.run.id, Turn: s.run.turn})
 	req := s.request()
 	s.emit(&eventsv1.RequestStart{Turn: s.run.turn, Model: s.spec.Model.Name, MessageCount: int32(len(req.Messages))})
-	s.run.stream = &partial{model: s.spec.Model, req: req}
+	s.run.stream = &partial{model: s.spec.Model, req: req, modelState: modelState(s.spec.Model)}
 	go pump(s.run.ctx, s.root, s.self, s.spec.Model.Provider, req, s.run.tag())
 }
 

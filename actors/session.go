@@ -91,7 +91,6 @@ func Props(env *Env, spec Spec) *actor.Props {
 // the cases every state shares. It never blocks: model streams and tools
 // run in goroutines that report back with tagged messages.
 func (s *session) Receive(ctx actor.Context) {
-	s.p.touched = false
 	defer s.flush()
 	defer s.recoverPanic()
 	if s.holdWhileDown(ctx) || s.common(ctx) {
@@ -169,7 +168,7 @@ func (s *session) common(ctx actor.Context) bool {
 	case *rewrite:
 		s.retryWrite()
 	case *settled:
-		s.answerSettled(ctx)
+		s.deliver(ctx, &eventsv1.Reply{})
 	case *idleTrim:
 		s.trim(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:

@@ -122,10 +122,10 @@ func TestStoreOutage(t *testing.T) {
 // subscribers within the bound; the rest of the run is told once the
 // write lands.
 func TestAbortNotHeldByAWrite(t *testing.T) {
-	g := &gatedStore{Store: memory.New(), pass: make(chan struct{})}
+	g := &gatedStore{Store: memory.New(), pass: make(chan struct{}), entered: make(chan struct{}, 1)}
 	h := storedHarness(t, g, Spec{Model: scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":20000}}]}]}`), Tools: demoSet(t)})
 	h.sys.Root.Send(h.pid, &eventsv1.Prompt{Text: "go"})
-	h.pollState("a run", func(s *eventsv1.SessionState) bool { return s.RunId != nil })
+	<-g.entered // the run started and its first write hangs (get_state would wait for it too)
 	start := time.Now()
 	h.sys.Root.Send(h.pid, &eventsv1.Abort{})
 	h.waitFor("agent_abort", 1)

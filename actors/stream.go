@@ -29,9 +29,13 @@ type partial struct {
 	// model serves the request, even if the session switches meanwhile.
 	model *llm.Model
 	// req is the request, for estimating usage a provider does not report.
-	req      *llm.Request
-	text     strings.Builder
-	thinking strings.Builder
+	req *llm.Request
+	// modelState is the model's own state before the request took its
+	// turn (llm.Stateful): what a write stores while the request is in
+	// flight, so a crash before its response is committed plays it again.
+	modelState []byte
+	text       strings.Builder
+	thinking   strings.Builder
 }
 
 // pump runs one model request on its own goroutine and reports every chunk
