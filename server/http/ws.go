@@ -39,17 +39,21 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	defer sub.close()
 	c, err := websocket.Accept(w, r, s.acceptOptions())
 	if err != nil {
+		sub.close()
 		return // Accept answered
 	}
 	c.SetReadLimit(s.opts.maxBody)
 	if !s.sockets.add(c) {
+		sub.close()
 		_ = c.Close(websocket.StatusGoingAway, reasonShutdown)
 		return
 	}
+	// Deferred in this order, the subscription ends before Serve (which
+	// waits for the socket) returns and its owner closes the runtime.
 	defer s.sockets.remove(c)
+	defer sub.close()
 	// LEAD(metrics): defer s.<metrics field>.Subscriber(metrics.KindWS)() — one line, once the Server has metrics.
 	// The request's context ends with this handler only: the socket's
 	// goroutines get their own, with the request's values (the user).
