@@ -1,7 +1,8 @@
 // Package http serves Tack's protocol over HTTP (PROTOCOL.md §5, `tack
 // serve`): every command as a REST route under /v1, each session's events
-// as a Server-Sent Events stream, bearer-token and JWT authentication,
-// and one owner per session.
+// as a Server-Sent Events stream, a WebSocket per session carrying its
+// events and commands (the frames tack rpc reads and writes),
+// bearer-token and JWT authentication, and one owner per session.
 //
 // # Usage
 //
@@ -10,7 +11,8 @@
 //
 // A Server is an http.Handler too, for callers that run their own
 // http.Server (they call Drain before its Shutdown, so that event
-// streams end).
+// streams and WebSockets end, and WaitSockets after it: Shutdown does not
+// wait for hijacked connections).
 //
 // # Routes
 //
@@ -31,9 +33,12 @@
 //
 // # Concurrency
 //
-// Each request runs on its own goroutine. An event stream reads a
-// bounded subscription: a stream that falls too far behind is ended
-// after an events_lost message, and never slows the session.
+// Each request runs on its own goroutine. An event stream and a
+// WebSocket read a bounded subscription (follow, shared by both): one
+// that falls too far behind is ended after an events_lost message, and
+// never slows the session. A WebSocket has four goroutines: the handler
+// writes events, one reads frames, one runs their commands in order and
+// writes the responses, one pings.
 //
 // # Testing
 //
