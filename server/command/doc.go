@@ -2,8 +2,11 @@
 // for every server that offers them: it decodes a command's JSON object
 // into its events/v1 message, checks it (unknown fields, required fields,
 // allowed values) and executes it against the runtime or a session.
-// server/rpc (JSON lines) and server/http (REST) both call Run, so a
-// command means the same over every transport.
+// server/rpc (JSON lines) and server/http (REST and WebSocket) all call
+// it, so a command means the same over every transport. Parse and
+// AppendResponse read a command object ({"cmd":..., "id":...,
+// "session":..., fields}) and write its response, the shapes JSON lines
+// and WebSocket frames share.
 //
 // # Usage
 //

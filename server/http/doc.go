@@ -1,8 +1,10 @@
 // Package http serves Tack's protocol over HTTP (docs/http.md, `tack
 // serve`): every command as a REST route under /v1, each session's events
-// as a Server-Sent Events stream, AG-UI runs (package agui) at
-// /v1/sessions/{id}/agui, bearer-token and JWT authentication, one owner
-// per session, and Prometheus metrics at /metrics (WithMetrics).
+// as a Server-Sent Events stream, a WebSocket per session carrying its
+// events and commands (the frames tack rpc reads and writes), AG-UI runs
+// (package agui) at /v1/sessions/{id}/agui, bearer-token and JWT
+// authentication, one owner per session, and Prometheus metrics at
+// /metrics (WithMetrics).
 //
 // # Usage
 //
@@ -11,7 +13,8 @@
 //
 // A Server is an http.Handler too, for callers that run their own
 // http.Server (they call Drain before its Shutdown, so that event
-// streams end).
+// streams and WebSockets end, and WaitSockets after it: Shutdown does not
+// wait for hijacked connections).
 //
 // # Routes
 //
@@ -32,9 +35,12 @@
 //
 // # Concurrency
 //
-// Each request runs on its own goroutine. An event stream reads a
-// bounded subscription: a stream that falls too far behind is ended
-// after an events_lost message, and never slows the session.
+// Each request runs on its own goroutine. An event stream and a
+// WebSocket read a bounded subscription (follow, shared by both): one
+// that falls too far behind is ended after an events_lost message, and
+// never slows the session. A WebSocket has four goroutines: the handler
+// writes events, one reads frames, one runs their commands in order and
+// writes the responses, one pings.
 //
 // # Testing
 //

@@ -25,19 +25,12 @@ const streamWriteTimeout = 30 * time.Second
 // far behind (then it ends with events_lost; the client resumes with
 // Last-Event-ID).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	opt, err := subscribeOptions(r)
+	sub, err := s.follow(r)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	opt.Buffer = s.opts.eventBuffer
-	id := r.PathValue("id")
-	sub, err := s.subscribe(r, id, opt)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	defer func() { _ = sub.Close() }()
+	defer sub.close()
 	sw, err := sse.Start(w, streamWriteTimeout)
 	if err != nil {
 		return
@@ -45,7 +38,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	defer s.stream(metrics.KindSSE)()
 	keepalive := time.NewTicker(s.opts.keepAlive)
 	defer keepalive.Stop()
-	first := true
 	var buf []byte
 	for {
 		select {
@@ -56,13 +48,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			// Write what has arrived already, then flush once.
 			for {
 				buf = writeEvent(sw, ev, buf)
-				// events_lost other than the replay's first notice means
-				// this stream fell behind: end it, the client resumes.
-				if ev.GetEventsLost() != nil && !first {
+				if sub.behind(ev) { // the client resumes
 					_ = sw.Flush()
 					return
 				}
-				first = false
 				if sw.Buffered() > 64<<10 || len(sub.C) == 0 {
 					break
 				}
@@ -90,11 +79,24 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// subscribe checks the request's user owns the session, then subscribes
-// to it.
-func (s *Server) subscribe(r *http.Request, id string, opt tack.SubscribeOptions) (*tack.Subscription, error) {
+// feed is the subscription of one event stream (SSE or WebSocket).
+type feed struct {
+	*tack.Subscription
+	first bool // no event has come yet
+}
+
+// follow opens the subscription a stream request asks for: since (or
+// Last-Event-ID) and types from the request, the session in the path,
+// which the request's user must own, and the server's event buffer.
+func (s *Server) follow(r *http.Request) (*feed, error) {
+	opt, err := subscribeOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	opt.Buffer = s.opts.eventBuffer
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.requestTimeout)
 	defer cancel()
+	id := r.PathValue("id")
 	if err := s.owns(ctx, r, id); err != nil {
 		return nil, err
 	}
@@ -102,8 +104,25 @@ func (s *Server) subscribe(r *http.Request, id string, opt tack.SubscribeOptions
 	if err != nil {
 		return nil, err
 	}
-	return sess.Subscribe(ctx, opt)
+	sub, err := sess.Subscribe(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &feed{Subscription: sub, first: true}, nil
 }
+
+// behind reports whether ev, the next event of the feed, says the stream
+// fell further behind than its buffer: an events_lost other than the
+// replay's first notice (which only says the ring no longer reaches back
+// to since). The stream then ends after writing it, and the client
+// resumes from its last seq.
+func (f *feed) behind(ev *eventsv1.Event) bool {
+	first := f.first
+	f.first = false
+	return ev.GetEventsLost() != nil && !first
+}
+
+func (f *feed) close() { _ = f.Subscription.Close() }
 
 // writeEvent adds ev to the stream: id its seq (none for events_lost,
 // whose seq is 0, so the client's Last-Event-ID stays the last event it

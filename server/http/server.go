@@ -36,6 +36,8 @@ type Server struct {
 	// stopping is closed by Drain: event streams end.
 	stopping chan struct{}
 	drain    sync.Once
+	// sockets are the open WebSockets, which Serve waits for.
+	sockets *socketSet
 }
 
 // Option configures a Server.
@@ -68,7 +70,8 @@ func WithCORSOrigins(origins ...string) Option {
 func WithMaxBodyBytes(n int64) Option { return func(o *options) { o.maxBody = n } }
 
 // WithKeepAlive sets how often an idle event stream gets a keepalive
-// comment (default 15 s).
+// comment, and how often a WebSocket is pinged (default 15 s): a socket
+// whose client has not answered a ping by the next one is dropped.
 func WithKeepAlive(d time.Duration) Option { return func(o *options) { o.keepAlive = d } }
 
 // WithRequestTimeout bounds each command request, including its store
@@ -103,7 +106,7 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 	if o.logger == nil {
 		o.logger = zap.NewNop()
 	}
-	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{})}
+	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{}), sockets: newSocketSet()}
 	s.routes()
 	s.handler = s.logRequests(s.recoverPanics(s.cors(s.authenticate(s.limitBody(http.HandlerFunc(s.route))))))
 	return s
@@ -123,6 +126,7 @@ func (s *Server) routes() {
 		s.handle("POST /v1/sessions/{id}/"+name, s.session(name, http.StatusOK, jsonBody))
 	}
 	s.handle("GET /v1/sessions/{id}/events", http.HandlerFunc(s.events))
+	s.handle("GET /v1/sessions/{id}/ws", http.HandlerFunc(s.socket))
 	s.handle("POST /v1/sessions/{id}/agui", s.agui())
 	if s.opts.metrics != nil {
 		s.handle("GET /metrics", s.opts.metrics.Handler())
@@ -142,16 +146,27 @@ func (s *Server) stream(kind string) (done func()) { return s.opts.metrics.Subsc
 // ServeHTTP serves one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// Drain ends every event stream (each gets a final comment) and makes
-// new ones end at once: call it before http.Server.Shutdown, which waits
-// for handlers to return. Calling it again does nothing.
+// Drain ends every event stream (each gets a final comment) and closes
+// every WebSocket with status 1001 going away, and makes new ones end at
+// once: call it before http.Server.Shutdown, which waits for handlers to
+// return (but not for WebSockets: WaitSockets does). Calling it again
+// does nothing.
 func (s *Server) Drain() {
-	s.drain.Do(func() { close(s.stopping) })
+	s.drain.Do(func() {
+		s.sockets.drain()
+		close(s.stopping)
+	})
 }
 
+// WaitSockets waits, after Drain, until every WebSocket's handler is done;
+// when ctx ends first it drops the sockets left without a close
+// handshake, and waits for their handlers.
+func (s *Server) WaitSockets(ctx context.Context) { s.sockets.wait(ctx) }
+
 // Serve serves on ln until ctx ends, then shuts down gracefully: it stops
-// accepting, ends the event streams, and waits up to the shutdown grace
-// for requests in flight before closing what is left. It returns nil
+// accepting, ends the event streams and WebSockets, and waits up to the
+// shutdown grace for requests and sockets in flight before closing what
+// is left. It returns nil
 // after a shutdown. The runtime stays open: its owner closes it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
@@ -177,6 +192,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		err = errors.Join(err, hs.Close())
 	}
+	s.Drain() // Shutdown runs it on a goroutine of its own
+	s.WaitSockets(sctx)
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}

@@ -3,7 +3,6 @@ package rpc
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -59,7 +58,7 @@ func Serve(ctx context.Context, rt *tack.Runtime, in io.Reader, out io.Writer, o
 			return ctx.Err()
 		}
 		if tooLong {
-			c.out.response(header{}, nil, badRequest(fmt.Sprintf("line is longer than %d bytes; it was skipped", o.maxLine)))
+			c.out.response(command.Header{}, nil, badRequest(fmt.Sprintf("line is longer than %d bytes; it was skipped", o.maxLine)))
 		} else if len(line) > 0 {
 			c.handle(ctx, line)
 		}
@@ -78,47 +77,9 @@ type conn struct {
 	wg   sync.WaitGroup
 }
 
-// header is the part of a command line that is not the command's own:
-// cmd, id and session.
-type header struct {
-	Cmd     string
-	ID      json.RawMessage
-	Session string
-}
-
-// takeHeader reads cmd, id and session from a command line's object and
-// takes them off it: what is left are the command's own fields.
-func takeHeader(obj map[string]json.RawMessage) (header, error) {
-	var h header
-	if raw, ok := obj["id"]; ok && string(raw) != "null" {
-		h.ID = raw
-	}
-	delete(obj, "id")
-	raw, ok := obj["cmd"]
-	if !ok || string(raw) == "null" {
-		return h, badRequest(`a command line needs "cmd"`)
-	}
-	if json.Unmarshal(raw, &h.Cmd) != nil {
-		return h, badRequest(`field "cmd": expected a string`)
-	}
-	delete(obj, "cmd")
-	if raw, ok := obj["session"]; ok && string(raw) != "null" {
-		if json.Unmarshal(raw, &h.Session) != nil {
-			return h, badRequest(`field "session": expected a string`)
-		}
-	}
-	delete(obj, "session")
-	return h, nil
-}
-
 // handle runs one command line and writes its response.
 func (c *conn) handle(ctx context.Context, line []byte) {
-	obj, err := events.ParseObject(line)
-	if err != nil {
-		c.out.response(header{}, nil, badRequest(err.Error()))
-		return
-	}
-	h, err := takeHeader(obj)
+	h, obj, err := command.Parse(line)
 	if err != nil {
 		c.out.response(h, nil, err)
 		return

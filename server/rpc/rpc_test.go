@@ -52,7 +52,7 @@ func TestErrorScenarios(t *testing.T) {
 		{"not JSON", `{"cmd":`, "bad_request", "invalid JSON: unexpected end of JSON input"},
 		{"not an object", `[1,2]`, "bad_request", "expected a JSON object"},
 		{"only space", ` `, "bad_request", "invalid JSON"},
-		{"no cmd", `{"session":"s"}`, "bad_request", `a command line needs "cmd"`},
+		{"no cmd", `{"session":"s"}`, "bad_request", `a command needs "cmd"`},
 		{"cmd not a string", `{"cmd":7}`, "bad_request", `field "cmd": expected a string`},
 		{"session not a string", `{"cmd":"get_state","session":7}`, "bad_request", `field "session": expected a string`},
 		{"unknown command", `{"cmd":"dance","session":"s"}`, "unknown_command", `unknown command "dance"`},

@@ -1,0 +1,313 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/metrics"
+	"github.com/tack-run/tack/server/command"
+)
+
+// Close reasons the server gives, with their status codes.
+const (
+	reasonSessionClosed = "session closed"
+	reasonShutdown      = "server shutting down"
+	reasonNoPong        = "no pong"
+)
+
+// reasonBehind is the close reason of a socket that fell too far behind.
+func reasonBehind(buffer int) string {
+	return fmt.Sprintf("events lost: more than %d events behind; reconnect with ?since=", buffer)
+}
+
+// socket serves GET /v1/sessions/{id}/ws: the session's events (the
+// replay after since, then live) and the responses to the commands the
+// client sends, as text frames. Everything that can fail before the
+// upgrade (a bad since, another user's session) is answered as HTTP.
+func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
+	sub, err := s.follow(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	c, err := websocket.Accept(w, r, s.acceptOptions())
+	if err != nil {
+		sub.close()
+		return // Accept answered
+	}
+	c.SetReadLimit(s.opts.maxBody)
+	if !s.sockets.add(c) {
+		sub.close()
+		_ = c.Close(websocket.StatusGoingAway, reasonShutdown)
+		return
+	}
+	// Deferred in this order, the subscription ends before Serve (which
+	// waits for the socket) returns and its owner closes the runtime.
+	defer s.sockets.remove(c)
+	defer sub.close()
+	defer s.stream(metrics.KindWS)()
+	// The request's context ends with this handler only: the socket's
+	// goroutines get their own, with the request's values (the user).
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	ws := &wsConn{srv: s, c: c, r: r.WithContext(ctx), id: r.PathValue("id")}
+	frames := make(chan wsFrame, commandQueue)
+	var wg sync.WaitGroup
+	wg.Go(func() { ws.read(ctx, frames); cancel() })
+	wg.Go(func() { ws.runAll(ctx, frames); cancel() })
+	wg.Go(func() { ws.ping(ctx); cancel() })
+	ws.write(ctx, sub)
+	cancel()
+	_ = c.CloseNow() // a no-op after a close handshake
+	wg.Wait()
+}
+
+// acceptOptions allows the CORS origins (their hosts; "*" any origin)
+// besides the server's own.
+func (s *Server) acceptOptions() *websocket.AcceptOptions {
+	o := &websocket.AcceptOptions{}
+	for _, origin := range s.opts.origins {
+		if origin == "*" {
+			o.InsecureSkipVerify = true
+		}
+		_, host, ok := strings.Cut(origin, "://")
+		if !ok {
+			host = origin
+		}
+		o.OriginPatterns = append(o.OriginPatterns, host)
+	}
+	return o
+}
+
+// wsConn is one open socket.
+type wsConn struct {
+	srv *Server
+	c   *websocket.Conn
+	r   *http.Request // the upgrade, with the socket's context
+	id  string        // the session in the path
+	// running is held while a command runs and its response is written,
+	// so that a socket whose session closes answers close_session before
+	// it closes.
+	running sync.Mutex
+}
+
+// write sends the feed's events until the session closes, the feed falls
+// behind, the server drains or ctx ends; it closes the socket with the
+// reason.
+func (ws *wsConn) write(ctx context.Context, sub *feed) {
+	var buf []byte
+	for {
+		select {
+		case ev, ok := <-sub.C:
+			if !ok {
+				ws.running.Lock() // the response to close_session goes first
+				_ = ws.c.Close(websocket.StatusNormalClosure, reasonSessionClosed)
+				ws.running.Unlock()
+				return
+			}
+			buf = events.AppendJSON(buf[:0], ev)
+			if ws.send(ctx, buf) != nil {
+				return
+			}
+			if sub.behind(ev) {
+				_ = ws.c.Close(websocket.StatusPolicyViolation, reasonBehind(ws.srv.opts.eventBuffer))
+				return
+			}
+		case <-ws.srv.stopping:
+			_ = ws.c.Close(websocket.StatusGoingAway, reasonShutdown)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// send writes one text frame; a client that does not take it within the
+// stream write timeout is dropped.
+func (ws *wsConn) send(ctx context.Context, b []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, streamWriteTimeout)
+	defer cancel()
+	return ws.c.Write(ctx, websocket.MessageText, b)
+}
+
+// commandQueue is how many frames a socket reads ahead of the command
+// that runs: reading goes on while a command runs, so that pongs are
+// read.
+const commandQueue = 64
+
+// wsFrame is a frame the client sent.
+type wsFrame struct {
+	typ  websocket.MessageType
+	data []byte
+}
+
+// read reads the client's frames into frames until the socket closes.
+func (ws *wsConn) read(ctx context.Context, frames chan<- wsFrame) {
+	for {
+		typ, data, err := ws.c.Read(ctx)
+		if err != nil {
+			return
+		}
+		select {
+		case frames <- wsFrame{typ, data}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// runAll runs the commands of frames, one at a time and in order, and
+// writes their responses, until ctx ends. A frame that is not a command
+// gets a bad_request response and the socket stays open.
+func (ws *wsConn) runAll(ctx context.Context, frames <-chan wsFrame) {
+	var buf []byte
+	for {
+		var f wsFrame
+		select {
+		case f = <-frames:
+		case <-ctx.Done():
+			return
+		}
+		ws.running.Lock()
+		h, data, err := ws.run(ctx, f.typ, f.data)
+		buf = command.AppendResponse(buf[:0], h, data, err)
+		err = ws.send(ctx, buf)
+		ws.running.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// run runs the command in one frame. Every command is about the path's
+// session: a frame may leave session out, and one naming another session
+// is bad_request. Each command checks the session's owner again, as a
+// REST request does.
+func (ws *wsConn) run(ctx context.Context, typ websocket.MessageType, frame []byte) (command.Header, proto.Message, error) {
+	if typ != websocket.MessageText {
+		return command.Header{}, nil, protoError(events.CodeBadRequest, "a binary frame is not a command: send commands as JSON in text frames")
+	}
+	h, obj, err := command.Parse(frame)
+	if err != nil {
+		return h, nil, err
+	}
+	if h.Session != "" && h.Session != ws.id {
+		return h, nil, protoError(events.CodeBadRequest,
+			fmt.Sprintf("this socket is session %q's: \"session\" must be left out or be %q, not %q", ws.id, ws.id, h.Session))
+	}
+	ctx, cancel := context.WithTimeout(ctx, ws.srv.opts.requestTimeout)
+	defer cancel()
+	env := command.Env{Runtime: ws.srv.rt, User: userOf(ws.r),
+		Use: func(ctx context.Context, sess *tack.Session) error { return ws.srv.owns(ctx, ws.r, sess.ID()) }}
+	data, err := command.RunObject(ctx, env, h.Cmd, ws.id, obj)
+	return h, data, err
+}
+
+// ping pings the client every keepalive interval, which keeps idle
+// sockets open through proxies; a client that has not answered by the
+// next interval is dropped.
+func (ws *wsConn) ping(ctx context.Context) {
+	every := ws.srv.opts.keepAlive
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+		pctx, cancel := context.WithTimeout(ctx, every)
+		err := ws.c.Ping(pctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				_ = ws.c.CloseNow() // a peer that does not pong does not read a close frame either
+			}
+			return
+		}
+	}
+}
+
+// socketSet is the server's open sockets: hijacked connections, which
+// http.Server.Shutdown does not wait for.
+type socketSet struct {
+	mu       sync.Mutex
+	conns    map[*websocket.Conn]struct{}
+	draining bool
+	gone     chan struct{} // closed once draining with no socket left
+}
+
+func newSocketSet() *socketSet {
+	return &socketSet{conns: map[*websocket.Conn]struct{}{}, gone: make(chan struct{})}
+}
+
+// add counts c as open; false once the server drains.
+func (ss *socketSet) add(c *websocket.Conn) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.draining {
+		return false
+	}
+	ss.conns[c] = struct{}{}
+	return true
+}
+
+// remove forgets c, whose handler is done.
+func (ss *socketSet) remove(c *websocket.Conn) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	delete(ss.conns, c)
+	if ss.draining && len(ss.conns) == 0 {
+		close(ss.gone)
+	}
+}
+
+// drain takes no more sockets.
+func (ss *socketSet) drain() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.draining {
+		return
+	}
+	ss.draining = true
+	if len(ss.conns) == 0 {
+		close(ss.gone)
+	}
+}
+
+// wait waits, after drain, until every socket's handler is done; when
+// ctx ends first it drops the sockets left without a close handshake and
+// waits for their handlers.
+func (ss *socketSet) wait(ctx context.Context) {
+	select {
+	case <-ss.gone:
+		return
+	case <-ctx.Done():
+	}
+	ss.mu.Lock()
+	conns := make([]*websocket.Conn, 0, len(ss.conns))
+	for c := range ss.conns {
+		conns = append(conns, c)
+	}
+	ss.mu.Unlock()
+	for _, c := range conns {
+		_ = c.CloseNow()
+	}
+	<-ss.gone
+}
+
+// open is the number of open sockets.
+func (ss *socketSet) open() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.conns)
+}

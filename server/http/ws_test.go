@@ -1,0 +1,552 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	nethttp "net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// wsClient is a WebSocket client of the test server that reads every
+// frame into frames, so that it answers pings.
+type wsClient struct {
+	t      *testing.T
+	c      *websocket.Conn
+	frames chan string
+	done   chan struct{}
+	err    error   // why reading ended, once done is closed
+	later  []wsMsg // events response read past, for msg
+}
+
+// dialWS opens path as a WebSocket with token (none when empty); with
+// read it starts reading at once.
+func (ts *testServer) dialWS(url, token string, read bool, opts *websocket.DialOptions) *wsClient {
+	ts.t.Helper()
+	if opts == nil {
+		opts = &websocket.DialOptions{}
+	}
+	if token != "" {
+		opts.HTTPHeader = nethttp.Header{"Authorization": {"Bearer " + token}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, res, err := websocket.Dial(ctx, url, opts)
+	if err != nil {
+		ts.t.Fatalf("dial %s: %v (%+v)", url, err, res)
+	}
+	wc := &wsClient{t: ts.t, c: c, frames: make(chan string, 4096), done: make(chan struct{})}
+	ts.t.Cleanup(func() { _ = c.CloseNow(); wc.wait() })
+	if read {
+		wc.read()
+	} else {
+		close(wc.done)
+	}
+	return wc
+}
+
+// ws opens a WebSocket on the test server and reads it.
+func (ts *testServer) ws(path, token string) *wsClient {
+	ts.t.Helper()
+	return ts.dialWS("ws"+strings.TrimPrefix(ts.url, "http")+path, token, true, nil)
+}
+
+func (wc *wsClient) read() {
+	go func() {
+		defer close(wc.done)
+		for {
+			typ, b, err := wc.c.Read(context.Background())
+			if err != nil {
+				wc.err = err
+				return
+			}
+			if typ != websocket.MessageText {
+				wc.err = errors.New("a binary frame")
+				return
+			}
+			wc.frames <- string(b)
+		}
+	}()
+}
+
+// wait waits until reading ended.
+func (wc *wsClient) wait() {
+	select {
+	case <-wc.done:
+	case <-time.After(10 * time.Second):
+		wc.t.Error("the socket did not end")
+	}
+}
+
+// send writes one text frame.
+func (wc *wsClient) send(frame string) {
+	wc.t.Helper()
+	wc.sendType(websocket.MessageText, frame)
+}
+
+func (wc *wsClient) sendType(typ websocket.MessageType, frame string) {
+	wc.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := wc.c.Write(ctx, typ, []byte(frame)); err != nil {
+		wc.t.Fatalf("write %s: %v", frame, err)
+	}
+}
+
+// next is the next frame.
+func (wc *wsClient) next() string {
+	wc.t.Helper()
+	select {
+	case f := <-wc.frames:
+		return f
+	case <-wc.done:
+		select {
+		case f := <-wc.frames:
+			return f
+		default:
+		}
+		wc.t.Fatalf("the socket ended: %v", wc.err)
+	case <-time.After(5 * time.Second):
+		wc.t.Fatal("no frame for 5 s")
+	}
+	return ""
+}
+
+// wsFrameOf is a frame decoded.
+type wsMsg struct {
+	raw  string
+	Type string          `json:"type"`
+	Seq  uint64          `json:"seq"`
+	ID   json.RawMessage `json:"id"`
+}
+
+func (wc *wsClient) msg() wsMsg {
+	wc.t.Helper()
+	if len(wc.later) > 0 {
+		m := wc.later[0]
+		wc.later = wc.later[1:]
+		return m
+	}
+	m := wsMsg{raw: wc.next()}
+	if err := json.Unmarshal([]byte(m.raw), &m); err != nil {
+		wc.t.Fatalf("frame %s: %v", m.raw, err)
+	}
+	return m
+}
+
+// until reads frames up to the first whose raw text holds s, and
+// returns the events read before and with it.
+func (wc *wsClient) until(s string) []wsMsg {
+	wc.t.Helper()
+	var out []wsMsg
+	for {
+		m := wc.msg()
+		out = append(out, m)
+		if strings.Contains(m.raw, s) {
+			return out
+		}
+	}
+}
+
+// response reads frames up to the response with id (a JSON value) and
+// returns it; msg returns the events it read past.
+func (wc *wsClient) response(id string) string {
+	wc.t.Helper()
+	var events []wsMsg
+	defer func() { wc.later = append(events, wc.later...) }()
+	for {
+		m := wc.msg()
+		if m.Type == "response" && string(m.ID) == id {
+			return m.raw
+		}
+		if m.Type == "response" {
+			wc.t.Fatalf("response %s while waiting for id %s", m.raw, id)
+		}
+		events = append(events, m)
+	}
+}
+
+// ended waits until the server closed the socket and returns its close
+// status and reason.
+func (wc *wsClient) ended() (websocket.StatusCode, string) {
+	wc.t.Helper()
+	for {
+		select {
+		case <-wc.frames:
+			continue
+		case <-wc.done:
+		case <-time.After(10 * time.Second):
+			wc.t.Fatal("the socket stayed open")
+		}
+		break
+	}
+	var ce websocket.CloseError
+	if !errors.As(wc.err, &ce) {
+		return -1, wc.err.Error()
+	}
+	return ce.Code, ce.Reason
+}
+
+// runTypes are the event types of one prompt to twoTurns.
+var runTypes = strings.Fields(`prompt_received agent_start message_committed state_changed agent_status turn_start
+	request_start state_changed message_start message_delta response_complete message_committed token_usage tool_calls
+	state_changed agent_status tool_execution_start tool_execution_end tool_execution_metrics message_committed turn_end
+	state_changed agent_status turn_start request_start state_changed message_start message_delta response_complete
+	message_committed token_usage turn_end state_changed agent_status agent_end`)
+
+// events are the events of msgs (not the responses), checked to follow
+// seq after one by one.
+func wsEvents(t *testing.T, after uint64, msgs []wsMsg) (evs []wsMsg, last uint64) {
+	t.Helper()
+	for _, m := range msgs {
+		if m.Type == "response" {
+			continue
+		}
+		if m.Seq != after+1 {
+			t.Fatalf("event %s after seq %d", m.raw, after)
+		}
+		after = m.Seq
+		evs = append(evs, m)
+	}
+	return evs, after
+}
+
+// TestWSRunIsTheSSEStream: a socket carries a run's events exactly as
+// the event stream (and tack rpc) writes them, in seq order, and the
+// response to the prompt by its id.
+func TestWSRunIsTheSSEStream(t *testing.T) {
+	ts := start(t, nil)
+	ts.must("POST", "/v1/sessions", "", twoTurns, 201)
+	c := ts.ws("/v1/sessions/s/ws", "")
+	if m := c.msg(); m.Type != "session_created" || m.Seq != 1 {
+		t.Fatalf("first frame %s", m.raw)
+	}
+	c.send(`{"id":1,"cmd":"prompt","text":"one"}`)
+	msgs := c.until(`"type":"agent_end"`)
+	var responses []string
+	for _, m := range msgs {
+		if m.Type == "response" {
+			responses = append(responses, m.raw)
+		}
+	}
+	if want := `{"type":"response","id":1,"cmd":"prompt","ok":true,"data":{"queued":false}}`; len(responses) != 1 || responses[0] != want {
+		t.Fatalf("responses %v, want %s", responses, want)
+	}
+	evs, _ := wsEvents(t, 1, msgs)
+	var types []string
+	for _, e := range evs {
+		types = append(types, e.Type)
+	}
+	if strings.Join(types, " ") != strings.Join(runTypes, " ") {
+		t.Fatalf("events %v\nwant   %v", types, runTypes)
+	}
+	sse := ts.open("/v1/sessions/s/events?since=1", "", "")
+	for _, e := range evs {
+		if m := sse.event(); m.data != e.raw {
+			t.Fatalf("socket %s\nstream %s", e.raw, m.data)
+		}
+	}
+}
+
+// TestWSCommands: a socket runs commands on its session by id, refuses
+// frames that are not commands with a response and stays open, and
+// closes when its session does.
+func TestWSCommands(t *testing.T) {
+	ts := start(t, nil, WithAuth(testAuth(t)))
+	ts.must("POST", "/v1/sessions", aliceToken, busySession, 201)
+	c := ts.ws("/v1/sessions/s/ws?access_token="+aliceToken, "")
+	if m := c.msg(); m.Type != "session_created" {
+		t.Fatalf("first frame %s", m.raw)
+	}
+	for _, x := range []struct{ send, want string }{
+		{`{"id":"p","cmd":"prompt","text":"go"}`, `{"type":"response","id":"p","cmd":"prompt","ok":true,"data":{"queued":false}}`},
+		{`{"id":2,"cmd":"steer","text":"faster"}`, `{"type":"response","id":2,"cmd":"steer","ok":true,"data":{"ref":"st-1"}}`},
+		{`{"id":3,"cmd":"steer","session":"s","text":"more"}`,
+			`{"type":"response","id":3,"cmd":"steer","ok":false,"error":{"code":"queue_full","message":"steering queue holds 1 messages"}}`},
+		{`{"id":4,"cmd":"get_state","session":"t"}`, `{"type":"response","id":4,"cmd":"get_state","ok":false,"error":{"code":"bad_request",` +
+			`"message":"this socket is session \"s\"'s: \"session\" must be left out or be \"s\", not \"t\""}}`},
+		{`not json`, `{"type":"response","id":null,"cmd":"","ok":false,"error":{"code":"bad_request",`},
+		{`{"id":5,"cmd":"dance"}`, `{"type":"response","id":5,"cmd":"dance","ok":false,"error":{"code":"unknown_command","message":"unknown command \"dance\""}}`},
+		{`{"id":6,"cmd":"abort","kill_tool":"all"}`, `{"type":"response","id":6,"cmd":"abort","ok":false,"error":{"code":"bad_request","message":"unknown field \"kill_tool\" in abort"}}`},
+		{`{"id":7}`, `{"type":"response","id":7,"cmd":"","ok":false,"error":{"code":"bad_request","message":"a command needs \"cmd\""}}`},
+		{"binary", `{"type":"response","id":null,"cmd":"","ok":false,"error":{"code":"bad_request","message":"a binary frame is not a command: send commands as JSON in text frames"}}`},
+		{`{"id":8,"cmd":"abort","kill_tools":"all","clear_queue":true}`, `{"type":"response","id":8,"cmd":"abort","ok":true,"data":{}}`},
+	} {
+		var got string
+		if x.send == "binary" {
+			c.sendType(websocket.MessageBinary, `{"id":9,"cmd":"get_state"}`)
+			got = c.response("null")
+		} else {
+			c.send(x.send)
+			var id struct{ ID json.RawMessage }
+			if json.Unmarshal([]byte(x.send), &id) != nil || id.ID == nil {
+				id.ID = json.RawMessage("null")
+			}
+			got = c.response(string(id.ID))
+		}
+		if got != x.want && !(strings.HasSuffix(x.want, ",") && strings.HasPrefix(got, x.want)) {
+			t.Fatalf("%s\ngot  %s\nwant %s", x.send, got, x.want)
+		}
+	}
+	if end := c.until(`"type":"agent_end"`); !strings.Contains(end[len(end)-1].raw, `"reason":"aborted"`) {
+		t.Fatalf("the run ended with %s", end[len(end)-1].raw)
+	}
+	c.send(`{"id":10,"cmd":"get_state"}`)
+	if got := c.response("10"); !strings.HasPrefix(got, `{"type":"response","id":10,"cmd":"get_state","ok":true,"data":{"state":"idle",`) {
+		t.Fatalf("get_state: %s", got)
+	}
+	c.send(`{"id":11,"cmd":"close_session"}`)
+	if got := c.response("11"); got != `{"type":"response","id":11,"cmd":"close_session","ok":true,"data":{}}` {
+		t.Fatalf("close_session: %s", got)
+	}
+	if code, reason := c.ended(); code != websocket.StatusNormalClosure || reason != reasonSessionClosed {
+		t.Fatalf("closed with %v %q", code, reason)
+	}
+}
+
+// TestWSRefusedBeforeUpgrade: a socket on another user's session, with
+// no credential or a bad since is answered as HTTP, not upgraded.
+func TestWSRefusedBeforeUpgrade(t *testing.T) {
+	ts := start(t, nil, WithAuth(testAuth(t)))
+	ts.must("POST", "/v1/sessions", aliceToken, idleSession, 201)
+	url := "ws" + strings.TrimPrefix(ts.url, "http") + "/v1/sessions/s/ws"
+	for _, x := range []struct {
+		path, token string
+		status      int
+		body        string
+	}{
+		{"", bobToken, 404, `{"error":{"code":"invalid_session","message":"no session \"s\""}}`},
+		{"?access_token=" + bobToken, "", 404, `{"error":{"code":"invalid_session","message":"no session \"s\""}}`},
+		{"", "", 401, `{"error":{"code":"unauthorized","message":"no credential: send Authorization: Bearer \u003ctoken\u003e"}}`},
+		{"?since=x", aliceToken, 400, `{"error":{"code":"bad_request","message":"since (or Last-Event-ID) must be an event seq, not \"x\""}}`},
+	} {
+		opts := &websocket.DialOptions{}
+		if x.token != "" {
+			opts.HTTPHeader = nethttp.Header{"Authorization": {"Bearer " + x.token}}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c, res, err := websocket.Dial(ctx, url+x.path, opts)
+		cancel()
+		if err == nil {
+			_ = c.CloseNow()
+			t.Fatalf("%s as %q: upgraded", x.path, x.token)
+		}
+		var body []byte
+		if res != nil {
+			body = make([]byte, 512)
+			n, _ := res.Body.Read(body)
+			body = body[:n]
+		}
+		if res == nil || res.StatusCode != x.status || strings.TrimSpace(string(body)) != x.body {
+			t.Fatalf("%s as %q: %v %+v %s", x.path, x.token, err, res, body)
+		}
+	}
+}
+
+// TestWSSinceReplays: ?since= replays what the ring holds after it, then
+// live events, with no gap and no duplicate.
+func TestWSSinceReplays(t *testing.T) {
+	ts := start(t, nil)
+	ts.must("POST", "/v1/sessions", "", twoTurns, 201)
+	ts.must("POST", "/v1/sessions/s/prompt", "", `{"text":"one"}`, 200)
+	ts.waitState("/v1/sessions/s", "", "idle")
+	c := ts.ws("/v1/sessions/s/ws?since=10", "")
+	evs, last := wsEvents(t, 10, c.until(`"type":"agent_end"`))
+	if len(evs) != 26 || last != 36 {
+		t.Fatalf("replayed %d events up to %d, want 26 up to 36", len(evs), last)
+	}
+	c.send(`{"id":1,"cmd":"prompt","text":"two"}`) // live now
+	evs, _ = wsEvents(t, last, c.until(`"type":"agent_end"`))
+	if evs[0].Type != "prompt_received" || !strings.Contains(evs[0].raw, `"text":"two"`) {
+		t.Fatalf("the first live event is %s", evs[0].raw)
+	}
+}
+
+// TestWSSlowClientIsCutOff: a socket that falls further behind than its
+// buffer gets events_lost and is closed with a reason; it reconnects
+// with since.
+func TestWSSlowClientIsCutOff(t *testing.T) {
+	ts := start(t, nil, WithEventBuffer(4))
+	ts.must("POST", "/v1/sessions", "", twoTurns, 201)
+	ts.must("POST", "/v1/sessions/s/prompt", "", `{"text":"one"}`, 200)
+	ts.waitState("/v1/sessions/s", "", "idle")
+	// The replay of 35 events does not fit a buffer of 4.
+	c := ts.ws("/v1/sessions/s/ws?since=1", "")
+	_, last := wsEvents(t, 1, []wsMsg{c.msg(), c.msg(), c.msg(), c.msg()})
+	ts.must("POST", "/v1/sessions/s/prompt", "", `{"text":"two"}`, 200) // a live event brings the notice
+	lost := c.msg()
+	var ev struct{ From, To uint64 }
+	_ = json.Unmarshal([]byte(lost.raw), &ev)
+	if lost.Type != "events_lost" || lost.Seq != 0 || ev.From != last+1 {
+		t.Fatalf("after %d: %s", last, lost.raw)
+	}
+	if code, reason := c.ended(); code != websocket.StatusPolicyViolation || reason != reasonBehind(4) {
+		t.Fatalf("closed with %v %q", code, reason)
+	}
+	ts.waitState("/v1/sessions/s", "", "idle")
+	again := ts.ws("/v1/sessions/s/ws?since="+itoa(last), "")
+	wsEvents(t, last, []wsMsg{again.msg(), again.msg(), again.msg(), again.msg()})
+}
+
+func itoa(n uint64) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestWSPingOutlivesAnIdleProxy: pings keep an idle socket open through
+// a proxy that cuts connections idle for longer than 300 ms; without
+// them the proxy cuts it.
+func TestWSPingOutlivesAnIdleProxy(t *testing.T) {
+	for _, x := range []struct {
+		name  string
+		every time.Duration
+	}{{"pinged", 60 * time.Millisecond}, {"not pinged", time.Hour}} {
+		t.Run(x.name, func(t *testing.T) {
+			ts := start(t, nil, WithKeepAlive(x.every))
+			ts.must("POST", "/v1/sessions", "", idleSession, 201)
+			proxy := idleProxy(t, strings.TrimPrefix(ts.url, "http://"), 300*time.Millisecond)
+			pings := make(chan struct{}, 100)
+			c := ts.dialWS("ws://"+proxy+"/v1/sessions/s/ws", "", true, &websocket.DialOptions{
+				OnPingReceived: func(context.Context, []byte) bool { pings <- struct{}{}; return true }})
+			if m := c.msg(); m.Type != "session_created" {
+				t.Fatalf("first frame %s", m.raw)
+			}
+			if x.every == time.Hour {
+				if code, reason := c.ended(); code != -1 {
+					t.Fatalf("the proxy did not cut the socket: %v %q", code, reason)
+				}
+				return
+			}
+			for range 10 { // 600 ms and more, twice the proxy's idle limit
+				select {
+				case <-pings:
+				case <-c.done:
+					t.Fatalf("the socket ended: %v", c.err)
+				case <-time.After(5 * time.Second):
+					t.Fatal("no ping")
+				}
+			}
+			c.send(`{"id":1,"cmd":"get_state"}`)
+			if got := c.response("1"); !strings.Contains(got, `"ok":true`) {
+				t.Fatalf("get_state: %s", got)
+			}
+		})
+	}
+}
+
+// TestWSPeerThatDoesNotPongIsDropped: a client that reads nothing does
+// not answer pings, and the server drops it.
+func TestWSPeerThatDoesNotPongIsDropped(t *testing.T) {
+	ts := start(t, nil, WithKeepAlive(50*time.Millisecond))
+	ts.must("POST", "/v1/sessions", "", idleSession, 201)
+	c := ts.dialWS("ws"+strings.TrimPrefix(ts.url, "http")+"/v1/sessions/s/ws", "", false, nil)
+	deadline := time.Now().Add(5 * time.Second)
+	for ts.srv.sockets.open() != 0 || !c.dropped() {
+		if time.Now().After(deadline) {
+			t.Fatal("the server kept the socket")
+		}
+		time.Sleep(10 * time.Millisecond) // polling
+	}
+}
+
+// dropped reads what is left: true when the connection is gone.
+func (wc *wsClient) dropped() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	for {
+		if _, _, err := wc.c.Read(ctx); err != nil {
+			return ctx.Err() == nil
+		}
+	}
+}
+
+// TestWSShutdown: a server shutting down closes its sockets with going
+// away, and Serve waits for them.
+func TestWSShutdown(t *testing.T) {
+	ts := start(t, nil)
+	ts.must("POST", "/v1/sessions", "", idleSession, 201)
+	c := ts.ws("/v1/sessions/s/ws", "")
+	if m := c.msg(); m.Type != "session_created" {
+		t.Fatalf("first frame %s", m.raw)
+	}
+	done := make(chan struct{})
+	go func() { ts.stop(); close(done) }()
+	if code, reason := c.ended(); code != websocket.StatusGoingAway || reason != reasonShutdown {
+		t.Fatalf("closed with %v %q", code, reason)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("shutdown did not finish")
+	}
+	if n := ts.srv.sockets.open(); n != 0 {
+		t.Fatalf("%d sockets open after Serve", n)
+	}
+}
+
+// idleProxy forwards TCP connections to addr and cuts each one that
+// carries no byte either way for idle. It returns its address.
+func idleProxy(t *testing.T, addr string, idle time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			down, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", addr)
+			if err != nil {
+				_ = down.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, down, up)
+			mu.Unlock()
+			cut := func() { _ = down.Close(); _ = up.Close() }
+			timer := time.AfterFunc(idle, cut)
+			var closed atomic.Bool
+			pipe := func(dst, src net.Conn) {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := src.Read(buf)
+					if n > 0 {
+						timer.Reset(idle)
+						if _, werr := dst.Write(buf[:n]); werr != nil {
+							err = werr
+						}
+					}
+					if err != nil {
+						if !closed.Swap(true) {
+							timer.Stop()
+							cut()
+						}
+						return
+					}
+				}
+			}
+			wg.Go(func() { pipe(up, down) })
+			wg.Go(func() { pipe(down, up) })
+		}
+	})
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return ln.Addr().String()
+}
