@@ -34,12 +34,13 @@ func crashAndRecover(t *testing.T, bin string, args ...string) {
 
 	second := startCmd(t, exec.Command(bin, append([]string{"rpc"}, args...)...))
 	second.send(`{"cmd":"get_state","id":"gs","session":"s"}`)
-	st := last(second.until(isResponse("gs")))["data"].(map[string]any)
+	before := second.until(isResponse("gs")) // restored by get_state: agent_recovered comes first
+	st := last(before)["data"].(map[string]any)
 	if fmt.Sprint(st["prompt_queue"]) != "[later]" || len(st["pending_approvals"].([]any)) != 1 {
 		t.Fatalf("stored state after the crash: %v", st)
 	}
 	second.send(`{"cmd":"approve","id":"ap","session":"s","approval_id":"ap-1"}`)
-	lines := second.until(func(m map[string]any) bool { return m["type"] == "request_start" })
+	lines := append(before, second.until(func(m map[string]any) bool { return m["type"] == "request_start" })...)
 	var rec map[string]any
 	for _, m := range lines {
 		if m["type"] == "agent_recovered" {
