@@ -36,7 +36,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	defer func() { _ = sub.Close() }()
+	// A subscription the session ended needs no Close: asking a session
+	// that is stopping can go unanswered until the runtime's request
+	// timeout (10 s by default), and the stream would stay open as long.
+	ended := false
+	defer func() {
+		if !ended {
+			_ = sub.Close()
+		}
+	}()
 	sw, err := sse.Start(w, streamWriteTimeout)
 	if err != nil {
 		return
@@ -49,7 +57,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		select {
 		case ev, ok := <-sub.C:
 			if !ok {
-				return // the session closed
+				ended = true // the session closed
+				return
 			}
 			// Write what has arrived already, then flush once.
 			for {
@@ -65,6 +74,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 					break
 				}
 				if ev, ok = <-sub.C; !ok {
+					ended = true
 					_ = sw.Flush()
 					return
 				}
