@@ -301,8 +301,8 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 // BenchmarkHTTPAbortFanout measures abort delivery and event throughput
 // over HTTP: 100 sessions, each streaming a long text in 4-character
-// chunks every chunk_delay_ms (20 ms: about what a model streams; 5 ms:
-// four times that), each watched by 10 event streams over real
+// chunks every chunk_delay_ms (200 ms: a light load; 20 ms: about what a
+// model streams; 5 ms: four times that), each watched by 10 event streams over real
 // connections, read and parsed by goroutines of their own; after every
 // stream has shown text the streams run 1 s, then all 100 sessions are
 // aborted at once, each by its own POST .../abort.
@@ -324,7 +324,7 @@ func BenchmarkHTTPAbortFanout(b *testing.B) {
 		store  string
 		delay  int
 		sqlite bool
-	}{{"none", 20, false}, {"none", 5, false}, {"sqlite", 20, true}} {
+	}{{"none", 200, false}, {"none", 20, false}, {"none", 5, false}, {"sqlite", 20, true}} {
 		b.Run(fmt.Sprintf("store=%s/delay=%dms", v.store, v.delay), func(b *testing.B) {
 			f := fanout{sessions: 100, subscribers: 10, chunkSize: 4, chunkDelayMS: v.delay, stream: time.Second}
 			ts := startFanout(b, v.sqlite)
