@@ -43,6 +43,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		select {
 		case ev, ok := <-sub.C:
 			if !ok {
+				sub.ended = true
 				return // the session closed
 			}
 			// Write what has arrived already, then flush once.
@@ -56,6 +57,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 					break
 				}
 				if ev, ok = <-sub.C; !ok {
+					sub.ended = true
 					_ = sw.Flush()
 					return
 				}
@@ -83,6 +85,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 type feed struct {
 	*tack.Subscription
 	first bool // no event has come yet
+	// ended is set by the reader that saw C closed: the session ended the
+	// subscription, and a session that is stopping may leave an
+	// Unsubscribe unanswered until the runtime's request timeout.
+	ended bool
 }
 
 // follow opens the subscription a stream request asks for: since (or
@@ -122,7 +128,12 @@ func (f *feed) behind(ev *eventsv1.Event) bool {
 	return ev.GetEventsLost() != nil && !first
 }
 
-func (f *feed) close() { _ = f.Subscription.Close() }
+// close ends the subscription, unless the session already did.
+func (f *feed) close() {
+	if !f.ended {
+		_ = f.Subscription.Close()
+	}
+}
 
 // writeEvent adds ev to the stream: id its seq (none for events_lost,
 // whose seq is 0, so the client's Last-Event-ID stays the last event it

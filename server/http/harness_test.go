@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -52,22 +53,25 @@ func (refuse) Handle(*plugins.Event) []plugins.Action {
 
 // testServer is a running server on a loopback port.
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	rt   *tack.Runtime
 	srv  *Server
 	url  string
 	stop func()
+	// client sends the requests of do and open: http.DefaultClient unless
+	// a test sets another.
+	client *http.Client
 }
 
 // start runs a server for a new runtime (with st when not nil) until the
 // test ends.
-func start(t *testing.T, st store.Store, opts ...Option) *testServer {
+func start(t testing.TB, st store.Store, opts ...Option) *testServer {
 	t.Helper()
 	return startWith(t, st, nil, opts...)
 }
 
 // startWith is start with more runtime options.
-func startWith(t *testing.T, st store.Store, more []tack.Option, opts ...Option) *testServer {
+func startWith(t testing.TB, st store.Store, more []tack.Option, opts ...Option) *testServer {
 	t.Helper()
 	reg := plugins.NewRegistry()
 	if err := builtin.Register(reg); err != nil {
@@ -88,7 +92,8 @@ func startWith(t *testing.T, st store.Store, more []tack.Option, opts ...Option)
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{t: t, rt: rt, srv: New(rt, opts...), url: "http://" + ln.Addr().String()}
+	ts := &testServer{t: t, rt: rt, srv: New(rt, opts...), url: "http://" + ln.Addr().String(),
+		client: http.DefaultClient}
 	done := make(chan error, 1)
 	go func() { done <- ts.srv.Serve(ctx, ln) }()
 	stopped := false
@@ -102,7 +107,7 @@ func startWith(t *testing.T, st store.Store, more []tack.Option, opts ...Option)
 			t.Errorf("Serve: %v", err)
 		}
 		rt.Close()
-		http.DefaultClient.CloseIdleConnections()
+		ts.client.CloseIdleConnections()
 	}
 	t.Cleanup(ts.stop)
 	return ts
@@ -125,7 +130,7 @@ func (ts *testServer) do(method, path, token, body string) response {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := ts.client.Do(req)
 	if err != nil {
 		ts.t.Fatal(err)
 	}
@@ -166,7 +171,7 @@ func (ts *testServer) waitState(path, token, state string) map[string]any {
 
 // stream is an open event stream.
 type stream struct {
-	t    *testing.T
+	t    testing.TB
 	res  *http.Response
 	r    *bufio.Reader
 	stop context.CancelFunc
@@ -188,7 +193,7 @@ func (ts *testServer) open(path, token, lastID string) *stream {
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := ts.client.Do(req)
 	if err != nil {
 		cancel()
 		ts.t.Fatal(err)
@@ -210,6 +215,7 @@ func (s *stream) close() {
 }
 
 // next reads the next message; io.EOF when the server ended the stream.
+// It does not fail the test, so a reader goroutine may call it.
 func (s *stream) next() (sseMsg, error) {
 	var m sseMsg
 	for {
@@ -235,7 +241,7 @@ func (s *stream) next() (sseMsg, error) {
 		case strings.HasPrefix(line, "data: "):
 			m.data = line[6:]
 		default:
-			s.t.Fatalf("unexpected stream line %q", line)
+			return m, fmt.Errorf("unexpected stream line %q", line)
 		}
 	}
 }

@@ -109,6 +109,7 @@ func (ws *wsConn) write(ctx context.Context, sub *feed) {
 		select {
 		case ev, ok := <-sub.C:
 			if !ok {
+				sub.ended = true
 				ws.running.Lock() // the response to close_session goes first
 				_ = ws.c.Close(websocket.StatusNormalClosure, reasonSessionClosed)
 				ws.running.Unlock()

@@ -18,7 +18,7 @@ import (
 // wsClient is a WebSocket client of the test server that reads every
 // frame into frames, so that it answers pings.
 type wsClient struct {
-	t      *testing.T
+	t      testing.TB
 	c      *websocket.Conn
 	frames chan string
 	done   chan struct{}
