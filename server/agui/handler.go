@@ -2,7 +2,6 @@ package agui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,13 +12,11 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/httperror"
 )
 
 // DefaultMaxBody bounds a RunAgentInput when Handler.MaxBody is 0.
 const DefaultMaxBody = 1 << 20
-
-// codeBusy answers a prompt to a session that is not idle (PROTOCOL §8).
-const codeBusy = "busy"
 
 // subscriptionBuffer is how many events a stream may fall behind the
 // session before it loses some (and gets events_lost).
@@ -52,22 +49,23 @@ func New(rt *tack.Runtime) *Handler {
 // ServeHTTP answers one AG-UI request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		writeError(w, &tack.Error{Code: events.CodeUnknownCommand, Message: r.Method + " is not allowed here; AG-UI runs are POSTed"}, http.StatusMethodNotAllowed)
+		httperror.Write(w, &httperror.StatusError{Status: http.StatusMethodNotAllowed,
+			Err: &tack.Error{Code: events.CodeUnknownCommand, Message: r.Method + " is not allowed here; AG-UI runs are POSTed"}})
 		return
 	}
 	in, err := h.input(w, r)
 	if err != nil {
-		writeError(w, err, 0)
+		httperror.Write(w, err)
 		return
 	}
 	s, err := h.Session(r, in.ThreadID)
 	if err != nil {
-		writeError(w, err, 0)
+		httperror.Write(w, err)
 		return
 	}
 	run, err := h.begin(r.Context(), s, in)
 	if err != nil {
-		writeError(w, err, 0)
+		httperror.Write(w, err)
 		return
 	}
 	defer run.sub.Close()
@@ -83,7 +81,7 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) (*RunAgentInput,
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, &statusError{status: http.StatusRequestEntityTooLarge, err: &tack.Error{Code: events.CodeBadRequest,
+		return nil, &httperror.StatusError{Status: http.StatusRequestEntityTooLarge, Err: &tack.Error{Code: events.CodeBadRequest,
 			Message: fmt.Sprintf("the body is over the limit of %d bytes", limit)}}
 	}
 	if err != nil {
@@ -127,7 +125,7 @@ func (h *Handler) begin(ctx context.Context, s *tack.Session, in *RunAgentInput)
 			return nil, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()}
 		}
 		if st.GetState() != "idle" {
-			return nil, &tack.Error{Code: codeBusy, Message: fmt.Sprintf("session %q is %s; an AG-UI run starts only when it is idle", s.ID(), st.GetState())}
+			return nil, &tack.Error{Code: events.CodeBusy, Message: fmt.Sprintf("session %q is %s; an AG-UI run starts only when it is idle", s.ID(), st.GetState())}
 		}
 		do = []func(context.Context) error{func(ctx context.Context) error { _, err := s.Prompt(ctx, text); return err }}
 	}
@@ -289,59 +287,4 @@ func answer(s *tack.Session, st *eventsv1.SessionState, i int, e ResumeEntry) (f
 		return func(context.Context) error { return nil }, nil
 	}
 	return nil, &tack.Error{Code: events.CodeNoPendingApproval, Message: fmt.Sprintf("resume[%d]: no approval or question %q is pending in session %q", i, id, s.ID())}
-}
-
-// statusError gives an error a status its code alone would not.
-type statusError struct {
-	status int
-	err    error
-}
-
-func (e *statusError) Error() string { return e.err.Error() }
-func (e *statusError) Unwrap() error { return e.err }
-
-// writeError answers with the protocol's error body; status 0 means the
-// status of the error's code.
-func writeError(w http.ResponseWriter, err error, status int) {
-	var se *statusError
-	if errors.As(err, &se) {
-		status = se.status
-	}
-	code := tack.Code(err)
-	if status == 0 {
-		status = statusOf(code)
-	}
-	msg := err.Error()
-	var te *tack.Error
-	if errors.As(err, &te) {
-		msg = te.Message
-	}
-	body, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
-}
-
-// statusOf is the HTTP status of a protocol error code (PROTOCOL §5).
-func statusOf(code string) int {
-	switch code {
-	case events.CodeBadRequest:
-		return http.StatusBadRequest
-	case "unauthorized":
-		return http.StatusUnauthorized
-	case events.CodeRejected:
-		return http.StatusForbidden
-	case events.CodeInvalidSession, events.CodeUnknownCommand:
-		return http.StatusNotFound
-	case events.CodeQueueFull:
-		return http.StatusTooManyRequests
-	case events.CodeNotAlive, events.CodeNoPendingApproval, events.CodeNoPendingQuestion, codeBusy:
-		return http.StatusConflict
-	case events.CodeUnknownModel, events.CodeUnknownTool:
-		return http.StatusUnprocessableEntity
-	case "store_failed":
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
-	}
 }

@@ -3,26 +3,26 @@ package agui
 import (
 	"encoding/json"
 	"net/http"
+	"time"
+
+	"github.com/tack-run/tack/internal/sse"
 )
 
-// sseWriter writes AG-UI events as server-sent events: one `data:` line of
-// JSON each, then a blank line. Lines end in "\n" alone, as the AG-UI
-// client splits events on "\n\n".
+// streamWriteTimeout is how long one flush may take to reach the client
+// before the stream is dropped.
+const streamWriteTimeout = 30 * time.Second
+
+// sseWriter writes AG-UI events on an event stream (internal/sse): one
+// `data:` line of JSON each, with no id or event line, as AG-UI clients
+// expect.
 type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf []byte
+	sw *sse.Writer
 }
 
-// newSSE sends the stream's headers.
+// newSSE starts the stream.
 func newSSE(w http.ResponseWriter) (*sseWriter, error) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	return s, s.rc.Flush()
+	sw, err := sse.Start(w, streamWriteTimeout)
+	return &sseWriter{sw: sw}, err
 }
 
 // send writes events and flushes them.
@@ -30,26 +30,19 @@ func (s *sseWriter) send(evs []Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	b := s.buf[:0]
 	for _, ev := range evs {
 		j, err := json.Marshal(ev)
 		if err != nil {
 			return err
 		}
-		b = append(append(append(b, "data: "...), j...), "\n\n"...)
+		s.sw.Event("", "", j)
 	}
-	s.buf = b
-	if _, err := s.w.Write(b); err != nil {
-		return err
-	}
-	return s.rc.Flush()
+	return s.sw.Flush()
 }
 
 // keepalive writes an SSE comment, which clients ignore, so that proxies
 // keep an idle stream open.
 func (s *sseWriter) keepalive() error {
-	if _, err := s.w.Write([]byte(": keepalive\n\n")); err != nil {
-		return err
-	}
-	return s.rc.Flush()
+	s.sw.Comment("keepalive")
+	return s.sw.Flush()
 }
