@@ -4,6 +4,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
@@ -41,6 +43,9 @@ func main() {
 	default:
 		fmt.Fprintf(os.Stderr, "tack: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return // the subcommand printed its flags
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tack:", err)

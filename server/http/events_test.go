@@ -278,3 +278,45 @@ func TestOwnershipSurvivesRestart(t *testing.T) {
 	}
 	ts.stop()
 }
+
+// TestResumeAcrossARestart: a client that reconnects with Last-Event-ID
+// to a new server on the same SQLite file is told the gap the restart
+// left (events_lost), then gets every new event, numbered past all it
+// had seen.
+func TestResumeAcrossARestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tack.db")
+	open := func() *sqlite.Store {
+		st, err := sqlite.Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := open()
+	ts := start(t, st)
+	ts.must("POST", "/v1/sessions", "", twoTurns, 201)
+	evs := ts.open("/v1/sessions/s/events", "", "")
+	ts.must("POST", "/v1/sessions/s/prompt", "", `{"text":"one"}`, 200)
+	seen := evs.until("agent_end")
+	last := seen[len(seen)-1].id
+	evs.close()
+	ts.stop()
+	st.Close()
+
+	st = open()
+	defer st.Close()
+	ts = start(t, st)
+	again := ts.open("/v1/sessions/s/events", "", last)
+	lost := again.event()
+	if lost.event != "events_lost" || lost.id != "" {
+		t.Fatalf("first message after the restart: %+v, want events_lost without an id", lost)
+	}
+	ts.must("POST", "/v1/sessions/s/prompt", "", `{"text":"two"}`, 200)
+	after := again.until("agent_end")
+	lastSeq, _ := strconv.ParseUint(last, 10, 64)
+	first, _ := strconv.ParseUint(after[0].id, 10, 64)
+	if first <= lastSeq {
+		t.Fatalf("after the restart seq %d, not past %d", first, lastSeq)
+	}
+	contiguous(t, first-1, after) // no gap and no duplicate from there on
+}
