@@ -234,14 +234,7 @@ func mustNone(t *testing.T, c jwt.MapClaims) string {
 // knows whose sessions are whose.
 func TestOwnershipSurvivesRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tack.db")
-	open := func() *sqlite.Store {
-		st, err := sqlite.Open(t.Context(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	st := open()
+	st := openSQLite(t, path)
 	ts := start(t, st, WithAuth(testAuth(t)))
 	ts.must("POST", "/v1/sessions", aliceToken, twoTurns, 201)
 	// Events tell of what is durable: agent_end comes after the run's last
@@ -253,7 +246,7 @@ func TestOwnershipSurvivesRestart(t *testing.T) {
 	ts.stop()
 	st.Close()
 
-	st = open()
+	st = openSQLite(t, path)
 	defer st.Close()
 	ts = start(t, st, WithAuth(testAuth(t)))
 	r := ts.do("GET", "/v1/sessions/s", bobToken, "")
@@ -285,14 +278,7 @@ func TestOwnershipSurvivesRestart(t *testing.T) {
 // had seen.
 func TestResumeAcrossARestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tack.db")
-	open := func() *sqlite.Store {
-		st, err := sqlite.Open(t.Context(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	st := open()
+	st := openSQLite(t, path)
 	ts := start(t, st)
 	ts.must("POST", "/v1/sessions", "", twoTurns, 201)
 	evs := ts.open("/v1/sessions/s/events", "", "")
@@ -303,7 +289,7 @@ func TestResumeAcrossARestart(t *testing.T) {
 	ts.stop()
 	st.Close()
 
-	st = open()
+	st = openSQLite(t, path)
 	defer st.Close()
 	ts = start(t, st)
 	again := ts.open("/v1/sessions/s/events", "", last)
@@ -319,4 +305,14 @@ func TestResumeAcrossARestart(t *testing.T) {
 		t.Fatalf("after the restart seq %d, not past %d", first, lastSeq)
 	}
 	contiguous(t, first-1, after) // no gap and no duplicate from there on
+}
+
+// openSQLite opens the SQLite store at path; the caller closes it.
+func openSQLite(t *testing.T, path string) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

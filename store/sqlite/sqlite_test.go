@@ -46,15 +46,5 @@ func TestMigrateUserColumn(t *testing.T) {
 	if v := sqlite.QueryInt(t, st, `SELECT max(version) FROM schema_migrations`); v != 3 {
 		t.Fatalf("schema version %d after reopening, want 3", v)
 	}
-	snap, err := st.Get(t.Context(), "old")
-	if err != nil || snap.Config.User != "" || snap.Config.Model != "script:demo" {
-		t.Fatalf("old session after migration: %+v, %v", snap, err)
-	}
-	if err := st.Create(t.Context(), "new", store.Config{Model: "script:demo", User: "alice"}); err != nil {
-		t.Fatal(err)
-	}
-	page, err := st.List(t.Context(), store.Page{User: "alice"})
-	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].ID != "new" {
-		t.Fatalf("alice's sessions: %+v, %v", page, err)
-	}
+	storetest.CheckUsersMigrated(t, st)
 }
