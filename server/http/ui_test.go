@@ -110,7 +110,7 @@ func TestCatalog(t *testing.T) {
 			ContextWindow *int64 `json:"context_window"`
 		} `json:"models"`
 		Tools   []struct{ Name, Description, Kind string } `json:"tools"`
-		Plugins []string                                  `json:"plugins"`
+		Plugins []string                                   `json:"plugins"`
 	}
 	if err := json.Unmarshal([]byte(ts.must("GET", "/v1/catalog", "", "", 200)), &c); err != nil {
 		t.Fatal(err)
