@@ -1,0 +1,135 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBrowser runs the Playwright suite in e2e/ (node --test e2e/*.test.mjs):
+// a freshly built tack serve, driven through the page's data-testid hooks
+// by playwright-core in headless Chromium (Debian's, never a downloaded
+// one). playwright-core comes from e2e/package-lock.json through `npm ci`.
+// Without Node 20, npm or Chromium the test skips, except under CI=true,
+// where it fails.
+func TestBrowser(t *testing.T) {
+	node, npm := needNode(t)
+	chromium := needChromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "tack")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/tack")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/tack: %v\n%s", err, out)
+	}
+
+	dir := "e2e"
+	install := exec.CommandContext(ctx, npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
+	install.Dir = dir
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci: %v\n%s", err, out)
+	}
+
+	// The suite's servers, their SQLite files and the browsers' profiles
+	// all live under scratch, so that a process left running after the
+	// suite shows up by its command line.
+	scratch := filepath.Join(tmp, "scratch")
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.test.mjs"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no e2e/*.test.mjs files (%v)", err)
+	}
+	args := []string{"--test", "--test-reporter=spec"}
+	for _, f := range files {
+		args = append(args, filepath.Base(f))
+	}
+	run := exec.CommandContext(ctx, node, args...)
+	run.Dir = dir
+	run.Env = append(os.Environ(), "TACK_BIN="+bin, "CHROMIUM="+chromium, "TMPDIR="+scratch)
+	var out bytes.Buffer
+	run.Stdout, run.Stderr = &out, &out
+	run.WaitDelay = 10 * time.Second
+	err = run.Run()
+	t.Logf("node %s:\n%s", strings.Join(args, " "), out.String())
+	if err != nil {
+		t.Fatalf("node --test: %v", err)
+	}
+	// Browsers close their helper processes just after they return.
+	left := processesUnder(scratch)
+	for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = processesUnder(scratch) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Fatalf("processes left running after the suite:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+// needNode finds node (20 or newer) and npm, or skips — or fails under
+// CI=true, where they must be present.
+func needNode(t *testing.T) (node, npm string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing(t, "node is not installed")
+	}
+	npm, err = exec.LookPath("npm")
+	if err != nil {
+		missing(t, "npm is not installed")
+	}
+	v, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output()
+	if err != nil {
+		missing(t, "node does not run: "+err.Error())
+	}
+	if major, _ := strconv.Atoi(strings.TrimSpace(string(v))); major < 20 {
+		missing(t, "node is older than 20")
+	}
+	return node, npm
+}
+
+// needChromium finds the browser: $CHROMIUM, else /usr/bin/chromium.
+func needChromium(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("CHROMIUM")
+	if path == "" {
+		path = "/usr/bin/chromium"
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		missing(t, "chromium is not installed at "+path+" (apt-get install chromium, or set CHROMIUM)")
+	}
+	return path
+}
+
+// missing skips the test for why, or fails it under CI=true.
+func missing(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and %s", why)
+	}
+	t.Skip(why)
+}
+
+// processesUnder lists the processes whose command line names dir, read
+// from /proc; where there is no /proc it finds none.
+func processesUnder(dir string) []string {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(dir)) {
+			continue
+		}
+		found = append(found, filepath.Base(filepath.Dir(p))+": "+strings.Join(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"), " "))
+	}
+	return found
+}

@@ -1,0 +1,49 @@
+// With --auth the page asks for a token, refuses a wrong one, and with the
+// right one lists the caller's sessions and opens them.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { enterToken, hook, messages, ready, send, setup, status, until } from './harness.mjs';
+
+const TOKEN = 'tk_e2e_alice_3f9a1c';
+const env = setup({ auth: { tokens: { [TOKEN]: 'alice', tk_e2e_bob_77d2e0: 'bob' } }, token: TOKEN });
+
+const listed = (page) => hook(page, 'session-item').evaluateAll((els) => els.map((e) => e.dataset.session));
+
+test('the page asks for a token, refuses a wrong one, and with the right one loads the session list', async () => {
+  const id = await env.createSession({ session: 'auth-alice', script: { turns: [{ text: 'Only for Alice.' }] } });
+  // Bob's session must never show in Alice's list.
+  const bob = await (await fetch(`${env.url}/v1/sessions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer tk_e2e_bob_77d2e0', 'content-type': 'application/json' },
+    body: JSON.stringify({ session: 'auth-bob', script: { turns: [{ text: 'Bob.' }] } }),
+  })).json();
+  assert.equal(bob.session, 'auth-bob');
+
+  const page = await env.newPage('/');
+  await enterToken(page, 'tk_wrong_token');
+  // Refused: the page asks again and lists nothing.
+  await until('the token prompt after a wrong token', () => tokenBox(page).isVisible(), true);
+  assert.equal(await hook(page, 'session-item').count(), 0);
+
+  await enterToken(page, TOKEN);
+  await until('the session list after the right token', () => listed(page), [id]);
+  assert.equal(await tokenBox(page).count(), 0);
+
+  // The token is kept for this tab: a reload does not ask again.
+  await page.reload();
+  await until('the session list after a reload', () => listed(page), [id]);
+  assert.equal(await tokenBox(page).count(), 0);
+
+  // The session opens from the list and runs with the token.
+  await hook(page, 'session-item').first().click();
+  await until('the URL of the opened session', () => new URL(page.url()).searchParams.get('session'), id);
+  await ready(page);
+  await send(page, 'hello');
+  await until('the run with a token', () => messages(page), ['user: hello', 'assistant: Only for Alice.']);
+  await until('agent-status after the run', () => status(page), 'idle');
+});
+
+function tokenBox(page) {
+  return page.getByLabel(/token/i);
+}
