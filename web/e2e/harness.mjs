@@ -49,7 +49,9 @@ export async function startServer({ auth } = {}) {
     await writeFile(file, JSON.stringify(auth));
     args.push('--auth', file);
   }
-  const proc = spawn(bin, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  // No model configuration from the environment: scripted models only.
+  const { TACK_CONFIG, OPENAI_API_KEY, OPENAI_BASE_URL, ...childEnv } = process.env;
+  const proc = spawn(bin, args, { cwd: dir, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   servers.add(proc);
   const exited = new Promise((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
   let log = '';
@@ -245,16 +247,18 @@ export async function send(page, text) {
 }
 
 /**
- * Every message hook in page order as "role: text", the text being what
- * the message shows without the tool cards inside it.
+ * Every message hook in page order as "role: text" (see messageText).
  */
 export function messages(page) {
   return hook(page, 'message').evaluateAll((els) => els.map((e) => `${e.dataset.role}: ${window.__tackText(e)}`));
 }
 
 /**
- * The text a message hook shows, without the tool cards inside it and
- * with runs of white space as one space.
+ * The text of a message hook: its text content without the tool cards
+ * inside it (tool-call hooks), collapsed details (thinking) and decoration
+ * hidden from screen readers (aria-hidden="true", such as a "You" label
+ * that the message's aria-label already says), runs of white space as one
+ * space.
  */
 export function messageText(locator) {
   return locator.evaluate((e) => window.__tackText(e));
@@ -313,7 +317,7 @@ export async function trace(page, key) {
 function recorder() {
   window.__tackText = (e) => {
     const c = e.cloneNode(true);
-    for (const t of c.querySelectorAll('[data-testid="tool-call"]')) t.remove();
+    for (const t of c.querySelectorAll('[data-testid="tool-call"], details, [aria-hidden="true"]')) t.remove();
     return c.textContent.replace(/\s+/g, ' ').trim();
   };
   const trace = {};
