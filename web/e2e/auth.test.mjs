@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { enterToken, hook, messages, ready, send, setup, status, until } from './harness.mjs';
+import { enterToken, hook, messages, ready, send, setup, status, tokenInput, until } from './harness.mjs';
 
 const TOKEN = 'tk_e2e_alice_3f9a1c';
 const env = setup({ auth: { tokens: { [TOKEN]: 'alice', tk_e2e_bob_77d2e0: 'bob' } }, token: TOKEN });
@@ -21,19 +21,22 @@ test('the page asks for a token, refuses a wrong one, and with the right one loa
   assert.equal(bob.session, 'auth-bob');
 
   const page = await env.newPage('/');
+  await tokenInput(page).waitFor();
+  const refused = page.waitForResponse((r) => new URL(r.url()).pathname.startsWith('/v1/') && r.request().headers().authorization === 'Bearer tk_wrong_token');
   await enterToken(page, 'tk_wrong_token');
+  assert.equal((await refused).status(), 401);
   // Refused: the page asks again and lists nothing.
-  await until('the token prompt after a wrong token', () => tokenBox(page).isVisible(), true);
+  await until('the token prompt after a wrong token', () => tokenInput(page).isVisible(), true);
   assert.equal(await hook(page, 'session-item').count(), 0);
 
   await enterToken(page, TOKEN);
   await until('the session list after the right token', () => listed(page), [id]);
-  assert.equal(await tokenBox(page).count(), 0);
+  assert.equal(await tokenInput(page).count(), 0);
 
   // The token is kept for this tab: a reload does not ask again.
   await page.reload();
   await until('the session list after a reload', () => listed(page), [id]);
-  assert.equal(await tokenBox(page).count(), 0);
+  assert.equal(await tokenInput(page).count(), 0);
 
   // The session opens from the list and runs with the token.
   await hook(page, 'session-item').first().click();
@@ -43,7 +46,3 @@ test('the page asks for a token, refuses a wrong one, and with the right one loa
   await until('the run with a token', () => messages(page), ['user: hello', 'assistant: Only for Alice.']);
   await until('agent-status after the run', () => status(page), 'idle');
 });
-
-function tokenBox(page) {
-  return page.getByLabel(/token/i);
-}

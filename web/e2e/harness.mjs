@@ -341,30 +341,30 @@ function recorder() {
   });
 }
 
-/**
- * Rejects the pending approval with a reason: the reason goes into the
- * approval's text box, then `reject` is clicked.
- */
+// The controls below are not in the contract's table; the page names
+// them with data-testid hooks of its own: reject-reason (the reason next
+// to Reject), answer-text (the free answer that `answer` sends),
+// token-input and token-submit (the token prompt shown with --auth).
+
+/** Rejects the pending approval, with reason in its reason field. */
 export async function reject(page, reason) {
-  await hook(page, 'approval').getByRole('textbox').fill(reason);
+  await hook(page, 'reject-reason').fill(reason);
   await hook(page, 'reject').click();
 }
 
-/**
- * Answers the pending question: the `answer` control takes the response
- * (an option's button, else the free-text box and its submit).
- */
+/** Answers the pending question: response in the answer field, then `answer`. */
 export async function answer(page, response) {
-  const control = hook(page, 'answer');
-  const option = control.getByRole('button', { name: response, exact: true });
-  if ((await option.count()) === 1) return option.click();
-  await control.getByRole('textbox').fill(response);
-  await control.getByRole('button').last().click();
+  await hook(page, 'answer-text').fill(response);
+  await hook(page, 'answer').click();
 }
 
-/** Fills the page's token prompt (shown with --auth) and submits it. */
+/** The token prompt's field (shown with --auth). */
+export function tokenInput(page) {
+  return hook(page, 'token-input');
+}
+
+/** Fills the token prompt and submits it. */
 export async function enterToken(page, token) {
-  const box = page.getByLabel(/token/i);
-  await box.fill(token);
-  await box.press('Enter');
+  await tokenInput(page).fill(token);
+  await hook(page, 'token-submit').click();
 }
