@@ -6,6 +6,7 @@
 // for the file and stops both when the file's tests are done.
 
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -185,41 +186,48 @@ export function setup({ auth, token } = {}) {
    * The events of a session from seq 1 on, read from its SSE stream up to
    * and including the first one for which last(event) is true.
    */
-  env.events = async (id, last) => {
-    const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(), TIMEOUT);
-    const out = [];
-    try {
-      const res = await fetch(`${env.url}/v1/sessions/${encodeURIComponent(id)}/events?since=0`, {
-        signal: ctl.signal,
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-      });
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buf = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`the event stream of ${id} ended before the awaited event`);
-        buf += value;
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const data = buf.slice(0, i).split('\n').find((l) => l.startsWith('data: '));
-          buf = buf.slice(i + 2);
-          if (!data) continue;
-          const ev = JSON.parse(data.slice(6));
-          out.push(ev);
-          if (last(ev)) return out;
-        }
+  env.events = (id, last) =>
+    new Promise((resolve, reject) => {
+      const out = [];
+      // node:http rather than fetch: destroying the request closes its
+      // connection at once, so no socket outlives the read and holds up
+      // the server's shutdown.
+      const req = http.get(
+        `${env.url}/v1/sessions/${encodeURIComponent(id)}/events?since=0`,
+        { agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} },
+        (res) => {
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => {
+            buf += chunk;
+            let i;
+            while ((i = buf.indexOf('\n\n')) >= 0) {
+              const data = buf.slice(0, i).split('\n').find((l) => l.startsWith('data: '));
+              buf = buf.slice(i + 2);
+              if (!data) continue;
+              const ev = JSON.parse(data.slice(6));
+              out.push(ev);
+              if (last(ev)) return done(null);
+            }
+          });
+          res.on('end', () => done(new Error(`the event stream of ${id} ended before the awaited event`)));
+        },
+      );
+      const timer = setTimeout(
+        () => done(new Error(`no awaited event of ${id} in ${TIMEOUT} ms; got ${out.map((e) => e.type).join(' ')}`)),
+        TIMEOUT,
+      );
+      req.on('error', (err) => done(err));
+      let finished = false;
+      function done(err) {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        req.destroy();
+        if (err) reject(err);
+        else resolve(out);
       }
-    } catch (err) {
-      if (err.name === 'AbortError') {
-        throw new Error(`no awaited event of ${id} in ${TIMEOUT} ms; got ${out.map((e) => e.type).join(' ')}`);
-      }
-      throw err;
-    } finally {
-      clearTimeout(timer);
-      ctl.abort();
-    }
-  };
+    });
 
   return env;
 }
