@@ -1,3 +1,5 @@
+//go:build unix
+
 package web_test
 
 import (
@@ -8,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -50,7 +53,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no e2e/*.test.mjs files (%v)", err)
 	}
-	args := []string{"--test", "--test-reporter=spec"}
+	args := []string{"--test", "--test-reporter=spec", "--test-timeout=120000"}
 	for _, f := range files {
 		args = append(args, filepath.Base(f))
 	}
@@ -59,8 +62,14 @@ func TestBrowser(t *testing.T) {
 	run.Env = append(os.Environ(), "TACK_BIN="+bin, "CHROMIUM="+chromium, "TMPDIR="+scratch)
 	var out bytes.Buffer
 	run.Stdout, run.Stderr = &out, &out
+	// node and its test files get a process group of their own. At the
+	// deadline the group gets SIGTERM, on which the files stop their
+	// servers and Playwright its browsers; whatever is left is killed.
+	run.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	run.Cancel = func() error { return syscall.Kill(-run.Process.Pid, syscall.SIGTERM) }
 	run.WaitDelay = 10 * time.Second
 	err = run.Run()
+	_ = syscall.Kill(-run.Process.Pid, syscall.SIGKILL)
 	t.Logf("node %s:\n%s", strings.Join(args, " "), out.String())
 	if err != nil {
 		t.Fatalf("node --test: %v", err)
@@ -71,7 +80,12 @@ func TestBrowser(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if len(left) > 0 {
-		t.Fatalf("processes left running after the suite:\n%s", strings.Join(left, "\n"))
+		for _, p := range left {
+			if pid, err := strconv.Atoi(p[:strings.IndexByte(p, ':')]); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		t.Fatalf("processes left running after the suite (now killed):\n%s", strings.Join(left, "\n"))
 	}
 }
 

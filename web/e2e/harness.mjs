@@ -31,9 +31,19 @@ const CHROMIUM_ARGS = [
 // Every tack serve this process started, so that an exit — even one
 // through an uncaught error — leaves none behind.
 const servers = new Set();
-process.on('exit', () => {
+const killServers = () => {
   for (const p of servers) p.kill('SIGKILL');
-});
+};
+process.on('exit', killServers);
+// A signal (the test runner's timeout, the Go test's deadline, ^C) stops
+// them too; Playwright closes its browsers on the same signals, then the
+// process goes.
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    killServers();
+    setTimeout(() => process.exit(1), 2_000);
+  });
+}
 
 /**
  * Starts `tack serve` (binary from $TACK_BIN) on a free loopback port with
@@ -72,6 +82,11 @@ export async function startServer({ auth } = {}) {
       reject(new Error(`tack serve exited (${code ?? signal}) before listening:\n${log}`));
     });
   });
+  // From now on neither the child nor its stderr keep this process alive:
+  // a file whose server was not stopped still exits, and killServers ends
+  // the server then.
+  proc.unref();
+  proc.stderr.unref();
   return {
     url,
     dir,
