@@ -1,0 +1,74 @@
+// Opening a session: the seed (get_state + get_messages), then its events
+// from since=0. A later events_lost (a gap after a reconnect) fetches a fresh
+// seed; events that arrive meanwhile wait and apply on top of it.
+
+import { Api, ApiError, subscribe, type Connection, type Subscription } from "./api";
+import type { Action } from "./reducer";
+import type { TackEvent } from "./wire";
+
+/** Fetches the seed of a session as one action. */
+export async function fetchSeed(api: Api, id: string): Promise<Action> {
+  const [state, msgs] = await Promise.all([api.getState(id), api.getMessages(id)]);
+  return { type: "seed", state, messages: msgs.messages ?? [] };
+}
+
+/** Follows one session until close(). */
+export function openSession(
+  api: Api,
+  id: string,
+  dispatch: (a: Action) => void,
+  connection: (c: Connection) => void,
+  failed: (err: ApiError | Error) => void,
+): Subscription {
+  let closed = false;
+  let sub: Subscription | null = null;
+  let waiting: TackEvent[] | null = null; // events held while a new seed loads
+  let sawEvent = false;
+
+  const reseed = () => {
+    waiting = [];
+    fetchSeed(api, id)
+      .then((a) => {
+        if (!closed) dispatch(a);
+      })
+      .catch((err: Error) => {
+        if (!closed) failed(err);
+      })
+      .finally(() => {
+        const held = waiting ?? [];
+        waiting = null;
+        if (!closed) for (const e of held) dispatch({ type: "event", event: e });
+      });
+  };
+
+  dispatch({ type: "open", session: id });
+  fetchSeed(api, id)
+    .then((a) => {
+      if (closed) return;
+      dispatch(a);
+      sub = subscribe(api, id, {
+        event(e) {
+          if (closed) return;
+          const first = !sawEvent;
+          sawEvent = true;
+          if (waiting) {
+            waiting.push(e);
+            return;
+          }
+          dispatch({ type: "event", event: e });
+          if (e.type === "events_lost" && !first) reseed();
+        },
+        connection,
+      });
+    })
+    .catch((err: Error) => {
+      if (!closed) failed(err);
+    });
+
+  return {
+    close() {
+      closed = true;
+      sub?.close();
+    },
+  };
+}
