@@ -170,9 +170,7 @@ function seed(s: ViewState, st: WireState, wire: WireMessage[]): ViewState {
   const messages = s.messages.slice();
   const tools: Record<string, ToolCall> = { ...s.tools };
   wire.forEach((m, i) => {
-    const msg = toMessage(i, m);
-    if (msg) messages[i] = msg;
-    else messages[i] = undefined;
+    setAt(messages, i, toMessage(i, m));
     applyMessageToTools(tools, m, "seed");
   });
   const running = new Set((st.running_tools ?? []).map((t) => t.call_id));
@@ -425,9 +423,7 @@ function commit(s: ViewState, index: number, m: WireMessage): ViewState {
   if (index < 0) return s;
   const isNew = s.messages[index] === undefined;
   const messages = s.messages.slice();
-  const msg = toMessage(index, m);
-  if (msg) messages[index] = msg;
-  else if (index >= messages.length) messages.length = index + 1;
+  setAt(messages, index, toMessage(index, m));
   const tools = { ...s.tools };
   applyMessageToTools(tools, m, "event");
   let queue = s.queue;
@@ -463,6 +459,12 @@ function queuePrompt(queue: QueueItem[], text: string, position: number): QueueI
   const item: QueueItem = { kind: "prompt", text, ref: null };
   if (!at) return [...queue, item];
   return [...queue.slice(0, at.i), item, ...queue.slice(at.i)];
+}
+
+/** Sets list[i], filling any gap before it with undefined (never a sparse array). */
+function setAt<T>(list: (T | undefined)[], i: number, v: T | undefined): void {
+  while (list.length < i) list.push(undefined);
+  list[i] = v;
 }
 
 function removeFirst<T>(list: T[], pred: (x: T) => boolean): T[] {
