@@ -135,7 +135,7 @@ export function initialState(session: string | null = null): ViewState {
     model: "",
     title: null,
     runId: null,
-    usage: { used: 0, window: null, percent: null, sessionTotal: 0 },
+    usage: { used: 0, window: null, percent: 0, sessionTotal: 0 },
     queue: [],
     approvals: [],
     question: null,
@@ -421,13 +421,13 @@ function applyEvent(s0: ViewState, e: TackEvent): ViewState {
 
 function commit(s: ViewState, index: number, m: WireMessage): ViewState {
   if (index < 0) return s;
-  const isNew = s.messages[index] === undefined;
   const messages = s.messages.slice();
   setAt(messages, index, toMessage(index, m));
   const tools = { ...s.tools };
   applyMessageToTools(tools, m, "event");
-  let queue = s.queue;
-  if (isNew && m.role === "user") queue = dequeue(queue, m.content ?? "");
+  // Also when the index is already known (a replay over a seed): the replay
+  // then holds the prompt_queued that put the entry there just before.
+  const queue = m.role === "user" ? dequeue(s.queue, m.content ?? "") : s.queue;
   return {
     ...s,
     messages,

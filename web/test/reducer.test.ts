@@ -442,3 +442,34 @@ test("open resets everything", () => {
   const s = run(start);
   assert.deepEqual(reduce(s, { type: "open", session: "s2" }), initialState("s2"));
 });
+
+test("a reload after a queued prompt was answered: the seed, then the whole ring, leave no queue entry", () => {
+  const events: Ev[] = [
+    ...start,
+    ...toolTurn,
+    { type: "prompt_queued", text: "queued one", position: 1 },
+    { type: "prompt_queued", text: "queued one", position: 2 }, // sent twice
+    { type: "tool_execution_end", name: "shell", call_id: "c-1", ok: false, result: "interrupted: aborted by user" },
+    { type: "message_committed", index: 2, message: { role: "tool", tool_call_id: "c-1", content: "interrupted: aborted by user", is_error: true } },
+    { type: "state_changed", from: "executing_tools", to: "idle" },
+    { type: "agent_end", run_id: "r-1", reason: "aborted" },
+    { type: "message_committed", index: 3, message: { role: "user", content: "queued one" } },
+    { type: "state_changed", from: "idle", to: "running" },
+  ];
+  const alone = run(events);
+  assert.deepEqual(alone.queue, [{ kind: "prompt", text: "queued one", ref: null }]);
+  const seeded = apply(initialState("s1"), {
+    type: "seed",
+    state: { ...idleState, state: "running", prompt_queue: ["queued one"] },
+    messages: [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "Running.", tool_calls: [{ id: "c-1", name: "shell", args: { command: "ls" } }] },
+      { role: "tool", tool_call_id: "c-1", content: "interrupted: aborted by user", is_error: true },
+      { role: "user", content: "queued one" },
+    ],
+  });
+  const replayed = run(events, seeded);
+  assert.deepEqual(replayed.queue, alone.queue);
+  assert.deepEqual(replayed.messages, alone.messages);
+  assert.deepEqual(replayed.tools, alone.tools);
+});
