@@ -221,7 +221,7 @@ const getStateExample = `{"state":"executing_tools","model":"script:demo.json","
  "pending_question":null,"running_tools":[{"call_id":"c-8","name":"sleep_immune","immune":true}],
  "message_count":7,
  "usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0.0},
- "context":{"used":900,"window":8000,"percent":11.25}}`
+ "context":{"used":900,"window":8000,"percent":11.25},"title":"Deploy the build"}`
 
 // TestGetStateShape encodes the SessionState of the docs/protocol.md example and
 // checks it against the example: the same keys in the same order with the
@@ -238,6 +238,7 @@ func TestGetStateShape(t *testing.T) {
 		MessageCount:     7,
 		Usage:            &eventsv1.Usage{InputTokens: 1200, OutputTokens: 340, TotalTokens: 1540},
 		Context:          &eventsv1.ContextInfo{Used: 900, Window: proto.Int64(8000), Percent: proto.Float64(11.25)},
+		Title:            "Deploy the build",
 	}
 	got, err := events.MarshalJSON(st)
 	if err != nil {
@@ -249,7 +250,7 @@ func TestGetStateShape(t *testing.T) {
 		`"pending_question":null,"running_tools":[{"call_id":"c-8","name":"sleep_immune","immune":true}],` +
 		`"message_count":7,` +
 		`"usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0,"cached_input_tokens":0,"reasoning_tokens":0},` +
-		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0}`
+		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0,"title":"Deploy the build"}`
 	if string(got) != want {
 		t.Errorf("MarshalJSON(SessionState)\n got: %s\nwant: %s", got, want)
 	}
