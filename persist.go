@@ -132,7 +132,9 @@ type ListOptions struct {
 // opt.User when set), most recently updated first, opt.Limit at a time;
 // without one, the loaded sessions. Loaded sessions report their live
 // state; a stored session that a crash cut short is restored to be listed,
-// so no listed state contradicts get_state.
+// so no listed state contradicts get_state. updated_at is, with a store,
+// when the store last wrote the session (the order of the list); without
+// one, when the session last changed, by the runtime's clock.
 func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.SessionList, error) {
 	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
 	if rt.env.Store == nil {
@@ -156,8 +158,9 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 	for _, s := range page.Sessions {
 		sum := rt.liveSummary(ctx, s.ID)
 		if sum == nil {
-			sum = &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount)}
+			sum = &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount), Title: s.Title}
 		}
+		sum.UpdatedAt = events.Timestamp(s.UpdatedAt)
 		list.Sessions = append(list.Sessions, sum)
 	}
 	list.Next = page.Next
@@ -170,11 +173,11 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 	if !ok {
 		return nil
 	}
-	st, err := (&Session{id: id, pid: pid, rt: rt}).State(ctx)
-	if err != nil {
-		return nil
+	r, err := rt.request(ctx, pid, &actors.GetSummary{})
+	if sums := r.GetSessions().GetSessions(); err == nil && len(sums) == 1 {
+		return sums[0]
 	}
-	return &eventsv1.SessionSummary{Session: id, State: st.State, Model: st.Model, MessageCount: st.MessageCount, Loaded: true}
+	return nil
 }
 
 // User returns the user session id belongs to ("" for nobody in

@@ -318,3 +318,19 @@ func flatKeys(t *testing.T, data []byte, skip map[string]bool) []string {
 	walk("")
 	return keys
 }
+
+// TestTimestamp: times are written in UTC with six fractional digits,
+// truncated, whatever their zone.
+func TestTimestamp(t *testing.T) {
+	for _, tc := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 24, 11, 0, 0, 123456789, time.FixedZone("CET", 3600)), "2026-11-24T10:00:00.123456Z"},
+		{time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "2026-01-02T03:04:05.000000Z"},
+	} {
+		if got := events.Timestamp(tc.in); got != tc.want {
+			t.Errorf("Timestamp(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
