@@ -39,6 +39,7 @@ func (rt *Runtime) closeSession(id string) {
 
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
+	rt.users.Store(id, c.User)
 	return rt.spec(id, SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
 		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User})
 }
@@ -181,15 +182,16 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 }
 
 // User returns the user session id belongs to ("" for nobody in
-// particular), or invalid_session when there is no such session. With a
-// store it reads the session's record, loaded or not, and never restores
-// it: finding out costs the same for every session, so a caller that
-// hides other users' sessions gives nothing away by timing.
+// particular), or invalid_session when there is no such session. A loaded
+// session answers from memory (a user never changes), so a command such
+// as abort is not held up behind the store's writes; a session that is
+// not loaded is read from its stored record, never restored. (So the time
+// it takes tells whether a session is loaded here, not whose it is.)
 func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
+	if u, ok := rt.users.Load(id); ok && (rt.env.Store == nil || rt.registry.Loaded(id)) {
+		return u.(string), nil
+	}
 	if rt.env.Store == nil {
-		if u, ok := rt.users.Load(id); ok {
-			return u.(string), nil
-		}
 		return "", registryError(id, actors.ErrNoSession)
 	}
 	snap, err := rt.env.Store.Get(ctx, id)

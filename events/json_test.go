@@ -246,7 +246,7 @@ func TestGetStateShape(t *testing.T) {
 	}
 	const want = `{"state":"executing_tools","model":"script:demo.json","run_id":"r-3",` +
 		`"prompt_queue":["then summarise"],"steering_queue":[{"ref":"st-1","text":"stop that"}],` +
-		`"pending_approvals":[{"approval_id":"ap-1","tool":"shell","call_id":"c-9","args":{"command":"rm -rf build"}}],` +
+		`"pending_approvals":[{"approval_id":"ap-1","tool":"shell","call_id":"c-9","args":{"command":"rm -rf build"},"hint":""}],` +
 		`"pending_question":null,"running_tools":[{"call_id":"c-8","name":"sleep_immune","immune":true}],` +
 		`"message_count":7,` +
 		`"usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0,"cached_input_tokens":0,"reasoning_tokens":0},` +
@@ -256,7 +256,8 @@ func TestGetStateShape(t *testing.T) {
 	}
 
 	// Beyond the example, the proto adds only these keys.
-	extra := map[string]bool{"abandoned_tools": true, "usage.cached_input_tokens": true, "usage.reasoning_tokens": true}
+	extra := map[string]bool{"abandoned_tools": true, "usage.cached_input_tokens": true, "usage.reasoning_tokens": true,
+		"pending_approvals[].hint": true}
 	gotKeys := flatKeys(t, got, extra)
 	wantKeys := flatKeys(t, []byte(getStateExample), nil)
 	if len(wantKeys) < 20 {
@@ -275,6 +276,7 @@ func TestGetStateShape(t *testing.T) {
 	delete(gotV, "abandoned_tools")
 	delete(gotV["usage"].(map[string]any), "cached_input_tokens")
 	delete(gotV["usage"].(map[string]any), "reasoning_tokens")
+	delete(gotV["pending_approvals"].([]any)[0].(map[string]any), "hint")
 	g, _ := json.Marshal(gotV)
 	w, _ := json.Marshal(wantV)
 	if !bytes.Equal(g, w) {

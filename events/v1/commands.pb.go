@@ -1381,6 +1381,7 @@ type PendingApproval struct {
 	Tool          string                 `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
 	CallId        string                 `protobuf:"bytes,3,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	Args          *RawJSON               `protobuf:"bytes,4,opt,name=args,proto3" json:"args,omitempty"`
+	Hint          string                 `protobuf:"bytes,5,opt,name=hint,proto3" json:"hint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1441,6 +1442,13 @@ func (x *PendingApproval) GetArgs() *RawJSON {
 		return x.Args
 	}
 	return nil
+}
+
+func (x *PendingApproval) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
 }
 
 type PendingQuestion struct {
@@ -1863,13 +1871,14 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"updated_at\x18\a \x01(\tR\tupdatedAt\"4\n" +
 	"\fSteeringItem\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"\x8c\x01\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xa0\x01\n" +
 	"\x0fPendingApproval\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\tR\n" +
 	"approvalId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x17\n" +
 	"\acall_id\x18\x03 \x01(\tR\x06callId\x12+\n" +
-	"\x04args\x18\x04 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"r\n" +
+	"\x04args\x18\x04 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\x12\x12\n" +
+	"\x04hint\x18\x05 \x01(\tR\x04hint\"r\n" +
 	"\x0fPendingQuestion\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x1a\n" +
 	"\bquestion\x18\x02 \x01(\tR\bquestion\x12\x18\n" +

@@ -62,7 +62,7 @@ func TestScenarios(t *testing.T) {
 		// reads
 		{name: "get_state", method: "GET", path: "/v1/sessions/s", status: 200, want: `~{"state":"idle","model":"script:inline","run_id":null,`},
 		{name: "get_state of a pending approval", held: true, method: "GET", path: "/v1/sessions/s", status: 200,
-			want: `~"pending_approvals":[{"approval_id":"ap-1","tool":"sleep","call_id":"c-1","args":{"ms":1}}]`},
+			want: `~"pending_approvals":[{"approval_id":"ap-1","tool":"sleep","call_id":"c-1","args":{"ms":1},"hint":"sleep: {\"ms\":1}"}]`},
 		{name: "get_messages", method: "GET", path: "/v1/sessions/s/messages", status: 200, want: `{"messages":[]}`},
 		{name: "get_messages with a parameter", method: "GET", path: "/v1/sessions/s/messages?all=true", status: 400, want: `~no parameter \"all\"`},
 
