@@ -39,6 +39,7 @@ func (rt *Runtime) closeSession(id string) {
 
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
+	rt.users.Store(id, c.User)
 	return rt.spec(id, SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
 		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User})
 }
@@ -132,7 +133,9 @@ type ListOptions struct {
 // opt.User when set), most recently updated first, opt.Limit at a time;
 // without one, the loaded sessions. Loaded sessions report their live
 // state; a stored session that a crash cut short is restored to be listed,
-// so no listed state contradicts get_state.
+// so no listed state contradicts get_state. updated_at is, with a store,
+// when the store last wrote the session (the order of the list); without
+// one, when the session last changed, by the runtime's clock.
 func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.SessionList, error) {
 	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
 	if rt.env.Store == nil {
@@ -156,8 +159,9 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 	for _, s := range page.Sessions {
 		sum := rt.liveSummary(ctx, s.ID)
 		if sum == nil {
-			sum = &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount)}
+			sum = &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount), Title: s.Title}
 		}
+		sum.UpdatedAt = events.Timestamp(s.UpdatedAt)
 		list.Sessions = append(list.Sessions, sum)
 	}
 	list.Next = page.Next
@@ -170,23 +174,24 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 	if !ok {
 		return nil
 	}
-	st, err := (&Session{id: id, pid: pid, rt: rt}).State(ctx)
-	if err != nil {
-		return nil
+	r, err := rt.request(ctx, pid, &actors.GetSummary{})
+	if sums := r.GetSessions().GetSessions(); err == nil && len(sums) == 1 {
+		return sums[0]
 	}
-	return &eventsv1.SessionSummary{Session: id, State: st.State, Model: st.Model, MessageCount: st.MessageCount, Loaded: true}
+	return nil
 }
 
 // User returns the user session id belongs to ("" for nobody in
-// particular), or invalid_session when there is no such session. With a
-// store it reads the session's record, loaded or not, and never restores
-// it: finding out costs the same for every session, so a caller that
-// hides other users' sessions gives nothing away by timing.
+// particular), or invalid_session when there is no such session. A loaded
+// session answers from memory (a user never changes), so a command such
+// as abort is not held up behind the store's writes; a session that is
+// not loaded is read from its stored record, never restored. (So the time
+// it takes tells whether a session is loaded here, not whose it is.)
 func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
+	if u, ok := rt.users.Load(id); ok && (rt.env.Store == nil || rt.registry.Loaded(id)) {
+		return u.(string), nil
+	}
 	if rt.env.Store == nil {
-		if u, ok := rt.users.Load(id); ok {
-			return u.(string), nil
-		}
 		return "", registryError(id, actors.ErrNoSession)
 	}
 	snap, err := rt.env.Store.Get(ctx, id)

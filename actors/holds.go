@@ -229,7 +229,8 @@ func (s *session) pending() (approvals []*eventsv1.PendingApproval, question *ev
 		case c.hold.question:
 			question = &eventsv1.PendingQuestion{Ref: c.hold.id, Question: c.hold.text, Options: c.hold.options, CallId: c.tc.Id}
 		default:
-			approvals = append(approvals, &eventsv1.PendingApproval{ApprovalId: c.hold.id, Tool: c.tc.Name, CallId: c.tc.Id, Args: &eventsv1.RawJSON{Json: c.args}})
+			approvals = append(approvals, &eventsv1.PendingApproval{ApprovalId: c.hold.id, Tool: c.tc.Name, CallId: c.tc.Id,
+				Args: &eventsv1.RawJSON{Json: c.args}, Hint: c.hold.hint})
 		}
 	}
 	return approvals, question

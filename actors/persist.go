@@ -66,6 +66,7 @@ type persistence struct {
 	dirtyAfter bool      // changes since the write in flight started
 	saved      int       // messages stored
 	savedSeq   uint64    // event sequence stored
+	savedTitle string    // title stored
 	// kept is the volatile state as stored: what a failed write falls back to.
 	kept *store.Volatile
 	// down is the error of the write that failed for good; nil while the
@@ -83,6 +84,7 @@ type stored struct {
 	err   error
 	count int
 	seq   uint64
+	title string
 	kept  *store.Volatile
 }
 
@@ -100,6 +102,7 @@ const writeTimeout = 1500 * time.Millisecond
 
 // touch marks a change the store must keep before anyone hears of it.
 func (s *session) touch() {
+	s.updated = s.env.now()
 	if s.env.Store == nil {
 		return
 	}
@@ -139,7 +142,7 @@ func (s *session) flush() {
 		err := st.Apply(ctx, id, b)
 		obs.StoreWrite(time.Since(start), err)
 		cancel()
-		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), seq: b.EventSeq, kept: b.Volatile})
+		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), seq: b.EventSeq, title: b.Title, kept: b.Volatile})
 	}()
 }
 
@@ -159,6 +162,9 @@ func (s *session) stored(m *stored) {
 	}
 	s.p.failures = 0
 	s.p.saved, s.p.savedSeq, s.p.kept = m.count, m.seq, m.kept
+	if m.title != "" {
+		s.p.savedTitle = m.title
+	}
 	if s.p.down != nil {
 		s.p.down = nil
 		s.resend()
@@ -272,6 +278,7 @@ func (s *session) rollback(dropped []outItem) {
 		}
 	}
 	s.history = slices.Clip(s.history[:s.p.saved]) // a cancelled request may still read the old tail
+	s.restoreTitle()
 	s.checked = min(s.checked, s.p.saved)
 	kept := s.p.kept
 	if kept == nil {
@@ -371,6 +378,9 @@ func (s *session) batch() *store.Batch {
 		EventSeq: seq,
 		Volatile: s.volatile(),
 	}
+	if s.title != s.p.savedTitle {
+		b.Title = s.title
+	}
 	if s.switched {
 		cfg := s.spec.Stored
 		b.Config = &cfg
@@ -447,6 +457,8 @@ func (s *session) publish(ev *eventsv1.Event) {
 func (s *session) recover(snap *store.Snapshot) {
 	v := snap.Volatile
 	s.history, s.p.saved, s.p.savedSeq = snap.Messages, len(snap.Messages), snap.EventSeq
+	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
+	s.restoreTitle()
 	s.prompts, s.steering = v.PromptQueue, v.SteeringQueue
 	s.runs, s.steers, s.holds = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds
 	s.usage = tallyOf(snap.Usage)

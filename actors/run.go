@@ -131,6 +131,7 @@ func (s *session) fire(e fsm.Event) {
 		panic(err) // a bug in a handler: recoverPanic reports it
 	}
 	if from != to {
+		s.updated = s.env.now()
 		s.env.observer().StateChanged(from, to)
 		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
 	}
@@ -178,6 +179,9 @@ func (s *session) request() *llm.Request {
 // store keeps before message_committed is told.
 func (s *session) commit(m *llm.Message) {
 	s.touch()
+	if s.title == "" && m.Role == "user" {
+		s.title = titleOf(m.Content)
+	}
 	s.history = append(s.history, m)
 	s.emit(&eventsv1.MessageCommitted{Index: int32(len(s.history) - 1), Message: m})
 }

@@ -65,6 +65,12 @@ type session struct {
 	// carries the configuration.
 	switched bool
 
+	// title is the session's title (the first line of its first prompt);
+	// updated is when it last changed: a commit, a state change or
+	// anything else the store would keep.
+	title   string
+	updated time.Time
+
 	usage       tally
 	contextUsed int64
 	runs        uint64
@@ -115,6 +121,7 @@ func (s *session) common(ctx actor.Context) bool {
 	case *actor.Started:
 		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
 		s.env.observer().SessionStarted()
+		s.updated = s.env.now()
 		if s.spec.Restore != nil {
 			s.p.kept = &s.spec.Restore.Volatile
 			s.recover(s.spec.Restore)
@@ -132,6 +139,9 @@ func (s *session) common(ctx actor.Context) bool {
 		s.env.observer().SessionStopped(s.machine.Current())
 	case *eventsv1.GetState:
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
+	case *GetSummary:
+		list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{s.summary()}}
+		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Sessions{Sessions: list}})
 	case *eventsv1.GetMessages:
 		msgs := append([]*llm.Message(nil), s.history...)
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}})

@@ -221,7 +221,7 @@ const getStateExample = `{"state":"executing_tools","model":"script:demo.json","
  "pending_question":null,"running_tools":[{"call_id":"c-8","name":"sleep_immune","immune":true}],
  "message_count":7,
  "usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0.0},
- "context":{"used":900,"window":8000,"percent":11.25}}`
+ "context":{"used":900,"window":8000,"percent":11.25},"title":"Deploy the build"}`
 
 // TestGetStateShape encodes the SessionState of the docs/protocol.md example and
 // checks it against the example: the same keys in the same order with the
@@ -238,6 +238,7 @@ func TestGetStateShape(t *testing.T) {
 		MessageCount:     7,
 		Usage:            &eventsv1.Usage{InputTokens: 1200, OutputTokens: 340, TotalTokens: 1540},
 		Context:          &eventsv1.ContextInfo{Used: 900, Window: proto.Int64(8000), Percent: proto.Float64(11.25)},
+		Title:            "Deploy the build",
 	}
 	got, err := events.MarshalJSON(st)
 	if err != nil {
@@ -245,17 +246,18 @@ func TestGetStateShape(t *testing.T) {
 	}
 	const want = `{"state":"executing_tools","model":"script:demo.json","run_id":"r-3",` +
 		`"prompt_queue":["then summarise"],"steering_queue":[{"ref":"st-1","text":"stop that"}],` +
-		`"pending_approvals":[{"approval_id":"ap-1","tool":"shell","call_id":"c-9","args":{"command":"rm -rf build"}}],` +
+		`"pending_approvals":[{"approval_id":"ap-1","tool":"shell","call_id":"c-9","args":{"command":"rm -rf build"},"hint":""}],` +
 		`"pending_question":null,"running_tools":[{"call_id":"c-8","name":"sleep_immune","immune":true}],` +
 		`"message_count":7,` +
 		`"usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0,"cached_input_tokens":0,"reasoning_tokens":0},` +
-		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0}`
+		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0,"title":"Deploy the build"}`
 	if string(got) != want {
 		t.Errorf("MarshalJSON(SessionState)\n got: %s\nwant: %s", got, want)
 	}
 
 	// Beyond the example, the proto adds only these keys.
-	extra := map[string]bool{"abandoned_tools": true, "usage.cached_input_tokens": true, "usage.reasoning_tokens": true}
+	extra := map[string]bool{"abandoned_tools": true, "usage.cached_input_tokens": true, "usage.reasoning_tokens": true,
+		"pending_approvals[].hint": true}
 	gotKeys := flatKeys(t, got, extra)
 	wantKeys := flatKeys(t, []byte(getStateExample), nil)
 	if len(wantKeys) < 20 {
@@ -274,6 +276,7 @@ func TestGetStateShape(t *testing.T) {
 	delete(gotV, "abandoned_tools")
 	delete(gotV["usage"].(map[string]any), "cached_input_tokens")
 	delete(gotV["usage"].(map[string]any), "reasoning_tokens")
+	delete(gotV["pending_approvals"].([]any)[0].(map[string]any), "hint")
 	g, _ := json.Marshal(gotV)
 	w, _ := json.Marshal(wantV)
 	if !bytes.Equal(g, w) {
@@ -316,4 +319,20 @@ func flatKeys(t *testing.T, data []byte, skip map[string]bool) []string {
 	}
 	walk("")
 	return keys
+}
+
+// TestTimestamp: times are written in UTC with six fractional digits,
+// truncated, whatever their zone.
+func TestTimestamp(t *testing.T) {
+	for _, tc := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 24, 11, 0, 0, 123456789, time.FixedZone("CET", 3600)), "2026-11-24T10:00:00.123456Z"},
+		{time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "2026-01-02T03:04:05.000000Z"},
+	} {
+		if got := events.Timestamp(tc.in); got != tc.want {
+			t.Errorf("Timestamp(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
 }

@@ -37,6 +37,7 @@ func (e *UnknownModelError) Unwrap() error { return e.Err }
 // When every resolver says unknown, the error is the first
 // *UnknownModelError that carries a reason (so "script:missing.json" says
 // the file is missing), else a plain *UnknownModelError naming the model.
+// The chain is also a Lister of what its resolvers list.
 func Chain(resolvers ...Resolver) Resolver {
 	return chain(slices.Clone(resolvers))
 }
@@ -61,4 +62,39 @@ func (c chain) Resolve(name string, inline json.RawMessage) (*Model, error) {
 		return nil, reason
 	}
 	return nil, &UnknownModelError{Name: name}
+}
+
+// Listing is a model a Lister offers by name, for model choosers.
+type Listing struct {
+	// Name is what a session names the model by.
+	Name string
+	// ContextWindow is 0 when unknown.
+	ContextWindow int64
+}
+
+// Lister is a Resolver that can say in advance which names it resolves —
+// not every one (a script path is any file), but those a person would pick
+// from a list. The first listing is the resolver's default.
+type Lister interface {
+	List() []Listing
+}
+
+// List returns the listings of the chain's Listers, in order, each name
+// once.
+func (c chain) List() []Listing {
+	var out []Listing
+	seen := map[string]bool{}
+	for _, r := range c {
+		l, ok := r.(Lister)
+		if !ok {
+			continue
+		}
+		for _, m := range l.List() {
+			if !seen[m.Name] {
+				seen[m.Name] = true
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }

@@ -36,6 +36,8 @@ type Batch struct {
 	EventSeq uint64
 	// Volatile, when non-nil, replaces the volatile state as a whole.
 	Volatile *Volatile
+	// Title, when set, records the session's title.
+	Title string
 }
 
 // Validate reports a malformed batch as ErrInvalid. Implementations call it
@@ -56,6 +58,9 @@ func (b *Batch) Validate() error {
 		}
 	}
 	if err := CheckText("state", b.State); err != nil {
+		return err
+	}
+	if err := CheckText("title", b.Title); err != nil {
 		return err
 	}
 	if err := CheckText("owner", b.Owner); err != nil {

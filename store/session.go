@@ -45,6 +45,9 @@ type Session struct {
 	// MessageCount is the length of the stored history: the index the next
 	// committed message gets.
 	MessageCount int
+	// Title is the session's title as the last Batch.Title set it; "" until
+	// one does.
+	Title string
 	// Usage is the session's usage totals; never nil.
 	Usage *eventsv1.Usage
 	// EventSeq is the event sequence number recorded by the last Apply that

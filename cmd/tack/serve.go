@@ -17,21 +17,24 @@ import (
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/server/auth"
 	httpserver "github.com/tack-run/tack/server/http"
+	"github.com/tack-run/tack/web"
 )
 
-// serve runs the HTTP server (docs/http.md) — REST, Server-Sent Events,
-// AG-UI and /metrics — until SIGINT or SIGTERM, then shuts down
+// serve runs the HTTP server (docs/http.md) — the browser UI, REST,
+// Server-Sent Events, AG-UI and /metrics — until SIGINT or SIGTERM, then shuts down
 // gracefully; stored sessions stay stored.
 func serve(args []string) error {
 	var c common
 	var addr, authFile, origins string
 	var maxBody int64
+	var ui bool
 	fs := flag.NewFlagSet("tack serve", flag.ContinueOnError)
 	c.register(fs, "sqlite:")
 	fs.StringVar(&addr, "addr", "127.0.0.1:7700", "address to listen on; without --auth only a loopback address")
 	fs.StringVar(&authFile, "auth", "", `JSON file of static tokens and JWT settings: {"tokens": {"TOKEN": "user"}, "jwt": {"hs256_secret_env": "VAR", "issuer": "...", "audience": "..."}}`)
 	fs.StringVar(&origins, "cors-origins", "", "comma-separated origins browsers may call from (* for any; default: none, no CORS)")
 	fs.Int64Var(&maxBody, "max-body-bytes", httpserver.DefaultMaxBodyBytes, "largest request body accepted")
+	fs.BoolVar(&ui, "ui", true, "serve the browser UI at / (--ui=false for the API alone)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,6 +47,9 @@ func serve(args []string) error {
 		opts = append(opts, httpserver.WithAuth(a))
 	} else if err := loopbackOnly(addr); err != nil {
 		return err
+	}
+	if ui {
+		opts = append(opts, httpserver.WithUI(web.FS()))
 	}
 	if origins != "" {
 		opts = append(opts, httpserver.WithCORSOrigins(strings.Split(origins, ",")...))

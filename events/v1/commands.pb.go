@@ -1228,7 +1228,9 @@ func (x *SessionList) GetNext() string {
 }
 
 // SessionSummary describes a session; loaded tells whether it runs in this
-// process (a stored one is restored on first use).
+// process (a stored one is restored on first use). title is the session's
+// title, "" before its first prompt; updated_at is the time of its last
+// activity, RFC 3339 in UTC with microseconds.
 type SessionSummary struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -1236,6 +1238,8 @@ type SessionSummary struct {
 	Model         string                 `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
 	MessageCount  int32                  `protobuf:"varint,4,opt,name=message_count,json=messageCount,proto3" json:"message_count,omitempty"`
 	Loaded        bool                   `protobuf:"varint,5,opt,name=loaded,proto3" json:"loaded,omitempty"`
+	Title         string                 `protobuf:"bytes,6,opt,name=title,proto3" json:"title,omitempty"`
+	UpdatedAt     string                 `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1305,6 +1309,20 @@ func (x *SessionSummary) GetLoaded() bool {
 	return false
 }
 
+func (x *SessionSummary) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *SessionSummary) GetUpdatedAt() string {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return ""
+}
+
 type SteeringItem struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Ref           string                 `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
@@ -1363,6 +1381,7 @@ type PendingApproval struct {
 	Tool          string                 `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
 	CallId        string                 `protobuf:"bytes,3,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	Args          *RawJSON               `protobuf:"bytes,4,opt,name=args,proto3" json:"args,omitempty"`
+	Hint          string                 `protobuf:"bytes,5,opt,name=hint,proto3" json:"hint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1423,6 +1442,13 @@ func (x *PendingApproval) GetArgs() *RawJSON {
 		return x.Args
 	}
 	return nil
+}
+
+func (x *PendingApproval) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
 }
 
 type PendingQuestion struct {
@@ -1630,8 +1656,11 @@ type SessionState struct {
 	// abandoned_tools counts tool goroutines that ignored cancellation past the
 	// grace period and have not returned yet.
 	AbandonedTools int32 `protobuf:"varint,12,opt,name=abandoned_tools,json=abandonedTools,proto3" json:"abandoned_tools,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// title is the session's title: the first line of its first prompt; ""
+	// before any prompt.
+	Title         string `protobuf:"bytes,13,opt,name=title,proto3" json:"title,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SessionState) Reset() {
@@ -1748,6 +1777,13 @@ func (x *SessionState) GetAbandonedTools() int32 {
 	return 0
 }
 
+func (x *SessionState) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
 var File_events_v1_commands_proto protoreflect.FileDescriptor
 
 const file_events_v1_commands_proto_rawDesc = "" +
@@ -1823,22 +1859,26 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x06events\x18\x01 \x03(\v2\x15.tack.events.v1.EventR\x06events\"]\n" +
 	"\vSessionList\x12:\n" +
 	"\bsessions\x18\x01 \x03(\v2\x1e.tack.events.v1.SessionSummaryR\bsessions\x12\x12\n" +
-	"\x04next\x18\x02 \x01(\tR\x04next\"\x93\x01\n" +
+	"\x04next\x18\x02 \x01(\tR\x04next\"\xc8\x01\n" +
 	"\x0eSessionSummary\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
 	"\x05model\x18\x03 \x01(\tR\x05model\x12#\n" +
 	"\rmessage_count\x18\x04 \x01(\x05R\fmessageCount\x12\x16\n" +
-	"\x06loaded\x18\x05 \x01(\bR\x06loaded\"4\n" +
+	"\x06loaded\x18\x05 \x01(\bR\x06loaded\x12\x14\n" +
+	"\x05title\x18\x06 \x01(\tR\x05title\x12\x1d\n" +
+	"\n" +
+	"updated_at\x18\a \x01(\tR\tupdatedAt\"4\n" +
 	"\fSteeringItem\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"\x8c\x01\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xa0\x01\n" +
 	"\x0fPendingApproval\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\tR\n" +
 	"approvalId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x17\n" +
 	"\acall_id\x18\x03 \x01(\tR\x06callId\x12+\n" +
-	"\x04args\x18\x04 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"r\n" +
+	"\x04args\x18\x04 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\x12\x12\n" +
+	"\x04hint\x18\x05 \x01(\tR\x04hint\"r\n" +
 	"\x0fPendingQuestion\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x1a\n" +
 	"\bquestion\x18\x02 \x01(\tR\bquestion\x12\x18\n" +
@@ -1854,7 +1894,7 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\apercent\x18\x03 \x01(\x01H\x01R\apercent\x88\x01\x01B\t\n" +
 	"\a_windowB\n" +
 	"\n" +
-	"\b_percent\"\xd7\x04\n" +
+	"\b_percent\"\xed\x04\n" +
 	"\fSessionState\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x1a\n" +
@@ -1868,7 +1908,8 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x05usage\x18\n" +
 	" \x01(\v2\x15.tack.events.v1.UsageR\x05usage\x125\n" +
 	"\acontext\x18\v \x01(\v2\x1b.tack.events.v1.ContextInfoR\acontext\x12'\n" +
-	"\x0fabandoned_tools\x18\f \x01(\x05R\x0eabandonedToolsB\t\n" +
+	"\x0fabandoned_tools\x18\f \x01(\x05R\x0eabandonedTools\x12\x14\n" +
+	"\x05title\x18\r \x01(\tR\x05titleB\t\n" +
 	"\a_run_idB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
 
 var (

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/openai"
@@ -80,4 +81,24 @@ func cost(m *Model) llm.Cost {
 		c.CachedInput = *m.Cost.CachedInput
 	}
 	return c
+}
+
+// List lists every configured model with its context window, the default
+// model first.
+func (r *Resolver) List() []llm.Listing {
+	first := ""
+	if p, m, err := r.cfg.Lookup(r.cfg.DefaultModel); r.cfg.DefaultModel != "" && err == nil {
+		first = p + "/" + m
+	}
+	var out []llm.Listing
+	for _, name := range r.cfg.ModelNames() {
+		p, m, _ := strings.Cut(name, "/")
+		l := llm.Listing{Name: name, ContextWindow: r.cfg.ContextWindow(p, m)}
+		if name == first {
+			out = append([]llm.Listing{l}, out...)
+		} else {
+			out = append(out, l)
+		}
+	}
+	return out
 }

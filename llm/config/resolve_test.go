@@ -135,3 +135,32 @@ func TestChain(t *testing.T) {
 	_, err = models.Resolve("qwen3-8b", nil)
 	equal(t, "error", err.Error(), `unknown model "qwen3-8b": model "qwen3-8b" is ambiguous: name one of local/qwen3-8b, vllm/qwen3-8b`)
 }
+
+// TestList lists every configured model with its window, the default
+// first, and the chain with the scripted resolver adds script:demo once.
+func TestList(t *testing.T) {
+	cfg, err := Parse([]byte(`{"default_model": "qwen3-8b", "providers": {
+		"local": {"base_url": "http://127.0.0.1:1/v1", "context_window": 32000,
+			"models": {"a-model": {}, "qwen3-8b": {"context_window": 40000}}},
+		"openai": {"base_url": "https://api.openai.com/v1", "models": ["gpt-4o", "some-private-model"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := llm.Chain(NewResolver(cfg), script.NewResolver(""), script.NewResolver(""))
+	got := chain.(llm.Lister).List()
+	want := []llm.Listing{
+		{Name: "local/qwen3-8b", ContextWindow: 40000},
+		{Name: "local/a-model", ContextWindow: 32000},
+		{Name: "openai/gpt-4o", ContextWindow: 128000},
+		{Name: "openai/some-private-model"},
+		{Name: "script:demo", ContextWindow: 8000},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("List = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("List[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

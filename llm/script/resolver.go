@@ -84,3 +84,9 @@ func model(name string, s *Script, err error) (*llm.Model, error) {
 		ProvidesTools: []string{"sleep", "sleep_stubborn", "sleep_immune", "echo", "shell"},
 	}, nil
 }
+
+// List offers the built-in demo script: other scripts are files, named by
+// their path.
+func (r *Resolver) List() []llm.Listing {
+	return []llm.Listing{{Name: DemoModel, ContextWindow: Demo().ContextWindow}}
+}

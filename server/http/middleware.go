@@ -106,14 +106,14 @@ func (s *Server) cors(next http.Handler) http.Handler {
 
 // authenticate names the request's user: from its bearer token (the
 // Authorization header, else ?access_token=) with an authenticator,
-// LocalUser without one. /healthz needs no credential.
+// LocalUser without one. /healthz and the UI's files need no credential.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.opts.auth == nil {
 			next.ServeHTTP(w, withUser(r, LocalUser))
 			return
 		}
-		if r.URL.Path == "/healthz" {
+		if s.public[r.URL.Path] && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -171,3 +171,18 @@ func (s *Server) noQuery(w http.ResponseWriter, r *http.Request) bool {
 	}
 	return true
 }
+
+// catalog answers what sessions can be created with (tack.Catalog): the
+// models to choose from, the tools and the plugins.
+func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
+	if !s.noQuery(w, r) {
+		return
+	}
+	b, err := json.Marshal(s.rt.Catalog())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(b, '\n'))
+}

@@ -53,7 +53,7 @@ func TestScenarios(t *testing.T) {
 		{name: "create with a wrong type", method: "POST", path: "/v1/sessions", body: `{"model":7}`, status: 400, want: `~model`},
 		{name: "create with a parameter", method: "POST", path: "/v1/sessions?x=1", body: `{"model":"script:demo"}`, status: 400, want: `~no parameter \"x\"`},
 		{name: "list", method: "GET", path: "/v1/sessions", status: 200,
-			want: `{"sessions":[{"session":"s","state":"idle","model":"script:inline","message_count":0,"loaded":true}],"next":""}`},
+			want: `~{"sessions":[{"session":"s","state":"idle","model":"script:inline","message_count":0,"loaded":true,"title":"","updated_at":"20`},
 		{name: "list of another user", token: bobToken, method: "GET", path: "/v1/sessions", status: 200, want: `{"sessions":[],"next":""}`},
 		{name: "list with a bad limit", method: "GET", path: "/v1/sessions?limit=ten", status: 400, want: `~limit`},
 		{name: "list with a negative limit", method: "GET", path: "/v1/sessions?limit=-1", status: 400, want: `~limit`},
@@ -62,7 +62,7 @@ func TestScenarios(t *testing.T) {
 		// reads
 		{name: "get_state", method: "GET", path: "/v1/sessions/s", status: 200, want: `~{"state":"idle","model":"script:inline","run_id":null,`},
 		{name: "get_state of a pending approval", held: true, method: "GET", path: "/v1/sessions/s", status: 200,
-			want: `~"pending_approvals":[{"approval_id":"ap-1","tool":"sleep","call_id":"c-1","args":{"ms":1}}]`},
+			want: `~"pending_approvals":[{"approval_id":"ap-1","tool":"sleep","call_id":"c-1","args":{"ms":1},"hint":"sleep: {\"ms\":1}"}]`},
 		{name: "get_messages", method: "GET", path: "/v1/sessions/s/messages", status: 200, want: `{"messages":[]}`},
 		{name: "get_messages with a parameter", method: "GET", path: "/v1/sessions/s/messages?all=true", status: 400, want: `~no parameter \"all\"`},
 

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"net"
 	"net/http"
 	"sync"
@@ -38,6 +39,9 @@ type Server struct {
 	drain    sync.Once
 	// sockets are the open WebSockets, which Serve waits for.
 	sockets *socketSet
+	// public are the paths served without a credential: /healthz and the
+	// UI's files.
+	public map[string]bool
 }
 
 // Option configures a Server.
@@ -53,6 +57,7 @@ type options struct {
 	logger         *zap.Logger
 	grace          time.Duration
 	metrics        *metrics.Metrics
+	ui             fs.FS
 }
 
 // WithAuth makes every request (but /healthz) carry a credential that a
@@ -96,6 +101,12 @@ func WithShutdownGrace(d time.Duration) Option { return func(o *options) { o.gra
 // for the sessions' own metrics.
 func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metrics = m } }
 
+// WithUI serves the browser UI in fsys at / (its index.html) and its
+// other files at their paths, without a credential: they hold no data.
+// New panics when fsys cannot be read; the embedded UI (package web)
+// always can.
+func WithUI(fsys fs.FS) Option { return func(o *options) { o.ui = fsys } }
+
 // New returns a server for rt.
 func New(rt *tack.Runtime, opts ...Option) *Server {
 	o := options{maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive, requestTimeout: DefaultRequestTimeout,
@@ -106,7 +117,8 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 	if o.logger == nil {
 		o.logger = zap.NewNop()
 	}
-	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{}), sockets: newSocketSet()}
+	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{}), sockets: newSocketSet(),
+		public: map[string]bool{"/healthz": true}}
 	s.routes()
 	s.handler = s.logRequests(s.recoverPanics(s.cors(s.authenticate(s.limitBody(http.HandlerFunc(s.route))))))
 	return s
@@ -116,6 +128,7 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 // the middlewares of New.
 func (s *Server) routes() {
 	s.handle("GET /healthz", http.HandlerFunc(s.health))
+	s.handle("GET /v1/catalog", http.HandlerFunc(s.catalog))
 	s.handle("POST /v1/sessions", s.global("create_session", http.StatusCreated))
 	s.handle("GET /v1/sessions", s.list())
 	s.handle("GET /v1/sessions/{id}", s.session("get_state", http.StatusOK, noBody))
@@ -130,6 +143,11 @@ func (s *Server) routes() {
 	s.handle("POST /v1/sessions/{id}/agui", s.agui())
 	if s.opts.metrics != nil {
 		s.handle("GET /metrics", s.opts.metrics.Handler())
+	}
+	if s.opts.ui != nil {
+		if err := s.uiRoutes(s.opts.ui); err != nil {
+			panic("http: WithUI: " + err.Error())
+		}
 	}
 }
 

@@ -83,6 +83,9 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		if b.State != "" {
 			e.rec.State = b.State
 		}
+		if b.Title != "" {
+			e.rec.Title = b.Title
+		}
 		if b.Usage != nil {
 			e.rec.Usage = proto.Clone(b.Usage).(*eventsv1.Usage)
 		}

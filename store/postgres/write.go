@@ -115,6 +115,9 @@ func (u *update) fields(b *store.Batch) error {
 	if b.State != "" {
 		u.add("state", b.State)
 	}
+	if b.Title != "" {
+		u.add("title", b.Title)
+	}
 	if us := b.Usage; us != nil {
 		u.add("input_tokens", us.InputTokens)
 		u.add("output_tokens", us.OutputTokens)

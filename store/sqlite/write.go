@@ -101,6 +101,9 @@ func updates(b *store.Batch) (string, []any, error) {
 	if b.State != "" {
 		add("state = ?", b.State)
 	}
+	if b.Title != "" {
+		add("title = ?", b.Title)
+	}
 	if u := b.Usage; u != nil {
 		add("input_tokens = ?, output_tokens = ?, total_tokens = ?, cached_input_tokens = ?, reasoning_tokens = ?, cost_usd = ?",
 			u.InputTokens, u.OutputTokens, u.TotalTokens, u.CachedInputTokens, u.ReasoningTokens, u.CostUsd)

@@ -108,6 +108,7 @@ func testInvalidBatch(t *testing.T, e *env) {
 		{"rewrite not from 0", &store.Batch{From: 1, Rewrite: true}},
 		{"plugins not JSON", &store.Batch{Config: &store.Config{Plugins: []byte("{")}}},
 		{"NUL in state", &store.Batch{State: "idle\x00"}},
+		{"title not UTF-8", &store.Batch{Title: "Fix \xff"}},
 		{"NUL in system prompt", &store.Batch{Config: &store.Config{System: "\x00"}}},
 		{"nil approval", &store.Batch{Volatile: &store.Volatile{Approvals: []store.Approval{{}}}}},
 		{"nil question", &store.Batch{Volatile: &store.Volatile{Question: &store.Question{}}}},

@@ -107,6 +107,10 @@ func testBatchFields(t *testing.T, e *env) {
 				s.Usage = &eventsv1.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15, CostUsd: 0.25, CachedInputTokens: 3, ReasoningTokens: 2}
 			}},
 		{"event seq", store.Batch{EventSeq: 42}, func(s *store.Session) { s.EventSeq = 42 }},
+		{"title", store.Batch{Title: "Fix the “build” — now"}, func(s *store.Session) { s.Title = "Fix the “build” — now" }},
+		{"later batches keep the title", store.Batch{State: "streaming", EventSeq: 43},
+			func(s *store.Session) { s.State, s.EventSeq = "streaming", 43 }},
+		{"title replaced", store.Batch{Title: "Summarise"}, func(s *store.Session) { s.Title = "Summarise" }},
 		{"config", store.Batch{Config: &store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`)}},
 			func(s *store.Session) {
 				s.Config = store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`)}
@@ -133,7 +137,7 @@ func testList(t *testing.T, e *env) {
 		}
 		e.clock.Advance(time.Millisecond)
 	}
-	e.apply(t, "s03", &store.Batch{Messages: msgs(0, 3), State: "streaming"})
+	e.apply(t, "s03", &store.Batch{Messages: msgs(0, 3), State: "streaming", Title: "prompt 0"})
 	// Expected: the last group first; within a group, ids descending; s03
 	// was created in the first group and not moved (same clock as group 5).
 	var want []string
@@ -158,8 +162,11 @@ func testList(t *testing.T, e *env) {
 				}
 				for _, s := range page.Sessions {
 					got = append(got, s.ID)
-					if s.ID == "s03" && (s.MessageCount != 3 || s.State != "streaming" || s.Config.Model != "script:demo") {
+					if s.ID == "s03" && (s.MessageCount != 3 || s.State != "streaming" || s.Config.Model != "script:demo" || s.Title != "prompt 0") {
 						t.Fatalf("listed s03 = %+v", s)
+					}
+					if s.ID != "s03" && s.Title != "" {
+						t.Fatalf("listed %s with title %q, want none", s.ID, s.Title)
 					}
 				}
 				if page.Next == "" {

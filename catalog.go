@@ -1,0 +1,51 @@
+package tack
+
+import (
+	"github.com/tack-run/tack/llm"
+)
+
+// Catalog is what a session can be created with: the models a person
+// would pick from a list, the tools and the plugins. A model chooser (the
+// browser UI's, `GET /v1/catalog`) shows it; create_session accepts more
+// than it lists (any script:<path>).
+type Catalog struct {
+	// Models are the listed models, the default first.
+	Models []ModelInfo `json:"models"`
+	// Tools are every tool a session may name, sorted by name.
+	Tools []ToolInfo `json:"tools"`
+	// Plugins are the names of the plugins a session may configure, sorted.
+	Plugins []string `json:"plugins"`
+}
+
+// ModelInfo is one listed model.
+type ModelInfo struct {
+	Name string `json:"name"`
+	// ContextWindow is nil when unknown.
+	ContextWindow *int64 `json:"context_window"`
+}
+
+// ToolInfo is one tool.
+type ToolInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Kind is "killable" or "immune".
+	Kind string `json:"kind"`
+}
+
+// Catalog returns what sessions of this runtime can be created with.
+func (rt *Runtime) Catalog() Catalog {
+	c := Catalog{Models: []ModelInfo{}, Tools: []ToolInfo{}, Plugins: rt.plugins.Names()}
+	if l, ok := rt.models.(llm.Lister); ok {
+		for _, m := range l.List() {
+			info := ModelInfo{Name: m.Name}
+			if m.ContextWindow > 0 {
+				info.ContextWindow = &m.ContextWindow
+			}
+			c.Models = append(c.Models, info)
+		}
+	}
+	for _, s := range rt.catalog.All().Specs() {
+		c.Tools = append(c.Tools, ToolInfo{Name: s.Name, Description: s.Description, Kind: s.Kind.String()})
+	}
+	return c
+}
