@@ -258,10 +258,9 @@ function applyEvent(s0: ViewState, e: TackEvent): ViewState {
       const reason = str(e.reason);
       const t = { ...s, runId: null, streaming: null };
       if (reason === "completed" || reason === "") return t;
+      if (reason === "aborted") return addNotice(t, "agent_end", "info", "Stopped");
       return addNotice(t, "agent_end", reason === "error" ? "error" : "info", `Run ended: ${reason}`);
     }
-    case "agent_abort":
-      return addNotice(s, "agent_abort", "info", "Stopped by request");
     case "agent_recovered": {
       const calls = Array.isArray(e.interrupted_calls) ? e.interrupted_calls.length : 0;
       const resumed = e.resumed ? "resumed" : "not resumed";

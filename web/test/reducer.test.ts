@@ -170,10 +170,7 @@ test("a tool card goes running → error on abort; interrupted text is marked", 
     result: "interrupted: aborted by user",
     durationMs: 529,
   }));
-  assert.deepEqual(s.notices.map((n) => [n.at, n.kind, n.text]), [
-    [2, "agent_abort", "Stopped by request"],
-    [3, "agent_end", "Run ended: aborted"],
-  ]);
+  assert.deepEqual(s.notices.map((n) => [n.at, n.kind, n.text]), [[3, "agent_end", "Stopped"]]);
 
   // Text cut while streaming: what was rendered stays, marked.
   let t = run([...start, { type: "message_start", role: "assistant" }, { type: "message_delta", delta: "a long te" }]);
@@ -427,6 +424,7 @@ test("quiet notices for recovery, compaction, retries and errors", () => {
     { type: "retry", attempt: 1, delay_ms: 500, reason: "rate limited" },
     { type: "stream_error", error: "connection reset" },
     { type: "error", code: "model_error", message: "boom" },
+    { type: "agent_end", run_id: "r-1", reason: "loop_detected" },
   ]);
   assert.deepEqual(s.notices.map((n) => [n.kind, n.level, n.text]), [
     ["agent_recovered", "info", "Recovered after a restart (was executing_tools; 1 interrupted call; resumed)"],
@@ -435,6 +433,7 @@ test("quiet notices for recovery, compaction, retries and errors", () => {
     ["retry", "info", "Retrying (attempt 1, in 500 ms): rate limited"],
     ["stream_error", "error", "Stream error: connection reset"],
     ["error", "error", "Error (model_error): boom"],
+    ["agent_end", "info", "Run ended: loop_detected"],
   ]);
 });
 

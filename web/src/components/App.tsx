@@ -75,6 +75,7 @@ export function App() {
     if (!current || needAuth) return;
     setFlash(null);
     const sub = openSession(api, current, dispatch, setConnection, (err) => {
+      setConnection("closed");
       if (err instanceof ApiError && err.status === 404) setFlash(`Session ${current} was not found.`);
       else if (!(err instanceof ApiError && err.status === 401)) setFlash(`Cannot open ${current}: ${message(err)}`);
     });
@@ -177,6 +178,12 @@ export function App() {
     setEpoch((n) => n + 1);
   };
 
+  const listTitle = sessions.find((x) => x.session === v.session)?.title ?? null;
+  const pageTitle = v.title || listTitle || v.session;
+  useEffect(() => {
+    document.title = pageTitle ? `${pageTitle} · Tack` : "Tack";
+  }, [pageTitle]);
+
   const approval = v.approvals[0];
   const connected = !!v.session && connection !== "unauthorized" && connection !== "closed";
   return (
@@ -192,6 +199,7 @@ export function App() {
       <main class="main">
         <Header
           v={v}
+          listTitle={listTitle}
           models={catalog.models.map((m) => m.name)}
           connection={v.session ? connection : "closed"}
           onSwitchModel={(model) => void act("switch_model", { model })}

@@ -23,12 +23,15 @@ export function ContextUsageView({ usage }: { usage: ViewState["usage"] }) {
 /** The header: session title, context usage, model, connection. */
 export function Header(p: {
   v: ViewState;
+  /** The title from the session list, while get_state has none. */
+  listTitle: string | null;
   models: string[];
   connection: Connection;
   onSwitchModel: (model: string) => void;
   onToggleSidebar: () => void;
 }) {
   const { v } = p;
+  const title = v.title || p.listTitle;
   const models = v.model && !p.models.includes(v.model) ? [v.model, ...p.models] : p.models;
   return (
     <header class="header">
@@ -36,8 +39,8 @@ export function Header(p: {
         ☰
       </button>
       <div class="title" title={v.session ?? ""}>
-        <span class="title-text">{v.title || v.session || "Tack"}</span>
-        {v.title && v.session && <span class="title-id">{v.session}</span>}
+        <span class="title-text">{title || v.session || "Tack"}</span>
+        {title && v.session && <span class="title-id">{v.session}</span>}
       </div>
       <ContextUsageView usage={v.usage} />
       <label class="model">
