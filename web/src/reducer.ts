@@ -407,12 +407,10 @@ function applyEvent(s0: ViewState, e: TackEvent): ViewState {
       return { ...s, title: str(e.title) || s.title };
     case "intervention":
       return addNotice(s, e.type, "info", str(e.text));
-    case "events_lost": {
+    case "events_lost":
       // The ring no longer reaches back: the seed stands (the client fetches
       // a new one when this follows a reconnect). Notices go after it.
-      const t = { ...s, anchor: Math.max(s.anchor, s.messages.length) };
-      return addNotice(t, e.type, "info", `Missed events ${num(e.from, 0)}–${num(e.to, 0)}; caught up from the session's state`);
-    }
+      return { ...s, anchor: Math.max(s.anchor, s.messages.length) };
     default:
       return s;
   }

@@ -56,7 +56,10 @@ export function openSession(
             return;
           }
           dispatch({ type: "event", event: e });
-          if (e.type === "events_lost" && !first) reseed();
+          if (e.type === "events_lost" && !first) {
+            dispatch({ type: "notice", text: "Events were missed while disconnected; caught up from the session's state" });
+            reseed();
+          }
         },
         connection,
       });
