@@ -35,6 +35,11 @@ type Spec struct {
 	// Stored is the configuration the store keeps for the session; the
 	// session writes it anew after a model switch.
 	Stored store.Config
+	// Context bounds requests and sets when the history is compacted; nil
+	// for none (an overflow is then an error, not a compaction).
+	Context *llm.ContextConfig
+	// CompactModel writes summaries; nil means the session's model.
+	CompactModel *llm.Model
 }
 
 // session is the session actor's state. Only Receive touches it.
