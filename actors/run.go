@@ -167,12 +167,43 @@ func (s *session) request() *llm.Request {
 	} else {
 		s.checked = len(s.history)
 	}
-	return &llm.Request{
-		Model:    s.spec.Model.ID,
-		System:   s.spec.System,
-		Messages: msgs,
-		Tools:    s.env.toolSpecs(s.spec.Tools),
+	before := s.archivedCalls
+	if c := s.spec.Context; c != nil {
+		window := llm.Trim(msgs, c.MaxMessages, s.budget(c))
+		before += countCalls(msgs[:len(msgs)-len(window)])
+		msgs = window
 	}
+	return &llm.Request{
+		Model:       s.spec.Model.ID,
+		System:      s.spec.System,
+		Messages:    msgs,
+		Tools:       s.env.toolSpecs(s.spec.Tools),
+		CallsBefore: before,
+	}
+}
+
+// countCalls counts the tool calls of msgs.
+func countCalls(msgs []*llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.ToolCalls)
+	}
+	return n
+}
+
+// budget is the token budget of the next request's history, in the
+// 4-bytes-a-token estimate: the configured budget less the system prompt,
+// scaled by how the provider's reported usage of the last request compared
+// with its estimate. 0 means no limit.
+func (s *session) budget(c *llm.ContextConfig) int64 {
+	b := c.Budget(s.spec.Model.ContextWindow)
+	if b == 0 {
+		return 0
+	}
+	if s.tokenScale > 0 {
+		b = int64(float64(b) / s.tokenScale)
+	}
+	return max(b-llm.EstimateTokens(s.spec.System), 1)
 }
 
 // commit appends a message to the history: a commit point, which the

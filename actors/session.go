@@ -53,6 +53,9 @@ type session struct {
 	root *actor.RootContext
 
 	history []*llm.Message
+	// archivedCalls counts the tool calls of the messages compaction took
+	// out of the history.
+	archivedCalls int
 	// checked is how much of the history the repair pass has found valid.
 	checked  int
 	prompts  []string
@@ -78,6 +81,9 @@ type session struct {
 
 	usage       tally
 	contextUsed int64
+	// tokenScale is the provider's reported input tokens of the last
+	// request over their 4-bytes-a-token estimate; 0 until one reported.
+	tokenScale float64
 	runs        uint64
 	steers      uint64
 	holds       uint64

@@ -122,6 +122,8 @@ func (s *session) responseDone(m *streamDone) {
 	usage := resp.Usage
 	if usage == nil {
 		usage = llm.EstimateUsage(p.req, resp.Message)
+	} else if est := llm.EstimateUsage(p.req, resp.Message).InputTokens; est > 0 && usage.InputTokens > 0 {
+		s.tokenScale = float64(usage.InputTokens) / float64(est)
 	}
 	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: usage})
 	s.commit(resp.Message)
