@@ -84,11 +84,11 @@ type session struct {
 	// tokenScale is the provider's reported input tokens of the last
 	// request over their 4-bytes-a-token estimate; 0 until one reported.
 	tokenScale float64
-	runs        uint64
-	steers      uint64
-	holds       uint64
-	sinks       []events.Sink
-	abandoned   atomic.Int32
+	runs       uint64
+	steers     uint64
+	holds      uint64
+	sinks      []events.Sink
+	abandoned  atomic.Int32
 }
 
 // Props returns the props of a session actor for spec.
