@@ -33,6 +33,11 @@ type run struct {
 	batch *batch
 	// aborted is set once agent_abort was emitted for this run.
 	aborted bool
+	// awaitCompact is set while the run's next request waits for a
+	// compaction; overflowed once a context overflow was retried after a
+	// compaction (cleared by the next response).
+	awaitCompact bool
+	overflowed   bool
 	// end, when set, is the reason the run ends with at its next boundary:
 	// after an abort, once the last tool that survived it is done; after a
 	// rejected approval, once the batch is done.
@@ -93,6 +98,14 @@ func (s *session) startTurn() {
 	s.applySteering()
 	s.transition(fsm.Start, fsm.NextTurn)
 	s.emit(&eventsv1.AgentStatus{Status: "thinking"})
+	if s.awaitCompaction() {
+		return
+	}
+	s.sendRequest()
+}
+
+// sendRequest sends the turn's model request, unless a plugin stops it.
+func (s *session) sendRequest() {
 	if !s.requestHook() {
 		return
 	}
@@ -253,6 +266,10 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 	s.env.observer().RunEnded(reason)
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 	s.trimLater()
+	if s.compactWanted && s.compacting == nil {
+		s.compactWanted = false
+		s.startCompaction(false)
+	}
 }
 
 // trimLater shrinks the event buffer of a session that stays idle: a

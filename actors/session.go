@@ -53,9 +53,17 @@ type session struct {
 	root *actor.RootContext
 
 	history []*llm.Message
-	// archivedCalls counts the tool calls of the messages compaction took
-	// out of the history.
+	// archive holds the messages compaction took out of the history, in
+	// order; base is their number, the store index the history starts at.
+	archive []*llm.Message
+	base    int
+	// archivedCalls counts the tool calls of the archive.
 	archivedCalls int
+	// compacting is the compaction in flight; compactWanted asks for one
+	// at the run's next turn gap; compactions numbers them.
+	compacting    *compaction
+	compactWanted bool
+	compactions   uint64
 	// checked is how much of the history the repair pass has found valid.
 	checked  int
 	prompts  []string
@@ -155,6 +163,9 @@ func (s *session) common(ctx actor.Context) bool {
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Sessions{Sessions: list}})
 	case *eventsv1.GetMessages:
 		msgs := append([]*llm.Message(nil), s.history...)
+		if m.All {
+			msgs = s.allMessages()
+		}
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}})
 	case *eventsv1.Subscribe:
 		s.replay(ctx, m)
@@ -192,6 +203,10 @@ func (s *session) common(ctx actor.Context) bool {
 		s.deliver(ctx, &eventsv1.Reply{})
 	case *idleTrim:
 		s.trim(m)
+	case *eventsv1.Compact:
+		s.compactCommand(ctx)
+	case *compactDone:
+		s.compactionDone(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:
 		if s.refused != "" {
 			s.fail(ctx, events.CodeNotAlive, s.refused)

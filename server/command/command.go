@@ -65,7 +65,7 @@ var table = map[string]command{
 	"get_messages":   {new: func() proto.Message { return &eventsv1.GetMessages{} }, session: send},
 	"subscribe":      {new: func() proto.Message { return &eventsv1.Subscribe{} }, session: send},
 	"close_session":  {new: func() proto.Message { return &eventsv1.CloseSession{} }, session: closeSession},
-	"compact":        {pending: true},
+	"compact":        {new: func() proto.Message { return &eventsv1.Compact{} }, session: send},
 	"attach_tools":   {pending: true},
 	"detach_tools":   {pending: true},
 	"fork":           {pending: true},

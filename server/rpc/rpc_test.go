@@ -92,7 +92,7 @@ func TestErrorScenarios(t *testing.T) {
 		{"negative keep_recent", `{"cmd":"create_session","model":"script:demo","context":{"keep_recent":-2}}`, "bad_request", "context.keep_recent must not be negative, not -2"},
 		{"unknown compact_model", `{"cmd":"create_session","model":"script:demo","context":{"compact_model":"gpt-nothing"}}`, "unknown_model", `unknown model "gpt-nothing"`},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
-		{"not implemented yet", `{"cmd":"compact","session":"s"}`, "bad_request", "compact is not implemented yet"},
+		{"not implemented yet", `{"cmd":"fork","session":"s"}`, "bad_request", "fork is not implemented yet"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
