@@ -69,8 +69,8 @@ type persistence struct {
 	// before is the history as it was before a compaction the store does
 	// not hold yet: what a failed write goes back to.
 	before     []*llm.Message
-	savedSeq   uint64    // event sequence stored
-	savedTitle string    // title stored
+	savedSeq   uint64 // event sequence stored
+	savedTitle string // title stored
 	// kept is the volatile state as stored: what a failed write falls back to.
 	kept *store.Volatile
 	// down is the error of the write that failed for good; nil while the
