@@ -84,6 +84,8 @@ func folded(p string, a plugins.Action) plugins.Outcome {
 		out.Args = a.Args
 	case plugins.ReplaceToolResult:
 		out.Result = &tools.Result{Content: a.Result, IsError: a.IsError}
+	case plugins.ReplaceSummary:
+		out.Summary = a.Text
 	default:
 		out.Stop = &plugins.Decision{Plugin: p, Action: a}
 	}
