@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 )
@@ -40,8 +41,15 @@ func (rt *Runtime) closeSession(id string) {
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 	rt.users.Store(id, c.User)
-	return rt.spec(id, SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
-		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User})
+	cfg := SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
+		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User}
+	if len(c.Context) > 0 {
+		cfg.Context = &llm.ContextConfig{}
+		if err := json.Unmarshal(c.Context, cfg.Context); err != nil {
+			return actors.Spec{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored context options of %s: %v", id, err)}
+		}
+	}
+	return rt.spec(id, cfg)
 }
 
 // storedConfig is what the store keeps of a session's configuration.
@@ -49,6 +57,9 @@ func storedConfig(cfg SessionConfig, model string) store.Config {
 	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User}
 	if len(cfg.Plugins) > 0 {
 		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins)) // names and raw JSON: cannot fail
+	}
+	if cfg.Context != nil {
+		sc.Context, _ = json.Marshal(cfg.Context) // numbers and a string: cannot fail
 	}
 	return sc
 }

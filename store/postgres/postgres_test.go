@@ -33,11 +33,20 @@ var rewinds = []struct {
 	version int
 	stmts   []string
 }{
+	{4, []string{ // before context options and compaction
+		`ALTER TABLE sessions DROP COLUMN context`,
+		`ALTER TABLE sessions DROP COLUMN history_start`,
+		`DELETE FROM schema_migrations WHERE version = 5`,
+	}},
 	{3, []string{ // before titles
+		`ALTER TABLE sessions DROP COLUMN context`,
+		`ALTER TABLE sessions DROP COLUMN history_start`,
 		`ALTER TABLE sessions DROP COLUMN title`,
-		`DELETE FROM schema_migrations WHERE version = 4`,
+		`DELETE FROM schema_migrations WHERE version >= 4`,
 	}},
 	{2, []string{ // before users
+		`ALTER TABLE sessions DROP COLUMN context`,
+		`ALTER TABLE sessions DROP COLUMN history_start`,
 		`ALTER TABLE sessions DROP COLUMN title`,
 		`DROP INDEX sessions_by_user`,
 		`ALTER TABLE sessions DROP COLUMN user_name`,
@@ -67,8 +76,8 @@ func TestMigrate(t *testing.T) {
 			}
 			old.Close()
 			st := openAt(t, dsn)
-			if v := version(t, st); v != 4 {
-				t.Fatalf("schema version %d after reopening, want 4", v)
+			if v := version(t, st); v != 5 {
+				t.Fatalf("schema version %d after reopening, want 5", v)
 			}
 			storetest.CheckMigrated(t, st, func() store.Store {
 				st.Close()

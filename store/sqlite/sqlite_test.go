@@ -33,11 +33,20 @@ var rewinds = []struct {
 	version int
 	stmts   []string
 }{
+	{4, []string{ // before context options and compaction
+		`ALTER TABLE sessions DROP COLUMN context`,
+		`ALTER TABLE sessions DROP COLUMN history_start`,
+		`DELETE FROM schema_migrations WHERE version = 5`,
+	}},
 	{3, []string{ // before titles
+		`ALTER TABLE sessions DROP COLUMN context`,
+		`ALTER TABLE sessions DROP COLUMN history_start`,
 		`ALTER TABLE sessions DROP COLUMN title`,
-		`DELETE FROM schema_migrations WHERE version = 4`,
+		`DELETE FROM schema_migrations WHERE version >= 4`,
 	}},
 	{2, []string{ // before users
+		`ALTER TABLE sessions DROP COLUMN context`,
+		`ALTER TABLE sessions DROP COLUMN history_start`,
 		`ALTER TABLE sessions DROP COLUMN title`,
 		`DROP INDEX sessions_by_user`,
 		`ALTER TABLE sessions DROP COLUMN user_name`,
@@ -46,7 +55,7 @@ var rewinds = []struct {
 }
 
 // TestMigrate: a file an older release wrote (schema version 2, before
-// sessions had users, or 3, before titles) opens with its sessions intact,
+// sessions had users, 3, before titles, or 4, before context options) opens with its sessions intact,
 // as nobody's and untitled, and takes users and titles from then on.
 func TestMigrate(t *testing.T) {
 	for _, rw := range rewinds {
@@ -66,8 +75,8 @@ func TestMigrate(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := openAt(t, path)
-			if v := sqlite.QueryInt(t, st, `SELECT max(version) FROM schema_migrations`); v != 4 {
-				t.Fatalf("schema version %d after reopening, want 4", v)
+			if v := sqlite.QueryInt(t, st, `SELECT max(version) FROM schema_migrations`); v != 5 {
+				t.Fatalf("schema version %d after reopening, want 5", v)
 			}
 			storetest.CheckMigrated(t, st, func() store.Store {
 				if err := st.Close(); err != nil {

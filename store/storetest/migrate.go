@@ -16,7 +16,8 @@ import (
 func CheckMigrated(t *testing.T, st store.Store, reopen func() store.Store) {
 	t.Helper()
 	snap, err := st.Get(t.Context(), "old")
-	if err != nil || snap.Config.User != "" || snap.Title != "" || snap.Config.Model != "script:demo" {
+	if err != nil || snap.Config.User != "" || snap.Title != "" || snap.Config.Model != "script:demo" ||
+		snap.Config.Context != nil || snap.HistoryStart != 0 {
 		t.Fatalf("old session after migration: %+v, %v", snap, err)
 	}
 	if err := st.Create(t.Context(), "new", store.Config{Model: "script:demo", User: "alice"}); err != nil {

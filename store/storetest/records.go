@@ -18,6 +18,7 @@ func testCreateGet(t *testing.T, e *env) {
 		Tools:   []string{"shell", "read_file"},
 		Plugins: json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
 		Script:  json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
+		Context: json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
 		User:    "alice",
 	}
 	if err := e.st.Create(e.ctx, "s1", cfg); err != nil {
@@ -54,6 +55,7 @@ func testCreateInvalid(t *testing.T, e *env) {
 		{"empty id", "", store.Config{}},
 		{"plugins not JSON", "s1", store.Config{Plugins: json.RawMessage(`{"a":`)}},
 		{"script not JSON", "s1", store.Config{Script: json.RawMessage(`{"turns":`)}},
+		{"context not JSON", "s1", store.Config{Context: json.RawMessage(`{"max_messages":`)}},
 		{"NUL in system prompt", "s1", store.Config{System: "a\x00b"}},
 		{"model not UTF-8", "s1", store.Config{Model: "\xff"}},
 		{"tool not UTF-8", "s1", store.Config{Tools: []string{"\xfe"}}},
