@@ -24,6 +24,8 @@ export interface Message {
   toolCalls: string[];
   /** The text was cut by an abort (content keeps the marker). */
   interrupted: boolean;
+  /** Compaction's summary of the earlier conversation. */
+  summary: boolean;
 }
 
 /** The assistant message that is streaming, not yet committed. */
@@ -111,7 +113,12 @@ export interface ViewState {
 /** Everything that changes the view state. */
 export type Action =
   | { type: "open"; session: string }
-  | { type: "seed"; state: WireState; messages: WireMessage[] }
+  /**
+   * The session's state and working history. With replace (after a
+   * compaction) the history is exactly these messages; otherwise they are
+   * laid over what is known, since a replay may already have gone further.
+   */
+  | { type: "seed"; state: WireState; messages: WireMessage[]; replace?: boolean }
   | { type: "event"; event: TackEvent }
   | { type: "sending" }
   | { type: "send_failed"; message: string }
@@ -148,7 +155,7 @@ export function reduce(s: ViewState, a: Action): ViewState {
     case "open":
       return initialState(a.session);
     case "seed":
-      return seed(s, a.state, a.messages);
+      return seed(s, a.state, a.messages, a.replace === true);
     case "event":
       return applyEvent(s, a.event);
     case "sending":
@@ -166,8 +173,8 @@ export function reduce(s: ViewState, a: Action): ViewState {
 
 // ---- seeding from get_state + get_messages ----
 
-function seed(s: ViewState, st: WireState, wire: WireMessage[]): ViewState {
-  const messages = s.messages.slice();
+function seed(s: ViewState, st: WireState, wire: WireMessage[], replace: boolean): ViewState {
+  const messages = replace ? [] : s.messages.slice();
   const tools: Record<string, ToolCall> = { ...s.tools };
   wire.forEach((m, i) => {
     setAt(messages, i, toMessage(i, m));
@@ -479,6 +486,7 @@ function toMessage(index: number, m: WireMessage): Message | undefined {
     thinking: m.thinking ?? "",
     toolCalls: (m.tool_calls ?? []).map((c) => c.id),
     interrupted: m.role === "assistant" && content.endsWith(INTERRUPTED_MARK),
+    summary: m.summary === true,
   };
 }
 

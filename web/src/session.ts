@@ -1,15 +1,16 @@
 // Opening a session: the seed (get_state + get_messages), then its events
 // from since=0. A later events_lost (a gap after a reconnect) fetches a fresh
-// seed; events that arrive meanwhile wait and apply on top of it.
+// seed; events that arrive meanwhile wait and apply on top of it. So does a
+// compaction (compact_end), whose new, shorter history replaces the old.
 
 import { Api, ApiError, subscribe, type Connection, type Subscription } from "./api";
 import type { Action } from "./reducer";
 import type { TackEvent } from "./wire";
 
 /** Fetches the seed of a session as one action. */
-export async function fetchSeed(api: Api, id: string): Promise<Action> {
+export async function fetchSeed(api: Api, id: string, replace = false): Promise<Action> {
   const [state, msgs] = await Promise.all([api.getState(id), api.getMessages(id)]);
-  return { type: "seed", state, messages: msgs.messages ?? [] };
+  return { type: "seed", state, messages: msgs.messages ?? [], replace };
 }
 
 /** Follows one session until close(). */
@@ -25,9 +26,9 @@ export function openSession(
   let waiting: TackEvent[] | null = null; // events held while a new seed loads
   let sawEvent = false;
 
-  const reseed = () => {
+  const reseed = (replace: boolean) => {
     waiting = [];
-    fetchSeed(api, id)
+    fetchSeed(api, id, replace)
       .then((a) => {
         if (!closed) dispatch(a);
       })
@@ -58,8 +59,11 @@ export function openSession(
           dispatch({ type: "event", event: e });
           if (e.type === "events_lost" && !first) {
             dispatch({ type: "notice", text: "Events were missed while disconnected; caught up from the session's state" });
-            reseed();
+            reseed(false);
           }
+          // A compaction replaced older messages with a summary: the working
+          // history is shorter now and later commits count from its start.
+          if (e.type === "compact_end" && Number(e.removed_count ?? 0) > 0) reseed(true);
         },
         connection,
       });

@@ -15,6 +15,8 @@ export interface WireMessage {
   tool_calls?: WireToolCall[];
   tool_call_id?: string;
   is_error?: boolean;
+  /** The summary that compaction put in place of older messages. */
+  summary?: boolean;
 }
 
 /** A pending approval as get_state and approval_required carry it. */

@@ -43,7 +43,7 @@ const tool = (t: Partial<ToolCall> & { callId: string; name: string }): ToolCall
   ...t,
 });
 
-const userMsg = (index: number, content: string) => ({ index, role: "user", content, thinking: "", toolCalls: [], interrupted: false });
+const userMsg = (index: number, content: string, summary = false) => ({ index, role: "user", content, thinking: "", toolCalls: [], interrupted: false, summary });
 const asstMsg = (index: number, content: string, toolCalls: string[] = [], thinking = "") => ({
   index,
   role: "assistant",
@@ -51,6 +51,7 @@ const asstMsg = (index: number, content: string, toolCalls: string[] = [], think
   thinking,
   toolCalls,
   interrupted: content.endsWith("\n\n[interrupted]"),
+  summary: false,
 });
 
 // The start of a run, as tack serve sends it (seq 1–8).
@@ -181,7 +182,7 @@ test("a tool card goes running → error on abort; interrupted text is marked", 
     { type: "state_changed", from: "streaming", to: "idle" },
   ], t);
   assert.equal(t.streaming, null);
-  assert.deepEqual(t.messages[1], { index: 1, role: "assistant", content: "a long te\n\n[interrupted]", thinking: "", toolCalls: [], interrupted: true });
+  assert.deepEqual(t.messages[1], { index: 1, role: "assistant", content: "a long te\n\n[interrupted]", thinking: "", toolCalls: [], interrupted: true, summary: false });
 });
 
 test("a replay after a reconnect with duplicate events doubles nothing", () => {
@@ -472,4 +473,36 @@ test("a reload after a queued prompt was answered: the seed, then the whole ring
   assert.deepEqual(replayed.queue, alone.queue);
   assert.deepEqual(replayed.messages, alone.messages);
   assert.deepEqual(replayed.tools, alone.tools);
+});
+
+test("a compaction's seed replaces the history: the summary first, nothing of the old indexes left", () => {
+  let s = apply(initialState("s1"), {
+    type: "seed",
+    state: { ...idleState, message_count: 4 },
+    messages: [
+      { role: "user", content: "p1" },
+      { role: "assistant", content: "a1" },
+      { role: "user", content: "p2" },
+      { role: "assistant", content: "a2" },
+    ],
+  });
+  s = run([{ type: "compact_start" }, { type: "compact_end", removed_count: 2 }], s);
+  s = apply(s, {
+    type: "seed",
+    replace: true,
+    state: { ...idleState, message_count: 3 },
+    messages: [
+      { role: "user", content: "[Summary of the earlier conversation]\np1 was answered.", summary: true },
+      { role: "user", content: "p2" },
+      { role: "assistant", content: "a2" },
+    ],
+  });
+  assert.deepEqual(s.messages, [
+    userMsg(0, "[Summary of the earlier conversation]\np1 was answered.", true),
+    userMsg(1, "p2"),
+    asstMsg(2, "a2"),
+  ]);
+  // Without replace a seed lays itself over what a replay already showed.
+  const over = apply(s, { type: "seed", state: idleState, messages: [{ role: "user", content: "[Summary of the earlier conversation]\np1 was answered.", summary: true }] });
+  assert.equal(over.messages.length, 3);
 });

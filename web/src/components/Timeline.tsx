@@ -58,7 +58,7 @@ export function Timeline({ v }: { v: ViewState }) {
     const m = v.messages[i];
     if (m) {
       items.push(
-        <MessageView key={`m${i}`} role={m.role} content={m.content} thinking={m.thinking} interrupted={m.interrupted} tools={toolsOf(m.toolCalls)} />,
+        <MessageView key={`m${i}`} role={m.role} content={m.content} thinking={m.thinking} interrupted={m.interrupted} summary={m.summary} tools={toolsOf(m.toolCalls)} />,
       );
     }
   }
