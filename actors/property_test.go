@@ -436,10 +436,19 @@ func (c *checkedProvider) Stream(ctx context.Context, req *llm.Request, emit fun
 // are sent in the order their request_start events come).
 func (p *prop) checkRequests(evs []*eventsv1.Event) {
 	p.t.Helper()
-	p.sent.mu.Lock()
-	reqs := slices.Clone(p.sent.reqs)
-	p.sent.mu.Unlock()
 	starts := findAll(evs, "request_start")
+	// A run aborted just after request_start ends without waiting for its
+	// stream goroutine, which may not have called the provider yet: it
+	// will, with a cancelled context.
+	var reqs []*llm.Request
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		p.sent.mu.Lock()
+		reqs = slices.Clone(p.sent.reqs)
+		p.sent.mu.Unlock()
+		if len(reqs) >= len(starts) || time.Now().After(deadline) {
+			break
+		}
+	}
 	if len(starts) != len(reqs) {
 		p.t.Fatalf("%d request_start events for %d requests", len(starts), len(reqs))
 	}
