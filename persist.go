@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 )
@@ -40,8 +41,15 @@ func (rt *Runtime) closeSession(id string) {
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 	rt.users.Store(id, c.User)
-	return rt.spec(id, SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
-		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User})
+	cfg := SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
+		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User}
+	if len(c.Context) > 0 {
+		cfg.Context = &llm.ContextConfig{}
+		if err := json.Unmarshal(c.Context, cfg.Context); err != nil {
+			return actors.Spec{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored context options of %s: %v", id, err)}
+		}
+	}
+	return rt.spec(id, cfg)
 }
 
 // storedConfig is what the store keeps of a session's configuration.
@@ -49,6 +57,9 @@ func storedConfig(cfg SessionConfig, model string) store.Config {
 	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User}
 	if len(cfg.Plugins) > 0 {
 		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins)) // names and raw JSON: cannot fail
+	}
+	if cfg.Context != nil {
+		sc.Context, _ = json.Marshal(cfg.Context) // numbers and a string: cannot fail
 	}
 	return sc
 }
@@ -133,7 +144,9 @@ type ListOptions struct {
 // opt.User when set), most recently updated first, opt.Limit at a time;
 // without one, the loaded sessions. Loaded sessions report their live
 // state; a stored session that a crash cut short is restored to be listed,
-// so no listed state contradicts get_state.
+// so no listed state contradicts get_state. updated_at is, with a store,
+// when the store last wrote the session (the order of the list); without
+// one, when the session last changed, by the runtime's clock.
 func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.SessionList, error) {
 	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
 	if rt.env.Store == nil {
@@ -157,8 +170,9 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 	for _, s := range page.Sessions {
 		sum := rt.liveSummary(ctx, s.ID)
 		if sum == nil {
-			sum = &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount)}
+			sum = &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount), Title: s.Title}
 		}
+		sum.UpdatedAt = events.Timestamp(s.UpdatedAt)
 		list.Sessions = append(list.Sessions, sum)
 	}
 	list.Next = page.Next
@@ -171,11 +185,11 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 	if !ok {
 		return nil
 	}
-	st, err := (&Session{id: id, pid: pid, rt: rt}).State(ctx)
-	if err != nil {
-		return nil
+	r, err := rt.request(ctx, pid, &actors.GetSummary{})
+	if sums := r.GetSessions().GetSessions(); err == nil && len(sums) == 1 {
+		return sums[0]
 	}
-	return &eventsv1.SessionSummary{Session: id, State: st.State, Model: st.Model, MessageCount: st.MessageCount, Loaded: true}
+	return nil
 }
 
 // User returns the user session id belongs to ("" for nobody in

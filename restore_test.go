@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 )
 
@@ -119,8 +120,8 @@ func TestRestoredViewWhateverTheFirstCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(st.PromptQueue) != "[then this]" || st.Usage.InputTokens != 100 || st.Usage.OutputTokens != 10 {
-				t.Fatalf("restored state: queue %v, usage %v", st.PromptQueue, st.Usage)
+			if fmt.Sprint(st.PromptQueue) != "[then this]" || st.Usage.InputTokens != 100 || st.Usage.OutputTokens != 10 || st.Title != "go" {
+				t.Fatalf("restored state: queue %v, usage %v, title %q", st.PromptQueue, st.Usage, st.Title)
 			}
 			sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"message_committed"}})
 			if err != nil {
@@ -181,6 +182,57 @@ func TestConcurrentFirstUsesShareOneRestore(t *testing.T) {
 	}
 	if n := len(r.GetEvents().GetEvents()); n != 2 { // events_lost, then one agent_recovered
 		t.Fatalf("%d events in the replay, want events_lost and one agent_recovered", n)
+	}
+}
+
+// TestTitleSurvivesRestart: a session's title is stored with its first
+// prompt: after a restart it is listed before the session is loaded, and
+// get_state shows it once restored. A session stored before titles were
+// (history, no title) gets its first prompt's once restored.
+func TestTitleSurvivesRestart(t *testing.T) {
+	mem := memory.New()
+	first, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(`{"turns":[{"text":"Done."}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	promptAndWait(t, first, "s", "Plan the release\nwith notes", "r-1")
+	first.Close()
+
+	ctx := t.Context()
+	if err := mem.Create(ctx, "old", store.Config{Model: "script:demo"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Apply(ctx, "old", &store.Batch{Messages: []*llm.Message{llm.UserMessage("Older session"), llm.AssistantMessage("Hi.")}}); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	list, err := rt.List(ctx, tack.ListOptions{})
+	if err != nil || len(list.Sessions) != 2 {
+		t.Fatalf("List = %v, %v", list, err)
+	}
+	snap, err := mem.Get(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := list.Sessions[1]; got.Session != "s" || got.Loaded || got.Title != "Plan the release" ||
+		got.UpdatedAt != events.Timestamp(snap.UpdatedAt) {
+		t.Fatalf("listed after the restart: %v; want s, not loaded, titled, updated at %v", got, snap.UpdatedAt)
+	}
+	if got := list.Sessions[0]; got.Session != "old" || got.Title != "" {
+		t.Fatalf("listed the untitled session as %v", got)
+	}
+	for id, want := range map[string]string{"s": "Plan the release", "old": "Older session"} {
+		st, err := rt.State(ctx, id)
+		if err != nil || st.Title != want {
+			t.Fatalf("restored %s: title %q, %v; want %q", id, st.GetTitle(), err, want)
+		}
 	}
 }
 

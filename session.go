@@ -106,6 +106,22 @@ func (s *Session) Messages(ctx context.Context) ([]*llm.Message, error) {
 	return r.GetMessages().GetMessages(), err
 }
 
+// AllMessages returns every message the session ever committed, in
+// order: those compaction replaced, marked Compacted, then the working
+// history (get_messages with all).
+func (s *Session) AllMessages(ctx context.Context) ([]*llm.Message, error) {
+	r, err := s.Send(ctx, &eventsv1.GetMessages{All: true})
+	return r.GetMessages().GetMessages(), err
+}
+
+// Compact replaces the older part of the history with a summary: at once
+// when no run is in progress, else at the run's next turn gap. It returns
+// at once; compact_start and compact_end tell the rest.
+func (s *Session) Compact(ctx context.Context) error {
+	_, err := s.Send(ctx, &eventsv1.Compact{})
+	return err
+}
+
 // Close stops the session (a stored one stays stored, to be restored on
 // its next use).
 func (s *Session) Close() { s.rt.closeSession(s.id) }

@@ -130,6 +130,10 @@ type SessionConfig struct {
 	// with the stored session so that it survives restarts. Empty means
 	// nobody in particular (tack rpc, tack chat).
 	User string
+	// Context bounds what each request carries and when the history is
+	// compacted (docs/context.md); nil: no limit, no automatic compaction,
+	// and a context overflow is an error.
+	Context *llm.ContextConfig
 }
 
 // Spawn starts a session (and, with a store, records it first).
@@ -168,7 +172,18 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	return actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps}, nil
+	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context}
+	if c := cfg.Context; c != nil {
+		if err := c.Validate(); err != nil {
+			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+		}
+		if c.CompactModel != "" {
+			if spec.CompactModel, err = rt.resolve(c.CompactModel, nil); err != nil {
+				return actors.Spec{}, err
+			}
+		}
+	}
+	return spec, nil
 }
 
 // toolSet resolves a session's tools by name and adds the tools its

@@ -72,6 +72,11 @@ type SubscribePID struct {
 	Filter events.Filter
 }
 
+// GetSummary asks a session for its list_sessions entry: the reply's
+// sessions hold that one entry, loaded, with updated_at the time of the
+// session's last change by the runtime's clock.
+type GetSummary struct{}
+
 // Unsubscribe detaches a sink attached with SubscribeSink; a sink that is an
 // *events.Channel is closed.
 type Unsubscribe struct {

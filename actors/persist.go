@@ -64,8 +64,13 @@ type persistence struct {
 	inflight   bool      // a write is under way
 	upTo       int       // outbox items the write in flight releases
 	dirtyAfter bool      // changes since the write in flight started
-	saved      int       // messages stored
-	savedSeq   uint64    // event sequence stored
+	saved      int       // messages of the history stored
+	savedBase  int       // the history's start as stored
+	// before is the history as it was before a compaction the store does
+	// not hold yet: what a failed write goes back to.
+	before     []*llm.Message
+	savedSeq   uint64 // event sequence stored
+	savedTitle string // title stored
 	// kept is the volatile state as stored: what a failed write falls back to.
 	kept *store.Volatile
 	// down is the error of the write that failed for good; nil while the
@@ -82,7 +87,9 @@ type persistence struct {
 type stored struct {
 	err   error
 	count int
+	base  int
 	seq   uint64
+	title string
 	kept  *store.Volatile
 }
 
@@ -100,6 +107,7 @@ const writeTimeout = 1500 * time.Millisecond
 
 // touch marks a change the store must keep before anyone hears of it.
 func (s *session) touch() {
+	s.updated = s.env.now()
 	if s.env.Store == nil {
 		return
 	}
@@ -125,21 +133,22 @@ func (s *session) flush() {
 		s.p.gate = true
 	}
 	b := s.batch()
-	if s.p.down != nil {
+	if s.p.down != nil || s.base != s.p.savedBase {
 		// A write that failed may have landed all the same (a commit whose
 		// answer was lost): the first write after it replaces the history,
-		// so the store holds exactly what the session does.
-		b.From, b.Messages, b.Rewrite = 0, slices.Clone(s.history), true
+		// so the store holds exactly what the session does. A compaction
+		// writes the history anew from its start, in the same way.
+		b.From, b.Messages, b.Rewrite, b.HistoryStart = s.base, slices.Clone(s.history), true, s.base
 	}
 	s.p.inflight, s.p.upTo, s.p.dirtyAfter = true, len(s.p.outbox), false
-	st, id, root, self, obs := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer()
+	st, id, root, self, obs, base := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer(), s.base
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		start := time.Now()
 		err := st.Apply(ctx, id, b)
 		obs.StoreWrite(time.Since(start), err)
 		cancel()
-		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), seq: b.EventSeq, kept: b.Volatile})
+		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), base: base, seq: b.EventSeq, title: b.Title, kept: b.Volatile})
 	}()
 }
 
@@ -158,7 +167,13 @@ func (s *session) stored(m *stored) {
 		return
 	}
 	s.p.failures = 0
-	s.p.saved, s.p.savedSeq, s.p.kept = m.count, m.seq, m.kept
+	s.p.saved, s.p.savedBase, s.p.savedSeq, s.p.kept = m.count-m.base, m.base, m.seq, m.kept
+	if m.base == s.base {
+		s.p.before = nil
+	}
+	if m.title != "" {
+		s.p.savedTitle = m.title
+	}
 	if s.p.down != nil {
 		s.p.down = nil
 		s.resend()
@@ -271,7 +286,13 @@ func (s *session) rollback(dropped []outItem) {
 			s.trimLater()
 		}
 	}
+	if s.base != s.p.savedBase { // a compaction the store does not hold
+		s.history, s.base = s.p.before, s.p.savedBase
+		s.archive = slices.Clip(s.archive[:s.base])
+		s.archivedCalls, s.p.before, s.checked = countCalls(s.archive), nil, 0
+	}
 	s.history = slices.Clip(s.history[:s.p.saved]) // a cancelled request may still read the old tail
+	s.restoreTitle()
 	s.checked = min(s.checked, s.p.saved)
 	kept := s.p.kept
 	if kept == nil {
@@ -364,12 +385,15 @@ func (s *session) batch() *store.Batch {
 	}
 	b := &store.Batch{
 		Owner:    s.env.Node,
-		From:     s.p.saved,
+		From:     s.base + s.p.saved,
 		Messages: slices.Clone(s.history[s.p.saved:]),
 		State:    string(s.machine.Current()),
 		Usage:    s.usage.proto(),
 		EventSeq: seq,
 		Volatile: s.volatile(),
+	}
+	if s.title != s.p.savedTitle {
+		b.Title = s.title
 	}
 	if s.switched {
 		cfg := s.spec.Stored
@@ -446,7 +470,12 @@ func (s *session) publish(ev *eventsv1.Event) {
 // shows the session as it is now.
 func (s *session) recover(snap *store.Snapshot) {
 	v := snap.Volatile
-	s.history, s.p.saved, s.p.savedSeq = snap.Messages, len(snap.Messages), snap.EventSeq
+	start := min(snap.HistoryStart, len(snap.Messages))
+	s.archive, s.history = slices.Clip(snap.Messages[:start]), snap.Messages[start:]
+	s.base, s.archivedCalls = start, countCalls(s.archive)
+	s.p.saved, s.p.savedBase, s.p.savedSeq = len(s.history), start, snap.EventSeq
+	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
+	s.restoreTitle()
 	s.prompts, s.steering = v.PromptQueue, v.SteeringQueue
 	s.runs, s.steers, s.holds = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds
 	s.usage = tallyOf(snap.Usage)

@@ -1,10 +1,12 @@
 package actors
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -43,7 +45,11 @@ const propWorkers = 48
 //   - every abort produced exactly one agent_abort;
 //   - every run that started ended with exactly one agent_end, and runs
 //     did not overlap; seq numbers are 1..N; no internal error;
-//   - the session answers get_state (every command and check asks it).
+//   - the session answers get_state (every command and check asks it);
+//   - every request sent (the session has random context limits on two
+//     seeds in three) is valid for the provider, carries the system prompt,
+//     keeps to the limits unless the cut moved back to keep a call with
+//     its results, and request_start.message_count counts its messages.
 //
 // A seed fixes the script and the commands; the interleaving with the
 // model and the tools also depends on the scheduler, so a failing seed is
@@ -96,6 +102,9 @@ type prop struct {
 	seed uint64
 	kick chan struct{} // a token after each event, for waits
 
+	limits *llm.ContextConfig // nil on a third of the seeds
+	sent   *sentRequests
+
 	accepted []string // texts of accepted prompts and steering messages
 	refused  []string // texts of steering messages refused as queue_full
 	aborts   int
@@ -105,8 +114,11 @@ type prop struct {
 
 func newProp(t *testing.T, sys *actor.ActorSystem, reg *Registry, set *tools.Set, seed uint64) *prop {
 	t.Helper()
-	p := &prop{t: t, rng: rand.New(rand.NewPCG(seed, 0x7ac4)), seed: seed, kick: make(chan struct{}, 1)}
-	p.h = spawnHarness(t, sys, reg, fmt.Sprintf("prop-%d", seed), scriptModel(t, "script:m0", randomScript(p.rng)), set)
+	p := &prop{t: t, rng: rand.New(rand.NewPCG(seed, 0x7ac4)), seed: seed, kick: make(chan struct{}, 1), sent: &sentRequests{}}
+	if p.rng.IntN(3) > 0 {
+		p.limits = &llm.ContextConfig{MaxMessages: p.rng.IntN(8), MaxTokens: int64(p.rng.IntN(3) * (5 + p.rng.IntN(40)))}
+	}
+	p.h = spawnSpec(t, sys, reg, Spec{ID: fmt.Sprintf("prop-%d", seed), Model: p.model("script:m0"), System: "be brief", Tools: set, Context: p.limits})
 	p.h.ok(&SubscribeSink{Sink: kicker(p.kick)})
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -199,7 +211,7 @@ func (p *prop) abort() {
 func (p *prop) switchModel() {
 	p.models++
 	name := fmt.Sprintf("script:m%d", p.models)
-	m := scriptModel(p.t, name, randomScript(p.rng))
+	m := p.model(name)
 	if r := p.h.send(&SwitchModel{Model: m}); r.Error != nil {
 		p.t.Fatalf("switch_model: %v", r.Error)
 	}
@@ -308,6 +320,7 @@ func (p *prop) check(st *eventsv1.SessionState) {
 		p.t.Errorf("%d steering_received rejected_full for %d refused steers", rejectedFull, len(p.refused))
 	}
 
+	p.checkRequests(evs)
 	if n := len(findAll(evs, "agent_abort")); n != p.aborts {
 		p.t.Errorf("%d agent_abort events for %d aborts", n, p.aborts)
 	}
@@ -389,5 +402,81 @@ func randomCall(rng *rand.Rand) map[string]any {
 		return map[string]any{"name": "teleport"}
 	default:
 		return map[string]any{"name": "sleep", "args": map[string]any{"ms": "soon"}}
+	}
+}
+
+// model is a random script named name whose requests p checks.
+func (p *prop) model(name string) *llm.Model {
+	m := scriptModel(p.t, name, randomScript(p.rng))
+	m.Provider = &checkedProvider{Provider: m.Provider, sent: p.sent}
+	return m
+}
+
+// sentRequests are the requests a session's models were sent, in order.
+type sentRequests struct {
+	mu   sync.Mutex
+	reqs []*llm.Request
+}
+
+// checkedProvider records each request before its provider streams it.
+type checkedProvider struct {
+	llm.Provider
+	sent *sentRequests
+}
+
+func (c *checkedProvider) Stream(ctx context.Context, req *llm.Request, emit func(llm.Chunk)) (*llm.Response, error) {
+	c.sent.mu.Lock()
+	c.sent.reqs = append(c.sent.reqs, req)
+	c.sent.mu.Unlock()
+	return c.Provider.Stream(ctx, req, emit)
+}
+
+// checkRequests checks every request sent so far against the history
+// invariant, the system prompt, the limits and request_start (requests
+// are sent in the order their request_start events come).
+func (p *prop) checkRequests(evs []*eventsv1.Event) {
+	p.t.Helper()
+	starts := findAll(evs, "request_start")
+	// A run aborted just after request_start ends without waiting for its
+	// stream goroutine, which may not have called the provider yet: it
+	// will, with a cancelled context.
+	var reqs []*llm.Request
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		p.sent.mu.Lock()
+		reqs = slices.Clone(p.sent.reqs)
+		p.sent.mu.Unlock()
+		if len(reqs) >= len(starts) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(starts) != len(reqs) {
+		p.t.Fatalf("%d request_start events for %d requests", len(starts), len(reqs))
+	}
+	for i, req := range reqs {
+		if err := llm.Validate(req.Messages); err != nil {
+			p.t.Errorf("request %d is not valid: %v", i+1, err)
+		}
+		if req.System != "be brief" || len(req.Messages) == 0 {
+			p.t.Errorf("request %d: system %q, %d messages", i+1, req.System, len(req.Messages))
+		}
+		if n := starts[i].GetRequestStart().MessageCount; int(n) != len(req.Messages) {
+			p.t.Errorf("request %d: request_start.message_count %d, sent %d", i+1, n, len(req.Messages))
+		}
+		if p.limits == nil {
+			continue
+		}
+		movedBack := len(req.Messages) > 1 && req.Messages[1].Role == llm.RoleTool
+		var tokens int64
+		for _, m := range req.Messages {
+			tokens += llm.EstimateMessageTokens(m)
+		}
+		budget := p.limits.MaxTokens // the script reports no usage: no scaling
+		if budget > 0 {
+			budget = max(budget-llm.EstimateTokens("be brief"), 1)
+		}
+		if !movedBack && len(req.Messages) > 1 &&
+			((p.limits.MaxMessages > 0 && len(req.Messages) > p.limits.MaxMessages) || (budget > 0 && tokens > budget)) {
+			p.t.Errorf("request %d: %d messages, %d tokens over the limits %+v", i+1, len(req.Messages), tokens, p.limits)
+		}
 	}
 }

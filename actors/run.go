@@ -33,6 +33,11 @@ type run struct {
 	batch *batch
 	// aborted is set once agent_abort was emitted for this run.
 	aborted bool
+	// awaitCompact is set while the run's next request waits for a
+	// compaction; overflowed once a context overflow was retried after a
+	// compaction (cleared by the next response).
+	awaitCompact bool
+	overflowed   bool
 	// end, when set, is the reason the run ends with at its next boundary:
 	// after an abort, once the last tool that survived it is done; after a
 	// rejected approval, once the batch is done.
@@ -93,6 +98,14 @@ func (s *session) startTurn() {
 	s.applySteering()
 	s.transition(fsm.Start, fsm.NextTurn)
 	s.emit(&eventsv1.AgentStatus{Status: "thinking"})
+	if s.awaitCompaction() {
+		return
+	}
+	s.sendRequest()
+}
+
+// sendRequest sends the turn's model request, unless a plugin stops it.
+func (s *session) sendRequest() {
 	if !s.requestHook() {
 		return
 	}
@@ -131,6 +144,7 @@ func (s *session) fire(e fsm.Event) {
 		panic(err) // a bug in a handler: recoverPanic reports it
 	}
 	if from != to {
+		s.updated = s.env.now()
 		s.env.observer().StateChanged(from, to)
 		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
 	}
@@ -166,18 +180,52 @@ func (s *session) request() *llm.Request {
 	} else {
 		s.checked = len(s.history)
 	}
-	return &llm.Request{
-		Model:    s.spec.Model.ID,
-		System:   s.spec.System,
-		Messages: msgs,
-		Tools:    s.env.toolSpecs(s.spec.Tools),
+	before := s.archivedCalls
+	if c := s.spec.Context; c != nil {
+		window := llm.Trim(msgs, c.MaxMessages, s.budget(c))
+		before += countCalls(msgs[:len(msgs)-len(window)])
+		msgs = window
 	}
+	return &llm.Request{
+		Model:       s.spec.Model.ID,
+		System:      s.spec.System,
+		Messages:    msgs,
+		Tools:       s.env.toolSpecs(s.spec.Tools),
+		CallsBefore: before,
+	}
+}
+
+// countCalls counts the tool calls of msgs.
+func countCalls(msgs []*llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.ToolCalls)
+	}
+	return n
+}
+
+// budget is the token budget of the next request's history, in the
+// 4-bytes-a-token estimate: the configured budget less the system prompt,
+// scaled by how the provider's reported usage of the last request compared
+// with its estimate. 0 means no limit.
+func (s *session) budget(c *llm.ContextConfig) int64 {
+	b := c.Budget(s.spec.Model.ContextWindow)
+	if b == 0 {
+		return 0
+	}
+	if s.tokenScale > 0 {
+		b = int64(float64(b) / s.tokenScale)
+	}
+	return max(b-llm.EstimateTokens(s.spec.System), 1)
 }
 
 // commit appends a message to the history: a commit point, which the
 // store keeps before message_committed is told.
 func (s *session) commit(m *llm.Message) {
 	s.touch()
+	if s.title == "" && m.Role == "user" {
+		s.title = titleOf(m.Content)
+	}
 	s.history = append(s.history, m)
 	s.emit(&eventsv1.MessageCommitted{Index: int32(len(s.history) - 1), Message: m})
 }
@@ -218,6 +266,10 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 	s.env.observer().RunEnded(reason)
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 	s.trimLater()
+	if s.compactWanted && s.compacting == nil {
+		s.compactWanted = false
+		s.startCompaction(false)
+	}
 }
 
 // trimLater shrinks the event buffer of a session that stays idle: a

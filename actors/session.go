@@ -35,6 +35,11 @@ type Spec struct {
 	// Stored is the configuration the store keeps for the session; the
 	// session writes it anew after a model switch.
 	Stored store.Config
+	// Context bounds requests and sets when the history is compacted; nil
+	// for none (an overflow is then an error, not a compaction).
+	Context *llm.ContextConfig
+	// CompactModel writes summaries; nil means the session's model.
+	CompactModel *llm.Model
 }
 
 // session is the session actor's state. Only Receive touches it.
@@ -48,6 +53,17 @@ type session struct {
 	root *actor.RootContext
 
 	history []*llm.Message
+	// archive holds the messages compaction took out of the history, in
+	// order; base is their number, the store index the history starts at.
+	archive []*llm.Message
+	base    int
+	// archivedCalls counts the tool calls of the archive.
+	archivedCalls int
+	// compacting is the compaction in flight; compactWanted asks for one
+	// at the run's next turn gap; compactions numbers them.
+	compacting    *compaction
+	compactWanted bool
+	compactions   uint64
 	// checked is how much of the history the repair pass has found valid.
 	checked  int
 	prompts  []string
@@ -65,13 +81,22 @@ type session struct {
 	// carries the configuration.
 	switched bool
 
+	// title is the session's title (the first line of its first prompt);
+	// updated is when it last changed: a commit, a state change or
+	// anything else the store would keep.
+	title   string
+	updated time.Time
+
 	usage       tally
 	contextUsed int64
-	runs        uint64
-	steers      uint64
-	holds       uint64
-	sinks       []events.Sink
-	abandoned   atomic.Int32
+	// tokenScale is the provider's reported input tokens of the last
+	// request over their 4-bytes-a-token estimate; 0 until one reported.
+	tokenScale float64
+	runs       uint64
+	steers     uint64
+	holds      uint64
+	sinks      []events.Sink
+	abandoned  atomic.Int32
 }
 
 // Props returns the props of a session actor for spec.
@@ -115,6 +140,7 @@ func (s *session) common(ctx actor.Context) bool {
 	case *actor.Started:
 		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
 		s.env.observer().SessionStarted()
+		s.updated = s.env.now()
 		if s.spec.Restore != nil {
 			s.p.kept = &s.spec.Restore.Volatile
 			s.recover(s.spec.Restore)
@@ -132,8 +158,14 @@ func (s *session) common(ctx actor.Context) bool {
 		s.env.observer().SessionStopped(s.machine.Current())
 	case *eventsv1.GetState:
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
+	case *GetSummary:
+		list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{s.summary()}}
+		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Sessions{Sessions: list}})
 	case *eventsv1.GetMessages:
 		msgs := append([]*llm.Message(nil), s.history...)
+		if m.All {
+			msgs = s.allMessages()
+		}
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}})
 	case *eventsv1.Subscribe:
 		s.replay(ctx, m)
@@ -171,6 +203,10 @@ func (s *session) common(ctx actor.Context) bool {
 		s.deliver(ctx, &eventsv1.Reply{})
 	case *idleTrim:
 		s.trim(m)
+	case *eventsv1.Compact:
+		s.compactCommand(ctx)
+	case *compactDone:
+		s.compactionDone(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:
 		if s.refused != "" {
 			s.fail(ctx, events.CodeNotAlive, s.refused)

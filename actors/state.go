@@ -19,6 +19,7 @@ func (s *session) state() *eventsv1.SessionState {
 		MessageCount:   int32(len(s.history)),
 		Usage:          s.usage.proto(),
 		AbandonedTools: s.abandoned.Load(),
+		Title:          s.title,
 	}
 	st.PendingApprovals, st.PendingQuestion = s.pending()
 	window, percent := s.contextWindow(s.spec.Model)
@@ -34,6 +35,19 @@ func (s *session) state() *eventsv1.SessionState {
 		}
 	}
 	return st
+}
+
+// summary is the session's list_sessions entry.
+func (s *session) summary() *eventsv1.SessionSummary {
+	return &eventsv1.SessionSummary{
+		Session:      s.spec.ID,
+		State:        string(s.machine.Current()),
+		Model:        s.spec.Model.Name,
+		MessageCount: int32(len(s.history)),
+		Loaded:       true,
+		Title:        s.title,
+		UpdatedAt:    events.Timestamp(s.updated),
+	}
 }
 
 // replay answers the protocol's subscribe: the buffered events after since

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -138,5 +139,55 @@ func TestAbortNotHeldByAWrite(t *testing.T) {
 	close(g.pass)
 	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.Reason != "aborted" {
 		t.Fatalf("agent_end %v", end)
+	}
+}
+
+// titledStore records the titles of the batches that landed.
+type titledStore struct {
+	outageStore
+	mu     sync.Mutex
+	titles []string
+}
+
+func (s *titledStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	err := s.outageStore.Apply(ctx, id, b)
+	if err == nil && b.Title != "" {
+		s.mu.Lock()
+		s.titles = append(s.titles, b.Title)
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// TestTitleStoredWithTheFirstPrompt: the title goes to the store with the
+// batch that commits the first prompt, and with no other; a first prompt
+// whose write failed leaves no title behind, and the next one titles the
+// session.
+func TestTitleStoredWithTheFirstPrompt(t *testing.T) {
+	mem := memory.New()
+	st := &titledStore{outageStore: outageStore{Store: mem}}
+	h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[{"text":"done"}]}`)})
+	st.down.Store(true)
+	h.fails(&eventsv1.Prompt{Text: "Lost with its write"}, "store_failed")
+	if s := h.state(); s.Title != "" || s.MessageCount != 0 {
+		t.Fatalf("after the failed write: title %q, %d messages", s.Title, s.MessageCount)
+	}
+	st.down.Store(false)
+	h.ok(&eventsv1.Prompt{Text: "Kept title\nand the rest"})
+	h.waitFor("agent_end", 1)
+	h.ok(&eventsv1.Prompt{Text: "second prompt"})
+	h.waitFor("agent_end", 2)
+	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 4 })
+	if s := h.state(); s.Title != "Kept title" {
+		t.Fatalf("get_state title %q", s.Title)
+	}
+	snap, err := mem.Get(t.Context(), "s1")
+	if err != nil || snap.Title != "Kept title" {
+		t.Fatalf("stored title %q, %v", snap.Title, err)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !slices.Equal(st.titles, []string{"Kept title"}) {
+		t.Fatalf("batches that landed with a title: %q, want one", st.titles)
 	}
 }

@@ -122,7 +122,10 @@ func (s *session) responseDone(m *streamDone) {
 	usage := resp.Usage
 	if usage == nil {
 		usage = llm.EstimateUsage(p.req, resp.Message)
+	} else if est := llm.EstimateUsage(p.req, resp.Message).InputTokens; est > 0 && usage.InputTokens > 0 {
+		s.tokenScale = float64(usage.InputTokens) / float64(est)
 	}
+	s.run.overflowed = false
 	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: usage})
 	s.commit(resp.Message)
 	s.account(p.model, usage)
@@ -160,6 +163,9 @@ func (s *session) responseStopped(msg *llm.Message, d *plugins.Decision) {
 // streamed is committed like an interruption, so the history stays valid.
 func (s *session) streamFailed(err error) {
 	code := codeModelError
+	if e, ok := err.(*llm.Error); ok && e.Overflow && s.retryCompacted(e) {
+		return
+	}
 	if e, ok := err.(*llm.Error); ok && e.Overflow {
 		s.emit(&eventsv1.ContextOverflow{Reason: e.Message})
 		code = codeContextOverflow
@@ -171,6 +177,23 @@ func (s *session) streamFailed(err error) {
 	}
 	s.endTurn()
 	s.finishRun(fsm.Finish, EndError)
+}
+
+// retryCompacted answers a context overflow before any output, in a
+// session with context options and not right after such a retry, by
+// compacting the history and sending the request again once that is done;
+// it reports whether it did.
+func (s *session) retryCompacted(e *llm.Error) bool {
+	p := s.run.stream
+	if s.spec.Context == nil || s.run.overflowed || p == nil || p.text.Len() > 0 || p.thinking.Len() > 0 ||
+		s.compacting != nil || s.compactCut() == 0 {
+		return false
+	}
+	s.run.stream = nil
+	s.run.overflowed, s.run.awaitCompact = true, true
+	s.emit(&eventsv1.ContextOverflow{Reason: e.Message})
+	s.endTurn()
+	return s.startCompaction(true)
 }
 
 // commitPartial commits the text streamed so far, marked interrupted; it
@@ -200,6 +223,9 @@ func (s *session) account(model *llm.Model, u *llm.Usage) {
 	s.contextUsed = u.InputTokens
 	window, percent := s.contextWindow(model)
 	defer s.checkOverflow(model, u)
+	if c := s.spec.Context; c != nil && c.CompactAtPercent > 0 && percent != nil && *percent >= c.CompactAtPercent {
+		s.compactWanted = true
+	}
 	s.emit(&eventsv1.TokenUsage{
 		ContextUsed:        s.contextUsed,
 		ContextWindow:      window,

@@ -247,5 +247,11 @@ func appendConversation(dst []byte, msg *eventsv1.Message) []byte {
 		dst = append(dst, `,"content":`...)
 		dst = appendString(dst, msg.GetContent())
 	}
+	if msg.GetSummary() {
+		dst = append(dst, `,"summary":true`...)
+	}
+	if msg.GetCompacted() {
+		dst = append(dst, `,"compacted":true`...)
+	}
 	return append(dst, '}')
 }

@@ -104,6 +104,11 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 // fractional digits.
 const tsLayout = "2006-01-02T15:04:05.000000Z"
 
+// Timestamp writes t the way an event's ts is written: RFC 3339 in UTC
+// with exactly six fractional digits (2026-11-24T10:00:00.123456Z). Other
+// times in the protocol (list_sessions' updated_at) use it too.
+func Timestamp(t time.Time) string { return t.UTC().Format(tsLayout) }
+
 // appendTimestamp appends the UTC time of unixNano in tsLayout, without
 // quotes. It formats by hand: time.AppendFormat parses the layout on every
 // call, and this is on every event's path.

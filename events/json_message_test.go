@@ -41,8 +41,10 @@ func TestMarshalJSONReplies(t *testing.T) {
 		},
 		{
 			name: "session list",
-			m:    &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{{Session: "s1", State: "idle", Model: "m", MessageCount: 2}}},
-			want: `{"sessions":[{"session":"s1","state":"idle","model":"m","message_count":2,"loaded":false}],"next":""}`,
+			m: &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{{Session: "s1", State: "idle", Model: "m", MessageCount: 2,
+				Title: "Fix the \"build\"", UpdatedAt: "2026-11-24T10:00:00.123456Z"}}},
+			want: `{"sessions":[{"session":"s1","state":"idle","model":"m","message_count":2,"loaded":false,` +
+				`"title":"Fix the \"build\"","updated_at":"2026-11-24T10:00:00.123456Z"}],"next":""}`,
 		},
 		{
 			name: "reply writes only the set oneof member",

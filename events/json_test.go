@@ -221,7 +221,7 @@ const getStateExample = `{"state":"executing_tools","model":"script:demo.json","
  "pending_question":null,"running_tools":[{"call_id":"c-8","name":"sleep_immune","immune":true}],
  "message_count":7,
  "usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0.0},
- "context":{"used":900,"window":8000,"percent":11.25}}`
+ "context":{"used":900,"window":8000,"percent":11.25},"title":"Deploy the build"}`
 
 // TestGetStateShape encodes the SessionState of the docs/protocol.md example and
 // checks it against the example: the same keys in the same order with the
@@ -238,6 +238,7 @@ func TestGetStateShape(t *testing.T) {
 		MessageCount:     7,
 		Usage:            &eventsv1.Usage{InputTokens: 1200, OutputTokens: 340, TotalTokens: 1540},
 		Context:          &eventsv1.ContextInfo{Used: 900, Window: proto.Int64(8000), Percent: proto.Float64(11.25)},
+		Title:            "Deploy the build",
 	}
 	got, err := events.MarshalJSON(st)
 	if err != nil {
@@ -249,7 +250,7 @@ func TestGetStateShape(t *testing.T) {
 		`"pending_question":null,"running_tools":[{"call_id":"c-8","name":"sleep_immune","immune":true}],` +
 		`"message_count":7,` +
 		`"usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0,"cached_input_tokens":0,"reasoning_tokens":0},` +
-		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0}`
+		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0,"title":"Deploy the build"}`
 	if string(got) != want {
 		t.Errorf("MarshalJSON(SessionState)\n got: %s\nwant: %s", got, want)
 	}
@@ -318,4 +319,20 @@ func flatKeys(t *testing.T, data []byte, skip map[string]bool) []string {
 	}
 	walk("")
 	return keys
+}
+
+// TestTimestamp: times are written in UTC with six fractional digits,
+// truncated, whatever their zone.
+func TestTimestamp(t *testing.T) {
+	for _, tc := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 24, 11, 0, 0, 123456789, time.FixedZone("CET", 3600)), "2026-11-24T10:00:00.123456Z"},
+		{time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "2026-01-02T03:04:05.000000Z"},
+	} {
+		if got := events.Timestamp(tc.in); got != tc.want {
+			t.Errorf("Timestamp(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
 }

@@ -52,6 +52,10 @@ type Request struct {
 	System   string
 	Messages []*Message
 	Tools    []ToolSpec
+	// CallsBefore counts the tool calls of the session's history that
+	// Messages leaves out (trimmed, or replaced by compaction). Providers
+	// ignore it; the scripted model numbers its call ids after them.
+	CallsBefore int
 }
 
 // ChunkKind tells what a Chunk carries.

@@ -48,6 +48,9 @@ const (
 	ReplaceToolResult Kind = "replace_tool_result"
 	// Reject refuses the steering message (Reason).
 	Reject Kind = "reject"
+	// ReplaceSummary makes Text the summary a compaction commits
+	// (before_compact).
+	ReplaceSummary Kind = "replace_summary"
 )
 
 // Action is a plugin's answer to a hook.
@@ -82,7 +85,7 @@ var Allowed = map[Hook][]Kind{
 	AfterTool:      {ReplaceToolResult, Intervene, Abort, SwitchModel},
 	AfterToolBatch: {Intervene, Abort, SwitchModel},
 	BeforeFinish:   {Intervene, Abort},
-	BeforeCompact:  {Skip},
+	BeforeCompact:  {Skip, ReplaceSummary},
 	BeforeSteering: {Reject, Intervene},
 	AfterTurn:      {},
 }

@@ -77,6 +77,9 @@ type Outcome struct {
 	Args json.RawMessage
 	// Result is a replaced tool result (after_tool), nil when unchanged.
 	Result *tools.Result
+	// Summary is a replaced compaction summary (before_compact), "" when
+	// unchanged.
+	Summary string
 	// Model is the first switch_model asked for, "" for none.
 	Model string
 	// Interventions are the texts to inject, in priority order.
@@ -154,6 +157,9 @@ func (c *Chain) apply(out *Outcome, name string, ev *Event, acts []Action) strin
 		case ReplaceToolArgs:
 			out.Args = a.Args
 			ev.Call = &llm.ToolCall{Id: ev.Call.GetId(), Name: ev.Call.GetName(), Args: &eventsv1.RawJSON{Json: a.Args}}
+		case ReplaceSummary:
+			out.Summary = a.Text
+			ev.Text = a.Text
 		case ReplaceToolResult:
 			out.Result = &tools.Result{Content: a.Result, IsError: a.IsError}
 			ev.Result = out.Result

@@ -19,7 +19,7 @@ import (
 var allKinds = []plugins.Kind{
 	plugins.Continue, plugins.Intervene, plugins.Abort, plugins.Skip, plugins.Emit, plugins.SwitchModel,
 	plugins.BlockTool, plugins.ReplaceToolArgs, plugins.HoldForApproval, plugins.Ask, plugins.Retry,
-	plugins.ReplaceToolResult, plugins.Reject,
+	plugins.ReplaceToolResult, plugins.Reject, plugins.ReplaceSummary,
 }
 
 // stopping are the kinds that end up in Outcome.Stop.
@@ -46,7 +46,7 @@ func TestAllowedTable(t *testing.T) {
 		plugins.AfterTool:      {plugins.ReplaceToolResult, plugins.Intervene, plugins.Abort, plugins.SwitchModel},
 		plugins.AfterToolBatch: {plugins.Intervene, plugins.Abort, plugins.SwitchModel},
 		plugins.BeforeFinish:   {plugins.Intervene, plugins.Abort},
-		plugins.BeforeCompact:  {plugins.Skip},
+		plugins.BeforeCompact:  {plugins.Skip, plugins.ReplaceSummary},
 		plugins.BeforeSteering: {plugins.Reject, plugins.Intervene},
 		plugins.AfterTurn:      {},
 	}
@@ -84,6 +84,8 @@ func folded(p string, a plugins.Action) plugins.Outcome {
 		out.Args = a.Args
 	case plugins.ReplaceToolResult:
 		out.Result = &tools.Result{Content: a.Result, IsError: a.IsError}
+	case plugins.ReplaceSummary:
+		out.Summary = a.Text
 	default:
 		out.Stop = &plugins.Decision{Plugin: p, Action: a}
 	}

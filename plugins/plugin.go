@@ -58,9 +58,11 @@ type Event struct {
 	Session string
 	RunID   string
 	Turn    int32
-	// Text is the prompt (before_prompt) or steering text (before_steering).
+	// Text is the prompt (before_prompt), steering text (before_steering)
+	// or the summary a compaction would commit (before_compact).
 	Text string
-	// Messages is the history (before_request, before_compact).
+	// Messages is the history (before_request), or the messages a
+	// compaction would replace (before_compact).
 	Messages []*llm.Message
 	// Message is the model's response (after_response).
 	Message *llm.Message

@@ -23,9 +23,15 @@ type Batch struct {
 	// so a retried batch cannot duplicate; From beyond the stored history
 	// fails with ErrGap.
 	Messages []*eventsv1.Message
-	// Rewrite replaces the whole history with Messages (From must be 0),
-	// as compaction needs.
+	// Rewrite replaces the stored history from From on with Messages:
+	// what compaction writes (the summary and the messages it kept, moved
+	// up by one) and the first write after a failed one.
 	Rewrite bool
+	// HistoryStart, when non-zero, records where the working history
+	// starts (Session.HistoryStart); it is at most the history's length
+	// after the batch. Compaction sets it with Rewrite in one batch, so a
+	// crash leaves either the old history or the new one.
+	HistoryStart int
 	// Config, when non-nil, replaces the session's configuration.
 	Config *Config
 	// State, when set, records the session's FSM state.
@@ -36,6 +42,8 @@ type Batch struct {
 	EventSeq uint64
 	// Volatile, when non-nil, replaces the volatile state as a whole.
 	Volatile *Volatile
+	// Title, when set, records the session's title.
+	Title string
 }
 
 // Validate reports a malformed batch as ErrInvalid. Implementations call it
@@ -47,8 +55,8 @@ func (b *Batch) Validate() error {
 		return fmt.Errorf("%w: nil batch", ErrInvalid)
 	case b.From < 0:
 		return fmt.Errorf("%w: negative message index %d", ErrInvalid, b.From)
-	case b.Rewrite && b.From != 0:
-		return fmt.Errorf("%w: a rewrite starts at index 0, not %d", ErrInvalid, b.From)
+	case b.HistoryStart < 0:
+		return fmt.Errorf("%w: negative history start %d", ErrInvalid, b.HistoryStart)
 	}
 	if b.Config != nil {
 		if err := b.Config.Validate(); err != nil {
@@ -56,6 +64,9 @@ func (b *Batch) Validate() error {
 		}
 	}
 	if err := CheckText("state", b.State); err != nil {
+		return err
+	}
+	if err := CheckText("title", b.Title); err != nil {
 		return err
 	}
 	if err := CheckText("owner", b.Owner); err != nil {
@@ -80,6 +91,15 @@ func (b *Batch) Validate() error {
 		if v.Question != nil && v.Question.Pending == nil {
 			return fmt.Errorf("%w: question is nil", ErrInvalid)
 		}
+	}
+	return nil
+}
+
+// Start checks the history start the batch records against count, the
+// history's length after it (Count): ErrInvalid when it lies beyond.
+func (b *Batch) Start(count int) error {
+	if b.HistoryStart > count {
+		return fmt.Errorf("%w: history start %d beyond the %d messages", ErrInvalid, b.HistoryStart, count)
 	}
 	return nil
 }

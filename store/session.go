@@ -25,6 +25,9 @@ type Config struct {
 	// Script is an inline scripted model, raw JSON stored verbatim; nil
 	// when the model is named.
 	Script json.RawMessage
+	// Context is the session's context options (llm.ContextConfig as
+	// JSON), stored verbatim; nil when it has none.
+	Context json.RawMessage
 	// User is the user the session belongs to (the HTTP server's caller),
 	// "" for sessions made without one (tack rpc, tack chat). Create sets
 	// it; it never changes after: Batch.Config leaves it as it is.
@@ -45,6 +48,13 @@ type Session struct {
 	// MessageCount is the length of the stored history: the index the next
 	// committed message gets.
 	MessageCount int
+	// HistoryStart is where the working history starts: the messages
+	// before it are the ones compaction replaced, kept for get_messages
+	// with all; 0 until a compaction.
+	HistoryStart int
+	// Title is the session's title as the last Batch.Title set it; "" until
+	// one does.
+	Title string
 	// Usage is the session's usage totals; never nil.
 	Usage *eventsv1.Usage
 	// EventSeq is the event sequence number recorded by the last Apply that
@@ -68,7 +78,8 @@ type Snapshot struct {
 	Session
 	// Volatile is the session's current volatile state.
 	Volatile Volatile
-	// Messages is the whole committed history, in index order (nil from Get).
+	// Messages is the whole committed history, in index order (nil from
+	// Get): from HistoryStart on, the working history.
 	Messages []*eventsv1.Message
 }
 
@@ -139,6 +150,9 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Script) > 0 && (!json.Valid(c.Script) || !utf8.Valid(c.Script)) {
 		return fmt.Errorf("%w: script is not valid JSON", ErrInvalid)
+	}
+	if len(c.Context) > 0 && (!json.Valid(c.Context) || !utf8.Valid(c.Context)) {
+		return fmt.Errorf("%w: context options are not valid JSON", ErrInvalid)
 	}
 	if err := CheckText("model", c.Model); err != nil {
 		return err

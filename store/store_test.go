@@ -24,7 +24,7 @@ func TestBatchValidate(t *testing.T) {
 			Config: &store.Config{Plugins: []byte(`[]`)}, Volatile: &store.Volatile{}}, true},
 		{"nil", nil, false},
 		{"negative From", &store.Batch{From: -1}, false},
-		{"rewrite from 1", &store.Batch{From: 1, Rewrite: true}, false},
+		{"negative history start", &store.Batch{HistoryStart: -1}, false},
 		{"nil message", &store.Batch{Messages: []*eventsv1.Message{msg, nil}}, false},
 		{"bad plugins", &store.Batch{Config: &store.Config{Plugins: []byte(`{`)}}, false},
 		{"plugins not UTF-8", &store.Batch{Config: &store.Config{Plugins: []byte("\"\xff\"")}}, false},

@@ -86,6 +86,7 @@ type CreateSession struct {
 	System        string                 `protobuf:"bytes,4,opt,name=system,proto3" json:"system,omitempty"`
 	Tools         []string               `protobuf:"bytes,5,rep,name=tools,proto3" json:"tools,omitempty"`
 	Plugins       []*PluginConfig        `protobuf:"bytes,6,rep,name=plugins,proto3" json:"plugins,omitempty"`
+	Context       *ContextOptions        `protobuf:"bytes,7,opt,name=context,proto3" json:"context,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -162,6 +163,107 @@ func (x *CreateSession) GetPlugins() []*PluginConfig {
 	return nil
 }
 
+func (x *CreateSession) GetContext() *ContextOptions {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+// ContextOptions bound what a session's requests carry and when its history
+// is compacted (docs/context.md). Every field is optional: absent means no
+// limit and no automatic compaction.
+type ContextOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// max_messages: the newest messages each request carries, at least 1.
+	MaxMessages *int32 `protobuf:"varint,1,opt,name=max_messages,json=maxMessages,proto3,oneof" json:"max_messages,omitempty"`
+	// max_tokens: the estimated tokens of history each request carries.
+	MaxTokens *int64 `protobuf:"varint,2,opt,name=max_tokens,json=maxTokens,proto3,oneof" json:"max_tokens,omitempty"`
+	// max_percent: the share of the model's context window each request's
+	// history may fill, in (0, 100].
+	MaxPercent *float64 `protobuf:"fixed64,3,opt,name=max_percent,json=maxPercent,proto3,oneof" json:"max_percent,omitempty"`
+	// compact_at_percent: compact once a response's context_percent reaches it.
+	CompactAtPercent *float64 `protobuf:"fixed64,4,opt,name=compact_at_percent,json=compactAtPercent,proto3,oneof" json:"compact_at_percent,omitempty"`
+	// keep_recent: the newest messages compaction keeps (default 10).
+	KeepRecent *int32 `protobuf:"varint,5,opt,name=keep_recent,json=keepRecent,proto3,oneof" json:"keep_recent,omitempty"`
+	// compact_model: the model that writes summaries (default: the session's).
+	CompactModel  string `protobuf:"bytes,6,opt,name=compact_model,json=compactModel,proto3" json:"compact_model,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ContextOptions) Reset() {
+	*x = ContextOptions{}
+	mi := &file_events_v1_commands_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContextOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContextOptions) ProtoMessage() {}
+
+func (x *ContextOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContextOptions.ProtoReflect.Descriptor instead.
+func (*ContextOptions) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ContextOptions) GetMaxMessages() int32 {
+	if x != nil && x.MaxMessages != nil {
+		return *x.MaxMessages
+	}
+	return 0
+}
+
+func (x *ContextOptions) GetMaxTokens() int64 {
+	if x != nil && x.MaxTokens != nil {
+		return *x.MaxTokens
+	}
+	return 0
+}
+
+func (x *ContextOptions) GetMaxPercent() float64 {
+	if x != nil && x.MaxPercent != nil {
+		return *x.MaxPercent
+	}
+	return 0
+}
+
+func (x *ContextOptions) GetCompactAtPercent() float64 {
+	if x != nil && x.CompactAtPercent != nil {
+		return *x.CompactAtPercent
+	}
+	return 0
+}
+
+func (x *ContextOptions) GetKeepRecent() int32 {
+	if x != nil && x.KeepRecent != nil {
+		return *x.KeepRecent
+	}
+	return 0
+}
+
+func (x *ContextOptions) GetCompactModel() string {
+	if x != nil {
+		return x.CompactModel
+	}
+	return ""
+}
+
 type Prompt struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
@@ -171,7 +273,7 @@ type Prompt struct {
 
 func (x *Prompt) Reset() {
 	*x = Prompt{}
-	mi := &file_events_v1_commands_proto_msgTypes[2]
+	mi := &file_events_v1_commands_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -183,7 +285,7 @@ func (x *Prompt) String() string {
 func (*Prompt) ProtoMessage() {}
 
 func (x *Prompt) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[2]
+	mi := &file_events_v1_commands_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -196,7 +298,7 @@ func (x *Prompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
 func (*Prompt) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{2}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Prompt) GetText() string {
@@ -217,7 +319,7 @@ type Steer struct {
 
 func (x *Steer) Reset() {
 	*x = Steer{}
-	mi := &file_events_v1_commands_proto_msgTypes[3]
+	mi := &file_events_v1_commands_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -229,7 +331,7 @@ func (x *Steer) String() string {
 func (*Steer) ProtoMessage() {}
 
 func (x *Steer) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[3]
+	mi := &file_events_v1_commands_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -242,7 +344,7 @@ func (x *Steer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Steer.ProtoReflect.Descriptor instead.
 func (*Steer) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{3}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Steer) GetText() string {
@@ -270,7 +372,7 @@ type Abort struct {
 
 func (x *Abort) Reset() {
 	*x = Abort{}
-	mi := &file_events_v1_commands_proto_msgTypes[4]
+	mi := &file_events_v1_commands_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -282,7 +384,7 @@ func (x *Abort) String() string {
 func (*Abort) ProtoMessage() {}
 
 func (x *Abort) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[4]
+	mi := &file_events_v1_commands_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -295,7 +397,7 @@ func (x *Abort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Abort.ProtoReflect.Descriptor instead.
 func (*Abort) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{4}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Abort) GetKillTools() string {
@@ -322,7 +424,7 @@ type Approve struct {
 
 func (x *Approve) Reset() {
 	*x = Approve{}
-	mi := &file_events_v1_commands_proto_msgTypes[5]
+	mi := &file_events_v1_commands_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -334,7 +436,7 @@ func (x *Approve) String() string {
 func (*Approve) ProtoMessage() {}
 
 func (x *Approve) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[5]
+	mi := &file_events_v1_commands_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -347,7 +449,7 @@ func (x *Approve) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approve.ProtoReflect.Descriptor instead.
 func (*Approve) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{5}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Approve) GetApprovalId() string {
@@ -374,7 +476,7 @@ type Reject struct {
 
 func (x *Reject) Reset() {
 	*x = Reject{}
-	mi := &file_events_v1_commands_proto_msgTypes[6]
+	mi := &file_events_v1_commands_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +488,7 @@ func (x *Reject) String() string {
 func (*Reject) ProtoMessage() {}
 
 func (x *Reject) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[6]
+	mi := &file_events_v1_commands_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +501,7 @@ func (x *Reject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reject.ProtoReflect.Descriptor instead.
 func (*Reject) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{6}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Reject) GetApprovalId() string {
@@ -426,7 +528,7 @@ type Respond struct {
 
 func (x *Respond) Reset() {
 	*x = Respond{}
-	mi := &file_events_v1_commands_proto_msgTypes[7]
+	mi := &file_events_v1_commands_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -438,7 +540,7 @@ func (x *Respond) String() string {
 func (*Respond) ProtoMessage() {}
 
 func (x *Respond) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[7]
+	mi := &file_events_v1_commands_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -451,7 +553,7 @@ func (x *Respond) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Respond.ProtoReflect.Descriptor instead.
 func (*Respond) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{7}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Respond) GetRef() string {
@@ -477,7 +579,7 @@ type SwitchModel struct {
 
 func (x *SwitchModel) Reset() {
 	*x = SwitchModel{}
-	mi := &file_events_v1_commands_proto_msgTypes[8]
+	mi := &file_events_v1_commands_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -489,7 +591,7 @@ func (x *SwitchModel) String() string {
 func (*SwitchModel) ProtoMessage() {}
 
 func (x *SwitchModel) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[8]
+	mi := &file_events_v1_commands_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -502,7 +604,7 @@ func (x *SwitchModel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchModel.ProtoReflect.Descriptor instead.
 func (*SwitchModel) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{8}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SwitchModel) GetModel() string {
@@ -520,7 +622,7 @@ type GetState struct {
 
 func (x *GetState) Reset() {
 	*x = GetState{}
-	mi := &file_events_v1_commands_proto_msgTypes[9]
+	mi := &file_events_v1_commands_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -532,7 +634,7 @@ func (x *GetState) String() string {
 func (*GetState) ProtoMessage() {}
 
 func (x *GetState) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[9]
+	mi := &file_events_v1_commands_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -545,18 +647,57 @@ func (x *GetState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetState.ProtoReflect.Descriptor instead.
 func (*GetState) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{9}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{10}
 }
 
+type Compact struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Compact) Reset() {
+	*x = Compact{}
+	mi := &file_events_v1_commands_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Compact) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Compact) ProtoMessage() {}
+
+func (x *Compact) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Compact.ProtoReflect.Descriptor instead.
+func (*Compact) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{11}
+}
+
+// all asks for every message ever committed, those compaction replaced
+// included (marked compacted), not only the working history.
 type GetMessages struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
+	All           bool                   `protobuf:"varint,1,opt,name=all,proto3" json:"all,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetMessages) Reset() {
 	*x = GetMessages{}
-	mi := &file_events_v1_commands_proto_msgTypes[10]
+	mi := &file_events_v1_commands_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -568,7 +709,7 @@ func (x *GetMessages) String() string {
 func (*GetMessages) ProtoMessage() {}
 
 func (x *GetMessages) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[10]
+	mi := &file_events_v1_commands_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -581,7 +722,14 @@ func (x *GetMessages) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessages.ProtoReflect.Descriptor instead.
 func (*GetMessages) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{10}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetMessages) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
 }
 
 // Subscribe asks for the buffered events after since that match types (a
@@ -596,7 +744,7 @@ type Subscribe struct {
 
 func (x *Subscribe) Reset() {
 	*x = Subscribe{}
-	mi := &file_events_v1_commands_proto_msgTypes[11]
+	mi := &file_events_v1_commands_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +756,7 @@ func (x *Subscribe) String() string {
 func (*Subscribe) ProtoMessage() {}
 
 func (x *Subscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[11]
+	mi := &file_events_v1_commands_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +769,7 @@ func (x *Subscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subscribe.ProtoReflect.Descriptor instead.
 func (*Subscribe) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{11}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Subscribe) GetSince() uint64 {
@@ -646,7 +794,7 @@ type CloseSession struct {
 
 func (x *CloseSession) Reset() {
 	*x = CloseSession{}
-	mi := &file_events_v1_commands_proto_msgTypes[12]
+	mi := &file_events_v1_commands_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -658,7 +806,7 @@ func (x *CloseSession) String() string {
 func (*CloseSession) ProtoMessage() {}
 
 func (x *CloseSession) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[12]
+	mi := &file_events_v1_commands_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -671,7 +819,7 @@ func (x *CloseSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSession.ProtoReflect.Descriptor instead.
 func (*CloseSession) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{12}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{14}
 }
 
 // ListSessions asks for a page of sessions: limit (default 100, at most
@@ -686,7 +834,7 @@ type ListSessions struct {
 
 func (x *ListSessions) Reset() {
 	*x = ListSessions{}
-	mi := &file_events_v1_commands_proto_msgTypes[13]
+	mi := &file_events_v1_commands_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -698,7 +846,7 @@ func (x *ListSessions) String() string {
 func (*ListSessions) ProtoMessage() {}
 
 func (x *ListSessions) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[13]
+	mi := &file_events_v1_commands_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -711,7 +859,7 @@ func (x *ListSessions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessions.ProtoReflect.Descriptor instead.
 func (*ListSessions) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{13}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListSessions) GetLimit() int32 {
@@ -739,7 +887,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[14]
+	mi := &file_events_v1_commands_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -751,7 +899,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[14]
+	mi := &file_events_v1_commands_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -764,7 +912,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{14}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ErrorInfo) GetCode() string {
@@ -802,7 +950,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_events_v1_commands_proto_msgTypes[15]
+	mi := &file_events_v1_commands_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +962,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[15]
+	mi := &file_events_v1_commands_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +975,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{15}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Reply) GetError() *ErrorInfo {
@@ -962,7 +1110,7 @@ type Created struct {
 
 func (x *Created) Reset() {
 	*x = Created{}
-	mi := &file_events_v1_commands_proto_msgTypes[16]
+	mi := &file_events_v1_commands_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -974,7 +1122,7 @@ func (x *Created) String() string {
 func (*Created) ProtoMessage() {}
 
 func (x *Created) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[16]
+	mi := &file_events_v1_commands_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -987,7 +1135,7 @@ func (x *Created) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Created.ProtoReflect.Descriptor instead.
 func (*Created) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{16}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Created) GetSession() string {
@@ -1006,7 +1154,7 @@ type PromptReply struct {
 
 func (x *PromptReply) Reset() {
 	*x = PromptReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[17]
+	mi := &file_events_v1_commands_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1018,7 +1166,7 @@ func (x *PromptReply) String() string {
 func (*PromptReply) ProtoMessage() {}
 
 func (x *PromptReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[17]
+	mi := &file_events_v1_commands_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1031,7 +1179,7 @@ func (x *PromptReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptReply.ProtoReflect.Descriptor instead.
 func (*PromptReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{17}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PromptReply) GetQueued() bool {
@@ -1050,7 +1198,7 @@ type SteerReply struct {
 
 func (x *SteerReply) Reset() {
 	*x = SteerReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[18]
+	mi := &file_events_v1_commands_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1210,7 @@ func (x *SteerReply) String() string {
 func (*SteerReply) ProtoMessage() {}
 
 func (x *SteerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[18]
+	mi := &file_events_v1_commands_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1223,7 @@ func (x *SteerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteerReply.ProtoReflect.Descriptor instead.
 func (*SteerReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{18}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SteerReply) GetRef() string {
@@ -1094,7 +1242,7 @@ type MessageList struct {
 
 func (x *MessageList) Reset() {
 	*x = MessageList{}
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1254,7 @@ func (x *MessageList) String() string {
 func (*MessageList) ProtoMessage() {}
 
 func (x *MessageList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1267,7 @@ func (x *MessageList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageList.ProtoReflect.Descriptor instead.
 func (*MessageList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MessageList) GetMessages() []*Message {
@@ -1138,7 +1286,7 @@ type EventList struct {
 
 func (x *EventList) Reset() {
 	*x = EventList{}
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1298,7 @@ func (x *EventList) String() string {
 func (*EventList) ProtoMessage() {}
 
 func (x *EventList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1311,7 @@ func (x *EventList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventList.ProtoReflect.Descriptor instead.
 func (*EventList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EventList) GetEvents() []*Event {
@@ -1185,7 +1333,7 @@ type SessionList struct {
 
 func (x *SessionList) Reset() {
 	*x = SessionList{}
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1197,7 +1345,7 @@ func (x *SessionList) String() string {
 func (*SessionList) ProtoMessage() {}
 
 func (x *SessionList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1210,7 +1358,7 @@ func (x *SessionList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionList.ProtoReflect.Descriptor instead.
 func (*SessionList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SessionList) GetSessions() []*SessionSummary {
@@ -1228,7 +1376,9 @@ func (x *SessionList) GetNext() string {
 }
 
 // SessionSummary describes a session; loaded tells whether it runs in this
-// process (a stored one is restored on first use).
+// process (a stored one is restored on first use). title is the session's
+// title, "" before its first prompt; updated_at is the time of its last
+// activity, RFC 3339 in UTC with microseconds.
 type SessionSummary struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -1236,13 +1386,15 @@ type SessionSummary struct {
 	Model         string                 `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
 	MessageCount  int32                  `protobuf:"varint,4,opt,name=message_count,json=messageCount,proto3" json:"message_count,omitempty"`
 	Loaded        bool                   `protobuf:"varint,5,opt,name=loaded,proto3" json:"loaded,omitempty"`
+	Title         string                 `protobuf:"bytes,6,opt,name=title,proto3" json:"title,omitempty"`
+	UpdatedAt     string                 `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SessionSummary) Reset() {
 	*x = SessionSummary{}
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1406,7 @@ func (x *SessionSummary) String() string {
 func (*SessionSummary) ProtoMessage() {}
 
 func (x *SessionSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1419,7 @@ func (x *SessionSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSummary.ProtoReflect.Descriptor instead.
 func (*SessionSummary) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SessionSummary) GetSession() string {
@@ -1305,6 +1457,20 @@ func (x *SessionSummary) GetLoaded() bool {
 	return false
 }
 
+func (x *SessionSummary) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *SessionSummary) GetUpdatedAt() string {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return ""
+}
+
 type SteeringItem struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Ref           string                 `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
@@ -1315,7 +1481,7 @@ type SteeringItem struct {
 
 func (x *SteeringItem) Reset() {
 	*x = SteeringItem{}
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1493,7 @@ func (x *SteeringItem) String() string {
 func (*SteeringItem) ProtoMessage() {}
 
 func (x *SteeringItem) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,7 +1506,7 @@ func (x *SteeringItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringItem.ProtoReflect.Descriptor instead.
 func (*SteeringItem) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SteeringItem) GetRef() string {
@@ -1370,7 +1536,7 @@ type PendingApproval struct {
 
 func (x *PendingApproval) Reset() {
 	*x = PendingApproval{}
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1382,7 +1548,7 @@ func (x *PendingApproval) String() string {
 func (*PendingApproval) ProtoMessage() {}
 
 func (x *PendingApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1395,7 +1561,7 @@ func (x *PendingApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingApproval.ProtoReflect.Descriptor instead.
 func (*PendingApproval) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PendingApproval) GetApprovalId() string {
@@ -1445,7 +1611,7 @@ type PendingQuestion struct {
 
 func (x *PendingQuestion) Reset() {
 	*x = PendingQuestion{}
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1457,7 +1623,7 @@ func (x *PendingQuestion) String() string {
 func (*PendingQuestion) ProtoMessage() {}
 
 func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1470,7 +1636,7 @@ func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingQuestion.ProtoReflect.Descriptor instead.
 func (*PendingQuestion) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PendingQuestion) GetRef() string {
@@ -1512,7 +1678,7 @@ type RunningTool struct {
 
 func (x *RunningTool) Reset() {
 	*x = RunningTool{}
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1524,7 +1690,7 @@ func (x *RunningTool) String() string {
 func (*RunningTool) ProtoMessage() {}
 
 func (x *RunningTool) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1537,7 +1703,7 @@ func (x *RunningTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunningTool.ProtoReflect.Descriptor instead.
 func (*RunningTool) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RunningTool) GetCallId() string {
@@ -1572,7 +1738,7 @@ type ContextInfo struct {
 
 func (x *ContextInfo) Reset() {
 	*x = ContextInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1584,7 +1750,7 @@ func (x *ContextInfo) String() string {
 func (*ContextInfo) ProtoMessage() {}
 
 func (x *ContextInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1597,7 +1763,7 @@ func (x *ContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ContextInfo) GetUsed() int64 {
@@ -1638,13 +1804,16 @@ type SessionState struct {
 	// abandoned_tools counts tool goroutines that ignored cancellation past the
 	// grace period and have not returned yet.
 	AbandonedTools int32 `protobuf:"varint,12,opt,name=abandoned_tools,json=abandonedTools,proto3" json:"abandoned_tools,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// title is the session's title: the first line of its first prompt; ""
+	// before any prompt.
+	Title         string `protobuf:"bytes,13,opt,name=title,proto3" json:"title,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SessionState) Reset() {
 	*x = SessionState{}
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +1825,7 @@ func (x *SessionState) String() string {
 func (*SessionState) ProtoMessage() {}
 
 func (x *SessionState) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +1838,7 @@ func (x *SessionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionState.ProtoReflect.Descriptor instead.
 func (*SessionState) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SessionState) GetState() string {
@@ -1756,6 +1925,13 @@ func (x *SessionState) GetAbandonedTools() int32 {
 	return 0
 }
 
+func (x *SessionState) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
 var File_events_v1_commands_proto protoreflect.FileDescriptor
 
 const file_events_v1_commands_proto_rawDesc = "" +
@@ -1763,14 +1939,30 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x18events/v1/commands.proto\x12\x0etack.events.v1\x1a\x16events/v1/events.proto\"S\n" +
 	"\fPluginConfig\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
-	"\x06config\x18\x02 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\"\xd6\x01\n" +
+	"\x06config\x18\x02 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\"\x90\x02\n" +
 	"\rCreateSession\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12/\n" +
 	"\x06script\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x06script\x12\x16\n" +
 	"\x06system\x18\x04 \x01(\tR\x06system\x12\x14\n" +
 	"\x05tools\x18\x05 \x03(\tR\x05tools\x126\n" +
-	"\aplugins\x18\x06 \x03(\v2\x1c.tack.events.v1.PluginConfigR\aplugins\"\x1c\n" +
+	"\aplugins\x18\x06 \x03(\v2\x1c.tack.events.v1.PluginConfigR\aplugins\x128\n" +
+	"\acontext\x18\a \x01(\v2\x1e.tack.events.v1.ContextOptionsR\acontext\"\xd7\x02\n" +
+	"\x0eContextOptions\x12&\n" +
+	"\fmax_messages\x18\x01 \x01(\x05H\x00R\vmaxMessages\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"max_tokens\x18\x02 \x01(\x03H\x01R\tmaxTokens\x88\x01\x01\x12$\n" +
+	"\vmax_percent\x18\x03 \x01(\x01H\x02R\n" +
+	"maxPercent\x88\x01\x01\x121\n" +
+	"\x12compact_at_percent\x18\x04 \x01(\x01H\x03R\x10compactAtPercent\x88\x01\x01\x12$\n" +
+	"\vkeep_recent\x18\x05 \x01(\x05H\x04R\n" +
+	"keepRecent\x88\x01\x01\x12#\n" +
+	"\rcompact_model\x18\x06 \x01(\tR\fcompactModelB\x0f\n" +
+	"\r_max_messagesB\r\n" +
+	"\v_max_tokensB\x0e\n" +
+	"\f_max_percentB\x15\n" +
+	"\x13_compact_at_percentB\x0e\n" +
+	"\f_keep_recent\"\x1c\n" +
 	"\x06Prompt\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"]\n" +
 	"\x05Steer\x12\x12\n" +
@@ -1796,8 +1988,10 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\vSwitchModel\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\"\n" +
 	"\n" +
-	"\bGetState\"\r\n" +
-	"\vGetMessages\"7\n" +
+	"\bGetState\"\t\n" +
+	"\aCompact\"\x1f\n" +
+	"\vGetMessages\x12\x10\n" +
+	"\x03all\x18\x01 \x01(\bR\x03all\"7\n" +
 	"\tSubscribe\x12\x14\n" +
 	"\x05since\x18\x01 \x01(\x04R\x05since\x12\x14\n" +
 	"\x05types\x18\x02 \x03(\tR\x05types\"\x0e\n" +
@@ -1831,13 +2025,16 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x06events\x18\x01 \x03(\v2\x15.tack.events.v1.EventR\x06events\"]\n" +
 	"\vSessionList\x12:\n" +
 	"\bsessions\x18\x01 \x03(\v2\x1e.tack.events.v1.SessionSummaryR\bsessions\x12\x12\n" +
-	"\x04next\x18\x02 \x01(\tR\x04next\"\x93\x01\n" +
+	"\x04next\x18\x02 \x01(\tR\x04next\"\xc8\x01\n" +
 	"\x0eSessionSummary\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
 	"\x05model\x18\x03 \x01(\tR\x05model\x12#\n" +
 	"\rmessage_count\x18\x04 \x01(\x05R\fmessageCount\x12\x16\n" +
-	"\x06loaded\x18\x05 \x01(\bR\x06loaded\"4\n" +
+	"\x06loaded\x18\x05 \x01(\bR\x06loaded\x12\x14\n" +
+	"\x05title\x18\x06 \x01(\tR\x05title\x12\x1d\n" +
+	"\n" +
+	"updated_at\x18\a \x01(\tR\tupdatedAt\"4\n" +
 	"\fSteeringItem\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\"\xa0\x01\n" +
@@ -1863,7 +2060,7 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\apercent\x18\x03 \x01(\x01H\x01R\apercent\x88\x01\x01B\t\n" +
 	"\a_windowB\n" +
 	"\n" +
-	"\b_percent\"\xd7\x04\n" +
+	"\b_percent\"\xed\x04\n" +
 	"\fSessionState\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x1a\n" +
@@ -1877,7 +2074,8 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x05usage\x18\n" +
 	" \x01(\v2\x15.tack.events.v1.UsageR\x05usage\x125\n" +
 	"\acontext\x18\v \x01(\v2\x1b.tack.events.v1.ContextInfoR\acontext\x12'\n" +
-	"\x0fabandoned_tools\x18\f \x01(\x05R\x0eabandonedToolsB\t\n" +
+	"\x0fabandoned_tools\x18\f \x01(\x05R\x0eabandonedTools\x12\x14\n" +
+	"\x05title\x18\r \x01(\tR\x05titleB\t\n" +
 	"\a_run_idB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
 
 var (
@@ -1892,69 +2090,72 @@ func file_events_v1_commands_proto_rawDescGZIP() []byte {
 	return file_events_v1_commands_proto_rawDescData
 }
 
-var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_events_v1_commands_proto_goTypes = []any{
 	(*PluginConfig)(nil),    // 0: tack.events.v1.PluginConfig
 	(*CreateSession)(nil),   // 1: tack.events.v1.CreateSession
-	(*Prompt)(nil),          // 2: tack.events.v1.Prompt
-	(*Steer)(nil),           // 3: tack.events.v1.Steer
-	(*Abort)(nil),           // 4: tack.events.v1.Abort
-	(*Approve)(nil),         // 5: tack.events.v1.Approve
-	(*Reject)(nil),          // 6: tack.events.v1.Reject
-	(*Respond)(nil),         // 7: tack.events.v1.Respond
-	(*SwitchModel)(nil),     // 8: tack.events.v1.SwitchModel
-	(*GetState)(nil),        // 9: tack.events.v1.GetState
-	(*GetMessages)(nil),     // 10: tack.events.v1.GetMessages
-	(*Subscribe)(nil),       // 11: tack.events.v1.Subscribe
-	(*CloseSession)(nil),    // 12: tack.events.v1.CloseSession
-	(*ListSessions)(nil),    // 13: tack.events.v1.ListSessions
-	(*ErrorInfo)(nil),       // 14: tack.events.v1.ErrorInfo
-	(*Reply)(nil),           // 15: tack.events.v1.Reply
-	(*Created)(nil),         // 16: tack.events.v1.Created
-	(*PromptReply)(nil),     // 17: tack.events.v1.PromptReply
-	(*SteerReply)(nil),      // 18: tack.events.v1.SteerReply
-	(*MessageList)(nil),     // 19: tack.events.v1.MessageList
-	(*EventList)(nil),       // 20: tack.events.v1.EventList
-	(*SessionList)(nil),     // 21: tack.events.v1.SessionList
-	(*SessionSummary)(nil),  // 22: tack.events.v1.SessionSummary
-	(*SteeringItem)(nil),    // 23: tack.events.v1.SteeringItem
-	(*PendingApproval)(nil), // 24: tack.events.v1.PendingApproval
-	(*PendingQuestion)(nil), // 25: tack.events.v1.PendingQuestion
-	(*RunningTool)(nil),     // 26: tack.events.v1.RunningTool
-	(*ContextInfo)(nil),     // 27: tack.events.v1.ContextInfo
-	(*SessionState)(nil),    // 28: tack.events.v1.SessionState
-	(*RawJSON)(nil),         // 29: tack.events.v1.RawJSON
-	(*Message)(nil),         // 30: tack.events.v1.Message
-	(*Event)(nil),           // 31: tack.events.v1.Event
-	(*Usage)(nil),           // 32: tack.events.v1.Usage
+	(*ContextOptions)(nil),  // 2: tack.events.v1.ContextOptions
+	(*Prompt)(nil),          // 3: tack.events.v1.Prompt
+	(*Steer)(nil),           // 4: tack.events.v1.Steer
+	(*Abort)(nil),           // 5: tack.events.v1.Abort
+	(*Approve)(nil),         // 6: tack.events.v1.Approve
+	(*Reject)(nil),          // 7: tack.events.v1.Reject
+	(*Respond)(nil),         // 8: tack.events.v1.Respond
+	(*SwitchModel)(nil),     // 9: tack.events.v1.SwitchModel
+	(*GetState)(nil),        // 10: tack.events.v1.GetState
+	(*Compact)(nil),         // 11: tack.events.v1.Compact
+	(*GetMessages)(nil),     // 12: tack.events.v1.GetMessages
+	(*Subscribe)(nil),       // 13: tack.events.v1.Subscribe
+	(*CloseSession)(nil),    // 14: tack.events.v1.CloseSession
+	(*ListSessions)(nil),    // 15: tack.events.v1.ListSessions
+	(*ErrorInfo)(nil),       // 16: tack.events.v1.ErrorInfo
+	(*Reply)(nil),           // 17: tack.events.v1.Reply
+	(*Created)(nil),         // 18: tack.events.v1.Created
+	(*PromptReply)(nil),     // 19: tack.events.v1.PromptReply
+	(*SteerReply)(nil),      // 20: tack.events.v1.SteerReply
+	(*MessageList)(nil),     // 21: tack.events.v1.MessageList
+	(*EventList)(nil),       // 22: tack.events.v1.EventList
+	(*SessionList)(nil),     // 23: tack.events.v1.SessionList
+	(*SessionSummary)(nil),  // 24: tack.events.v1.SessionSummary
+	(*SteeringItem)(nil),    // 25: tack.events.v1.SteeringItem
+	(*PendingApproval)(nil), // 26: tack.events.v1.PendingApproval
+	(*PendingQuestion)(nil), // 27: tack.events.v1.PendingQuestion
+	(*RunningTool)(nil),     // 28: tack.events.v1.RunningTool
+	(*ContextInfo)(nil),     // 29: tack.events.v1.ContextInfo
+	(*SessionState)(nil),    // 30: tack.events.v1.SessionState
+	(*RawJSON)(nil),         // 31: tack.events.v1.RawJSON
+	(*Message)(nil),         // 32: tack.events.v1.Message
+	(*Event)(nil),           // 33: tack.events.v1.Event
+	(*Usage)(nil),           // 34: tack.events.v1.Usage
 }
 var file_events_v1_commands_proto_depIdxs = []int32{
-	29, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
-	29, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
+	31, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
+	31, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
 	0,  // 2: tack.events.v1.CreateSession.plugins:type_name -> tack.events.v1.PluginConfig
-	14, // 3: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
-	16, // 4: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
-	17, // 5: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
-	18, // 6: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
-	28, // 7: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
-	19, // 8: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
-	20, // 9: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
-	21, // 10: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
-	30, // 11: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
-	31, // 12: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
-	22, // 13: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
-	29, // 14: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
-	23, // 15: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
-	24, // 16: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
-	25, // 17: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
-	26, // 18: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
-	32, // 19: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
-	27, // 20: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	2,  // 3: tack.events.v1.CreateSession.context:type_name -> tack.events.v1.ContextOptions
+	16, // 4: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
+	18, // 5: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
+	19, // 6: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
+	20, // 7: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
+	30, // 8: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
+	21, // 9: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
+	22, // 10: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
+	23, // 11: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
+	32, // 12: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
+	33, // 13: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
+	24, // 14: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
+	31, // 15: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
+	25, // 16: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
+	26, // 17: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
+	27, // 18: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
+	28, // 19: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
+	34, // 20: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
+	29, // 21: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_commands_proto_init() }
@@ -1963,8 +2164,9 @@ func file_events_v1_commands_proto_init() {
 		return
 	}
 	file_events_v1_events_proto_init()
-	file_events_v1_commands_proto_msgTypes[3].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[15].OneofWrappers = []any{
+	file_events_v1_commands_proto_msgTypes[2].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[4].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[17].OneofWrappers = []any{
 		(*Reply_Created)(nil),
 		(*Reply_Prompt)(nil),
 		(*Reply_Steer)(nil),
@@ -1973,15 +2175,15 @@ func file_events_v1_commands_proto_init() {
 		(*Reply_Events)(nil),
 		(*Reply_Sessions)(nil),
 	}
-	file_events_v1_commands_proto_msgTypes[27].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[28].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[29].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[30].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_commands_proto_rawDesc), len(file_events_v1_commands_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -135,13 +135,18 @@ func (x *ToolCall) GetArgs() *RawJSON {
 // Message is one entry of a conversation history.
 // role is "user", "assistant" or "tool".
 type Message struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Role          string                 `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
-	Content       string                 `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
-	Thinking      string                 `protobuf:"bytes,3,opt,name=thinking,proto3" json:"thinking,omitempty"`
-	ToolCalls     []*ToolCall            `protobuf:"bytes,4,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
-	ToolCallId    string                 `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
-	IsError       bool                   `protobuf:"varint,6,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Role       string                 `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
+	Content    string                 `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	Thinking   string                 `protobuf:"bytes,3,opt,name=thinking,proto3" json:"thinking,omitempty"`
+	ToolCalls  []*ToolCall            `protobuf:"bytes,4,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
+	ToolCallId string                 `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	IsError    bool                   `protobuf:"varint,6,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// summary marks the message compaction wrote in place of older ones.
+	Summary bool `protobuf:"varint,7,opt,name=summary,proto3" json:"summary,omitempty"`
+	// compacted marks, in get_messages with all, a message compaction
+	// replaced; it is never set in the working history.
+	Compacted     bool `protobuf:"varint,8,opt,name=compacted,proto3" json:"compacted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -214,6 +219,20 @@ func (x *Message) GetToolCallId() string {
 func (x *Message) GetIsError() bool {
 	if x != nil {
 		return x.IsError
+	}
+	return false
+}
+
+func (x *Message) GetSummary() bool {
+	if x != nil {
+		return x.Summary
+	}
+	return false
+}
+
+func (x *Message) GetCompacted() bool {
+	if x != nil {
+		return x.Compacted
 	}
 	return false
 }
@@ -4295,7 +4314,7 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12+\n" +
-	"\x04args\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"\xc9\x01\n" +
+	"\x04args\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"\x81\x02\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x1a\n" +
@@ -4304,7 +4323,9 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"tool_calls\x18\x04 \x03(\v2\x18.tack.events.v1.ToolCallR\ttoolCalls\x12 \n" +
 	"\ftool_call_id\x18\x05 \x01(\tR\n" +
 	"toolCallId\x12\x19\n" +
-	"\bis_error\x18\x06 \x01(\bR\aisError\"\xe8\x01\n" +
+	"\bis_error\x18\x06 \x01(\bR\aisError\x12\x18\n" +
+	"\asummary\x18\a \x01(\bR\asummary\x12\x1c\n" +
+	"\tcompacted\x18\b \x01(\bR\tcompacted\"\xe8\x01\n" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x03R\vinputTokens\x12#\n" +
 	"\routput_tokens\x18\x02 \x01(\x03R\foutputTokens\x12!\n" +

@@ -28,9 +28,10 @@
 //     chunks;
 //  3. text: ChunkText chunks;
 //  4. tool_calls: one ChunkToolCall each, at once after the text, with ids
-//     c-N: N is 1 + the number of tool calls already in the request's
-//     history + the index in the turn, so ids are unique in a session's
-//     history even after a switch to another script;
+//     c-N: N is 1 + the number of tool calls already in the session's
+//     history (those of the request's messages and its CallsBefore) + the
+//     index in the turn, so ids are unique in a session's history even
+//     after a switch to another script;
 //  5. error {status, message}: the request fails with that *llm.Error
 //     after whatever the turn streamed (a mid-stream failure when it had
 //     text); without it, the response is the assistant message with the

@@ -12,7 +12,7 @@ import (
 )
 
 // play streams turn t in answer to req.
-func play(ctx context.Context, t *Turn, req *llm.Request, emit func(llm.Chunk)) (*llm.Response, error) {
+func play(ctx context.Context, t *Turn, req *llm.Request, base int, emit func(llm.Chunk)) (*llm.Response, error) {
 	if err := wait(ctx, t.DelayMS); err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func play(ctx context.Context, t *Turn, req *llm.Request, emit func(llm.Chunk)) 
 			return nil, err
 		}
 	}
-	calls := toolCalls(t, req.Messages)
+	calls := toolCalls(t, base)
 	for _, c := range calls {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -110,17 +110,13 @@ func split(s string, size int) []string {
 	return append(out, s[start:])
 }
 
-// toolCalls returns the calls of t with their ids: c-N where N is 1 + the
-// number of tool calls in history + the index in t, so ids stay unique in
-// a session's history even when it switches scripts.
-func toolCalls(t *Turn, history []*llm.Message) []*llm.ToolCall {
+// toolCalls returns the calls of t with their ids: c-N where N is base +
+// 1 + the index in t.
+func toolCalls(t *Turn, base int) []*llm.ToolCall {
 	if len(t.ToolCalls) == 0 {
 		return nil
 	}
-	n := 0
-	for _, m := range history {
-		n += len(m.GetToolCalls())
-	}
+	n := base
 	calls := make([]*llm.ToolCall, len(t.ToolCalls))
 	for i, c := range t.ToolCalls {
 		args := c.Args

@@ -41,7 +41,11 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.C
 	if err != nil {
 		return nil, err
 	}
-	return play(ctx, t, req, emit)
+	base := req.CallsBefore
+	for _, m := range req.Messages {
+		base += len(m.GetToolCalls())
+	}
+	return play(ctx, t, req, base, emit)
 }
 
 // take returns the turn for req and moves on.

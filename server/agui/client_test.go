@@ -5,12 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/nodetest"
 )
 
 // TestAGUIClient runs testdata/client/agui.test.mjs, which drives this
@@ -18,15 +17,11 @@ import (
 // from the committed lockfile. Without Node 20 and npm the test skips,
 // except under CI=true, where it fails.
 func TestAGUIClient(t *testing.T) {
-	node, npm := needNode(t)
+	n := nodetest.Need(t)
 	dir := filepath.Join("testdata", "client")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
-	install.Dir = dir
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
+	n.Install(ctx, t, dir)
 
 	s := newServer(t)
 	s.spawn(t, "text", `{"turns":[{"thinking":"Greet back.","text":"Hello from Tack","chunk_size":5}]}`)
@@ -42,7 +37,7 @@ func TestAGUIClient(t *testing.T) {
 	defer ends.Close()
 
 	var out []byte
-	cmd := exec.CommandContext(ctx, node, "--test", "agui.test.mjs")
+	cmd := exec.CommandContext(ctx, n.Node, "--test", "agui.test.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AGUI_BASE_URL="+s.url)
 	out, err = cmd.CombinedOutput()
@@ -69,32 +64,4 @@ func TestAGUIClient(t *testing.T) {
 		got = append(got, m.GetRole()+": "+m.GetContent())
 	}
 	assertLines(t, got, []string{"user: sleep", "assistant: Sleeping.", "tool: interrupted: aborted by user"})
-}
-
-// needNode finds node (20 or newer) and npm, or skips — or fails under
-// CI=true, where they must be present.
-func needNode(t *testing.T) (node, npm string) {
-	t.Helper()
-	missing := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %s", why)
-		}
-		t.Skip(why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	npm, err = exec.LookPath("npm")
-	if err != nil {
-		missing("npm is not installed")
-	}
-	v, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output()
-	if err != nil {
-		missing("node does not run: " + err.Error())
-	}
-	if major, _ := strconv.Atoi(strings.TrimSpace(string(v))); major < 20 {
-		missing("node is older than 20")
-	}
-	return node, npm
 }

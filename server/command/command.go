@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 )
 
@@ -64,7 +65,7 @@ var table = map[string]command{
 	"get_messages":   {new: func() proto.Message { return &eventsv1.GetMessages{} }, session: send},
 	"subscribe":      {new: func() proto.Message { return &eventsv1.Subscribe{} }, session: send},
 	"close_session":  {new: func() proto.Message { return &eventsv1.CloseSession{} }, session: closeSession},
-	"compact":        {pending: true},
+	"compact":        {new: func() proto.Message { return &eventsv1.Compact{} }, session: send},
 	"attach_tools":   {pending: true},
 	"detach_tools":   {pending: true},
 	"fork":           {pending: true},
@@ -225,7 +226,7 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	}
 	s, err := env.Runtime.Spawn(tack.SessionConfig{
 		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
-		System: m.System, Tools: m.Tools, Plugins: ps, User: env.User,
+		System: m.System, Tools: m.Tools, Plugins: ps, User: env.User, Context: contextConfig(m.Context),
 	})
 	if err != nil {
 		return nil, err
@@ -237,6 +238,22 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 		}
 	}
 	return &eventsv1.Created{Session: s.ID()}, nil
+}
+
+// contextConfig is create_session's context option as the runtime takes
+// it; nil when absent. The runtime checks the values.
+func contextConfig(o *eventsv1.ContextOptions) *llm.ContextConfig {
+	if o == nil {
+		return nil
+	}
+	c := &llm.ContextConfig{
+		MaxMessages: int(o.GetMaxMessages()), MaxTokens: o.GetMaxTokens(), MaxPercent: o.GetMaxPercent(),
+		CompactAtPercent: o.GetCompactAtPercent(), CompactModel: o.GetCompactModel(),
+	}
+	if o.KeepRecent != nil {
+		c.KeepRecent = new(int(o.GetKeepRecent()))
+	}
+	return c
 }
 
 func closeSession(_ context.Context, env Env, s *tack.Session, _ proto.Message) (proto.Message, error) {

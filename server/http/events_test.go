@@ -7,12 +7,14 @@ import (
 	nethttp "net/http"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/store/sqlite"
 )
 
@@ -230,6 +232,42 @@ func mustNone(t *testing.T, c jwt.MapClaims) string {
 	return s
 }
 
+// TestListShowsTitles: without a store, GET /v1/sessions shows each
+// session's title — the first line of its first prompt — and the time of
+// its last change by the runtime's clock; get_state shows the title too.
+func TestListShowsTitles(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 24, 10, 0, 0, 123000000, time.UTC)
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	ts := startWith(t, nil, []tack.Option{tack.WithClock(clock)})
+	defer ts.stop()
+	ts.must("POST", "/v1/sessions", "", twoTurns, 201)
+	if body := ts.must("GET", "/v1/sessions", "", "", 200); body != `{"sessions":[{"session":"s","state":"idle","model":"script:inline",`+
+		`"message_count":0,"loaded":true,"title":"","updated_at":"2026-11-24T10:00:00.123000Z"}],"next":""}` {
+		t.Fatalf("before the prompt: %s", body)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Second)
+	mu.Unlock()
+	evs := ts.open("/v1/sessions/s/events", "", "")
+	ts.must("POST", "/v1/sessions/s/prompt", "", `{"text":"Check the \"sleep\" tool\nthen report"}`, 200)
+	evs.until("agent_end")
+	evs.close()
+	want := `{"sessions":[{"session":"s","state":"idle","model":"script:inline","message_count":4,"loaded":true,` +
+		`"title":"Check the \"sleep\" tool","updated_at":"2026-11-24T10:00:02.123000Z"}],"next":""}`
+	if body := ts.must("GET", "/v1/sessions", "", "", 200); body != want {
+		t.Fatalf("after the prompt: %s\nwant %s", body, want)
+	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(ts.must("GET", "/v1/sessions/s", "", "", 200)), &st); err != nil || st["title"] != `Check the "sleep" tool` {
+		t.Fatalf("get_state title %v, %v", st["title"], err)
+	}
+}
+
 // TestOwnershipSurvivesRestart: on the same SQLite file, a new server
 // knows whose sessions are whose.
 func TestOwnershipSurvivesRestart(t *testing.T) {
@@ -260,8 +298,15 @@ func TestOwnershipSurvivesRestart(t *testing.T) {
 	if body := ts.must("GET", "/v1/sessions", bobToken, "", 200); body != `{"sessions":[],"next":""}` {
 		t.Fatalf("bob lists %s", body)
 	}
-	if body := ts.must("GET", "/v1/sessions", aliceToken, "", 200); body != `{"sessions":[{"session":"s","state":"idle","model":"script:inline","message_count":4,"loaded":false}],"next":""}` {
-		t.Fatalf("alice lists %s", body)
+	// The title and the time of the last write come from the file.
+	snap, err := st.Get(t.Context(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"sessions":[{"session":"s","state":"idle","model":"script:inline","message_count":4,"loaded":false,` +
+		`"title":"one","updated_at":"` + events.Timestamp(snap.UpdatedAt) + `"}],"next":""}`
+	if body := ts.must("GET", "/v1/sessions", aliceToken, "", 200); body != want {
+		t.Fatalf("alice lists %s\nwant       %s", body, want)
 	}
 	ts.must("POST", "/v1/sessions/s/prompt", aliceToken, `{"text":"two"}`, 200)
 	st2 := ts.waitState("/v1/sessions/s", aliceToken, "idle")

@@ -85,8 +85,14 @@ func TestErrorScenarios(t *testing.T) {
 			`unknown model "script:inline": script: json: cannot unmarshal string into Go struct field Script.turns of type []script.Turn`},
 		{"create with a misspelt script field", `{"cmd":"create_session","script":{"turns":[{"text":"a","tool_calls":[{"name":"echo","arg":{}}]}]}}`, "bad_request",
 			`unknown model "script:inline": script: unknown field "arg" in turns[0].tool_calls[0]`},
+		{"misspelt context option", `{"cmd":"create_session","model":"script:demo","context":{"max_mesages":3}}`, "bad_request", `unknown field "max_mesages" in create_session.context`},
+		{"context option of the wrong type", `{"cmd":"create_session","model":"script:demo","context":{"keep_recent":"all"}}`, "bad_request", `field "context.keep_recent": expected an integer`},
+		{"negative max_messages", `{"cmd":"create_session","model":"script:demo","context":{"max_messages":-1}}`, "bad_request", "context.max_messages must not be negative, not -1"},
+		{"compact_at_percent over 100", `{"cmd":"create_session","model":"script:demo","context":{"compact_at_percent":120}}`, "bad_request", "context.compact_at_percent must be from 0 to 100, not 120"},
+		{"negative keep_recent", `{"cmd":"create_session","model":"script:demo","context":{"keep_recent":-2}}`, "bad_request", "context.keep_recent must not be negative, not -2"},
+		{"unknown compact_model", `{"cmd":"create_session","model":"script:demo","context":{"compact_model":"gpt-nothing"}}`, "unknown_model", `unknown model "gpt-nothing"`},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
-		{"not implemented yet", `{"cmd":"compact","session":"s"}`, "bad_request", "compact is not implemented yet"},
+		{"not implemented yet", `{"cmd":"fork","session":"s"}`, "bad_request", "fork is not implemented yet"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

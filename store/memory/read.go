@@ -143,5 +143,9 @@ func cloneConfig(c store.Config) store.Config {
 	if len(c.Script) == 0 {
 		c.Script = nil
 	}
+	c.Context = bytes.Clone(c.Context)
+	if len(c.Context) == 0 {
+		c.Context = nil
+	}
 	return c
 }

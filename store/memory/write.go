@@ -66,8 +66,11 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		if b.From > e.rec.MessageCount {
 			return gap(id, b.From, e.rec.MessageCount)
 		}
+		if err := b.Start(b.Count(e.rec.MessageCount)); err != nil {
+			return err
+		}
 		if b.Rewrite {
-			e.msgs = nil
+			e.msgs = e.msgs[:b.From:b.From]
 		}
 		for i, m := range msgs {
 			if b.From+i >= len(e.msgs) {
@@ -75,6 +78,9 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 			}
 		}
 		e.rec.MessageCount = len(e.msgs)
+		if b.HistoryStart != 0 {
+			e.rec.HistoryStart = b.HistoryStart
+		}
 		if b.Config != nil {
 			user := e.rec.Config.User
 			e.rec.Config = cloneConfig(*b.Config)
@@ -82,6 +88,9 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		}
 		if b.State != "" {
 			e.rec.State = b.State
+		}
+		if b.Title != "" {
+			e.rec.Title = b.Title
 		}
 		if b.Usage != nil {
 			e.rec.Usage = proto.Clone(b.Usage).(*eventsv1.Usage)

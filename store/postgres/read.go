@@ -16,18 +16,18 @@ import (
 )
 
 // sessionCols are the record columns scanSession reads, in order.
-const sessionCols = `id, model, system, tools, plugins::text, script::text, user_name, state, message_count,
+const sessionCols = `id, model, system, tools, plugins::text, script::text, context::text, user_name, state, message_count, history_start, title,
 	input_tokens, output_tokens, total_tokens, cached_input_tokens, reasoning_tokens, cost_usd,
 	event_seq, owner, lease_expires, created_at, updated_at`
 
 // scanSession reads sessionCols (and extra columns after them) from row.
 func scanSession(row pgx.Row, extra ...any) (*store.Session, error) {
 	s := &store.Session{Usage: &eventsv1.Usage{}}
-	var plugins, script *string
+	var plugins, script, cctx *string
 	var seq int64
 	var expires *time.Time
 	u := s.Usage
-	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &s.Config.Tools, &plugins, &script, &s.Config.User, &s.State, &s.MessageCount,
+	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &s.Config.Tools, &plugins, &script, &cctx, &s.Config.User, &s.State, &s.MessageCount, &s.HistoryStart, &s.Title,
 		&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.ReasoningTokens, &u.CostUsd,
 		&seq, &s.Owner, &expires, &s.CreatedAt, &s.UpdatedAt}, extra...)
 	if err := row.Scan(dest...); err != nil {
@@ -41,6 +41,9 @@ func scanSession(row pgx.Row, extra ...any) (*store.Session, error) {
 	}
 	if script != nil && *script != "" {
 		s.Config.Script = []byte(*script)
+	}
+	if cctx != nil && *cctx != "" {
+		s.Config.Context = []byte(*cctx)
 	}
 	if expires != nil {
 		s.LeaseExpires = expires.UTC()

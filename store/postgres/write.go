@@ -25,9 +25,9 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		now := s.opts.Now()
-		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, user_name, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), plugins(cfg.Script), cfg.User, now)
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, user_name, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), plugins(cfg.Script), plugins(cfg.Context), cfg.User, now)
 		if err == nil && tag.RowsAffected() == 0 {
 			return fmt.Errorf("%w: %s", store.ErrExists, id)
 		}
@@ -70,9 +70,12 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		case b.From > count:
 			return gap(id, b.From, count)
 		}
+		if err := b.Start(b.Count(count)); err != nil {
+			return err
+		}
 		batch := &pgx.Batch{}
 		if b.Rewrite {
-			batch.Queue(`DELETE FROM messages WHERE session_id = $1`, id)
+			batch.Queue(`DELETE FROM messages WHERE session_id = $1 AND idx >= $2`, id, b.From)
 		}
 		if len(msgs) > 0 {
 			batch.Queue(`INSERT INTO messages (session_id, idx, data)
@@ -111,9 +114,16 @@ func (u *update) fields(b *store.Batch) error {
 		u.add("tools", tools(c.Tools))
 		u.add("plugins", plugins(c.Plugins))
 		u.add("script", plugins(c.Script))
+		u.add("context", plugins(c.Context))
+	}
+	if b.HistoryStart != 0 {
+		u.add("history_start", b.HistoryStart)
 	}
 	if b.State != "" {
 		u.add("state", b.State)
+	}
+	if b.Title != "" {
+		u.add("title", b.Title)
 	}
 	if us := b.Usage; us != nil {
 		u.add("input_tokens", us.InputTokens)

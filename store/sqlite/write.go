@@ -21,12 +21,12 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	tools, plugins, script := configArgs(&cfg)
+	tools, plugins, script, cctx := configArgs(&cfg)
 	return s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.opts.Now().UnixMicro()
-		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, user_name, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools, plugins, script, cfg.User, now, now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, user_name, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools, plugins, script, cctx, cfg.User, now, now)
 		if err != nil {
 			return err
 		}
@@ -70,8 +70,11 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		case b.From > count:
 			return gap(id, b.From, count)
 		}
+		if err := b.Start(b.Count(count)); err != nil {
+			return err
+		}
 		if b.Rewrite {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ? AND idx >= ?`, id, b.From); err != nil {
 				return err
 			}
 		}
@@ -95,11 +98,17 @@ func updates(b *store.Batch) (string, []any, error) {
 		args = append(args, vals...)
 	}
 	if c := b.Config; c != nil {
-		tools, plugins, script := configArgs(c)
-		add("model = ?, system = ?, tools = ?, plugins = ?, script = ?", c.Model, c.System, tools, plugins, script)
+		tools, plugins, script, cctx := configArgs(c)
+		add("model = ?, system = ?, tools = ?, plugins = ?, script = ?, context = ?", c.Model, c.System, tools, plugins, script, cctx)
+	}
+	if b.HistoryStart != 0 {
+		add("history_start = ?", b.HistoryStart)
 	}
 	if b.State != "" {
 		add("state = ?", b.State)
+	}
+	if b.Title != "" {
+		add("title = ?", b.Title)
 	}
 	if u := b.Usage; u != nil {
 		add("input_tokens = ?, output_tokens = ?, total_tokens = ?, cached_input_tokens = ?, reasoning_tokens = ?, cost_usd = ?",
@@ -159,8 +168,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// configArgs returns the column values of c's tools, plugins and script.
-func configArgs(c *store.Config) (tools string, plugins, script any) {
+// configArgs returns the column values of c's tools, plugins, script and
+// context options.
+func configArgs(c *store.Config) (tools string, plugins, script, cctx any) {
 	b, _ := json.Marshal(c.Tools) // []string always marshals
 	if len(c.Tools) == 0 {
 		b = []byte("[]")
@@ -171,7 +181,10 @@ func configArgs(c *store.Config) (tools string, plugins, script any) {
 	if len(c.Script) > 0 {
 		script = string(c.Script)
 	}
-	return string(b), plugins, script
+	if len(c.Context) > 0 {
+		cctx = string(c.Context)
+	}
+	return string(b), plugins, script, cctx
 }
 
 func notFound(id string) error { return fmt.Errorf("%w: %s", store.ErrNotFound, id) }

@@ -93,7 +93,7 @@ func wantRecord(t *testing.T, what string, got, want *store.Session) {
 	t.Helper()
 	switch {
 	case got.ID != want.ID, got.State != want.State, got.MessageCount != want.MessageCount,
-		got.EventSeq != want.EventSeq, got.Owner != want.Owner:
+		got.Title != want.Title, got.EventSeq != want.EventSeq, got.Owner != want.Owner:
 		t.Fatalf("%s: record = %+v, want %+v", what, got, want)
 	case !got.CreatedAt.Equal(want.CreatedAt), !got.UpdatedAt.Equal(want.UpdatedAt),
 		!got.LeaseExpires.Equal(want.LeaseExpires):

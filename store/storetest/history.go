@@ -105,9 +105,12 @@ func testInvalidBatch(t *testing.T, e *env) {
 		{"nil batch", nil},
 		{"negative From", &store.Batch{From: -1, Messages: msgs(0, 1)}},
 		{"nil message", &store.Batch{From: 1, Messages: []*eventsv1.Message{msgs(1, 1)[0], nil}}},
-		{"rewrite not from 0", &store.Batch{From: 1, Rewrite: true}},
+		{"negative history start", &store.Batch{HistoryStart: -1}},
+		{"history start beyond the history", &store.Batch{HistoryStart: 2}},
+		{"history start beyond a rewrite", &store.Batch{Rewrite: true, Messages: msgs(0, 1), HistoryStart: 2}},
 		{"plugins not JSON", &store.Batch{Config: &store.Config{Plugins: []byte("{")}}},
 		{"NUL in state", &store.Batch{State: "idle\x00"}},
+		{"title not UTF-8", &store.Batch{Title: "Fix \xff"}},
 		{"NUL in system prompt", &store.Batch{Config: &store.Config{System: "\x00"}}},
 		{"nil approval", &store.Batch{Volatile: &store.Volatile{Approvals: []store.Approval{{}}}}},
 		{"nil question", &store.Batch{Volatile: &store.Volatile{Question: &store.Question{}}}},
@@ -150,6 +153,43 @@ func testRewrite(t *testing.T, e *env) {
 	wantMessages(t, "append after rewrite", e.load(t, "s1").Messages, append(summary, msgs(6, 1)...))
 	e.apply(t, "s1", &store.Batch{Rewrite: true})
 	wantMessages(t, "rewrite to empty", e.load(t, "s1").Messages, nil)
+}
+
+// testCompactRewrite stores a compaction: the summary and the messages
+// kept replace the history from the cut on, and the working history
+// starts at the summary, in one batch; the messages before stay.
+func testCompactRewrite(t *testing.T, e *env) {
+	e.create(t, "s1")
+	e.apply(t, "s1", &store.Batch{Messages: msgs(0, 6)})
+	summary := &eventsv1.Message{Role: "user", Content: "summary of 0-3", Summary: true}
+	working := append([]*eventsv1.Message{summary}, msgs(4, 2)...)
+	all := append(msgs(0, 4), working...)
+	for _, name := range []string{"compaction", "retried compaction"} {
+		e.apply(t, "s1", &store.Batch{Rewrite: true, From: 4, Messages: working, HistoryStart: 4})
+		snap := e.load(t, "s1")
+		wantMessages(t, name, snap.Messages, all)
+		if snap.MessageCount != 7 || snap.HistoryStart != 4 {
+			t.Fatalf("%s: MessageCount, HistoryStart = %d, %d, want 7, 4", name, snap.MessageCount, snap.HistoryStart)
+		}
+	}
+	e.apply(t, "s1", &store.Batch{From: 7, Messages: msgs(6, 1)})
+	all = append(all, msgs(6, 1)...)
+	snap := e.load(t, "s1")
+	wantMessages(t, "append after compaction", snap.Messages, all)
+	if snap.HistoryStart != 4 {
+		t.Fatalf("HistoryStart after an append = %d, want 4", snap.HistoryStart)
+	}
+	// A second compaction replaces the first summary too.
+	second := []*eventsv1.Message{{Role: "user", Content: "summary of 0-5", Summary: true}, msgs(6, 1)[0]}
+	e.apply(t, "s1", &store.Batch{Rewrite: true, From: 7, Messages: second, HistoryStart: 7})
+	snap = e.load(t, "s1")
+	wantMessages(t, "second compaction", snap.Messages, append(all[:7:7], second...))
+	if snap.MessageCount != 9 || snap.HistoryStart != 7 {
+		t.Fatalf("second compaction: MessageCount, HistoryStart = %d, %d, want 9, 7", snap.MessageCount, snap.HistoryStart)
+	}
+	before := e.load(t, "s1")
+	wantErr(t, "a start beyond the history", e.st.Apply(e.ctx, "s1", &store.Batch{HistoryStart: 10}), store.ErrInvalid)
+	wantSame(t, "after the refused start", e.load(t, "s1"), before)
 }
 
 func testMessagesPage(t *testing.T, e *env) {

@@ -18,6 +18,7 @@ func testCreateGet(t *testing.T, e *env) {
 		Tools:   []string{"shell", "read_file"},
 		Plugins: json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
 		Script:  json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
+		Context: json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
 		User:    "alice",
 	}
 	if err := e.st.Create(e.ctx, "s1", cfg); err != nil {
@@ -54,6 +55,7 @@ func testCreateInvalid(t *testing.T, e *env) {
 		{"empty id", "", store.Config{}},
 		{"plugins not JSON", "s1", store.Config{Plugins: json.RawMessage(`{"a":`)}},
 		{"script not JSON", "s1", store.Config{Script: json.RawMessage(`{"turns":`)}},
+		{"context not JSON", "s1", store.Config{Context: json.RawMessage(`{"max_messages":`)}},
 		{"NUL in system prompt", "s1", store.Config{System: "a\x00b"}},
 		{"model not UTF-8", "s1", store.Config{Model: "\xff"}},
 		{"tool not UTF-8", "s1", store.Config{Tools: []string{"\xfe"}}},
@@ -107,6 +109,10 @@ func testBatchFields(t *testing.T, e *env) {
 				s.Usage = &eventsv1.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15, CostUsd: 0.25, CachedInputTokens: 3, ReasoningTokens: 2}
 			}},
 		{"event seq", store.Batch{EventSeq: 42}, func(s *store.Session) { s.EventSeq = 42 }},
+		{"title", store.Batch{Title: "Fix the “build” — now"}, func(s *store.Session) { s.Title = "Fix the “build” — now" }},
+		{"later batches keep the title", store.Batch{State: "streaming", EventSeq: 43},
+			func(s *store.Session) { s.State, s.EventSeq = "streaming", 43 }},
+		{"title replaced", store.Batch{Title: "Summarise"}, func(s *store.Session) { s.Title = "Summarise" }},
 		{"config", store.Batch{Config: &store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`)}},
 			func(s *store.Session) {
 				s.Config = store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`)}
@@ -133,7 +139,7 @@ func testList(t *testing.T, e *env) {
 		}
 		e.clock.Advance(time.Millisecond)
 	}
-	e.apply(t, "s03", &store.Batch{Messages: msgs(0, 3), State: "streaming"})
+	e.apply(t, "s03", &store.Batch{Messages: msgs(0, 3), State: "streaming", Title: "prompt 0"})
 	// Expected: the last group first; within a group, ids descending; s03
 	// was created in the first group and not moved (same clock as group 5).
 	var want []string
@@ -158,8 +164,11 @@ func testList(t *testing.T, e *env) {
 				}
 				for _, s := range page.Sessions {
 					got = append(got, s.ID)
-					if s.ID == "s03" && (s.MessageCount != 3 || s.State != "streaming" || s.Config.Model != "script:demo") {
+					if s.ID == "s03" && (s.MessageCount != 3 || s.State != "streaming" || s.Config.Model != "script:demo" || s.Title != "prompt 0") {
 						t.Fatalf("listed s03 = %+v", s)
+					}
+					if s.ID != "s03" && s.Title != "" {
+						t.Fatalf("listed %s with title %q, want none", s.ID, s.Title)
 					}
 				}
 				if page.Next == "" {

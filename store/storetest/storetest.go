@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"InvalidBatch", testInvalidBatch},
 		{"CancelledContext", testCancelledContext},
 		{"Rewrite", testRewrite},
+		{"CompactRewrite", testCompactRewrite},
 		{"MessagesPage", testMessagesPage},
 		{"BatchFields", testBatchFields},
 		{"VolatileReplace", testVolatileReplace},

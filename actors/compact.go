@@ -1,0 +1,215 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
+)
+
+// Compaction replaces the older part of the working history with one
+// summary message that a model writes. The summary request runs on a
+// goroutine of its own, like a model request; the session goes on
+// meanwhile, except that a run waits for it before its next request (the
+// turn gap). When the summary is in, the messages it replaces move to the
+// archive — what get_messages with all shows, marked compacted — and the
+// store takes the new working history and its start in one write, so a
+// crash leaves either the old history or the new one.
+
+// SummarisePrompt is the system prompt of a summary request; the request's
+// one user message is the transcript of the messages to replace.
+const SummarisePrompt = `You are summarising the earlier part of a conversation between a user and an AI assistant that uses tools, so that the assistant can continue the conversation from your summary alone. Write a concise summary that keeps: the user's goals and instructions, decisions made, facts learned (file names, values, results of tool calls), what was done and what remains to do. Write it as plain prose or short bullet points, without preamble.`
+
+// SummaryPrefix starts the content of every summary message.
+const SummaryPrefix = "[Summary of the earlier conversation]\n"
+
+// compaction is a summary request in flight.
+type compaction struct {
+	n      uint64
+	cut    int // the history's messages it replaces: history[:cut]
+	cancel context.CancelFunc
+	// overflow marks the compaction a context overflow started: the
+	// failed request is sent again after it, or the run ends in error.
+	overflow bool
+}
+
+// compactDone reports a summary request's end.
+type compactDone struct {
+	n    uint64
+	resp *llm.Response
+	err  error
+}
+
+// compactCommand handles the compact command: at once when no run is in
+// progress, else at the run's next turn gap. It answers at once; the
+// events tell the rest.
+func (s *session) compactCommand(ctx actor.Context) {
+	switch {
+	case s.compacting != nil:
+	case s.run != nil:
+		s.compactWanted = true
+	default:
+		if !s.startCompaction(false) {
+			s.emit(&eventsv1.CompactStart{})
+			s.emit(&eventsv1.CompactEnd{RemovedCount: 0})
+		}
+	}
+	s.reply(ctx, &eventsv1.Reply{})
+}
+
+// awaitCompaction holds the run's next request while a compaction runs or
+// is wanted; it reports whether the run waits (compactionDone resumes it).
+func (s *session) awaitCompaction() bool {
+	if s.compacting == nil && s.compactWanted {
+		s.compactWanted = false
+		s.startCompaction(false)
+	}
+	if s.compacting == nil {
+		return false
+	}
+	s.run.awaitCompact = true
+	return true
+}
+
+// compactCut is how many of the oldest messages a compaction replaces:
+// all but the newest keep, moved back to a turn boundary (the first
+// message kept is never a tool result). 0 means nothing to compact.
+func (s *session) compactCut() int {
+	cut := len(s.history) - s.spec.Context.Keep()
+	for cut > 0 && s.history[min(cut, len(s.history)-1)].Role == llm.RoleTool && cut < len(s.history) {
+		cut--
+	}
+	if cut == 1 && s.history[0].Summary {
+		return 0 // only the summary of the last compaction
+	}
+	return max(cut, 0)
+}
+
+// startCompaction sends the summary request, unless there is nothing to
+// compact; it reports whether it did.
+func (s *session) startCompaction(overflow bool) bool {
+	cut := s.compactCut()
+	if cut == 0 {
+		return false
+	}
+	s.compactions++
+	parent := context.Background()
+	if s.run != nil {
+		parent = s.run.ctx
+	}
+	ctx, cancel := context.WithCancel(parent)
+	s.compacting = &compaction{n: s.compactions, cut: cut, cancel: cancel, overflow: overflow}
+	s.emit(&eventsv1.CompactStart{})
+	model := s.spec.CompactModel
+	if model == nil {
+		model = s.spec.Model
+	}
+	req := &llm.Request{
+		Model:       model.ID,
+		System:      SummarisePrompt,
+		Messages:    []*llm.Message{llm.UserMessage(transcript(s.history[:cut]))},
+		CallsBefore: s.archivedCalls + countCalls(s.history),
+	}
+	root, self, n, p := s.root, s.self, s.compactions, model.Provider
+	go func() {
+		resp, err := stream(ctx, p, req, func(llm.Chunk) {})
+		cancel()
+		root.Send(self, &compactDone{n: n, resp: resp, err: err})
+	}()
+	return true
+}
+
+// compactionDone applies a summary, unless the model failed or a plugin
+// vetoed it, and lets a waiting run go on.
+func (s *session) compactionDone(m *compactDone) {
+	c := s.compacting
+	if c == nil || c.n != m.n {
+		return
+	}
+	s.compacting = nil
+	removed := 0
+	switch {
+	case m.err != nil && errors.Is(m.err, context.Canceled): // the run it served was aborted
+	case m.err != nil:
+		s.emit(&eventsv1.Error{Code: codeModelError, Message: "compaction failed, the history is unchanged: " + m.err.Error()})
+	default:
+		removed = s.applySummary(c.cut, m.resp.Message.GetContent())
+	}
+	s.emit(&eventsv1.CompactEnd{RemovedCount: int32(removed)})
+	r := s.run
+	if r == nil || !r.awaitCompact {
+		return
+	}
+	r.awaitCompact = false
+	if c.overflow && removed == 0 {
+		msg := "the request does not fit the model's context window, and compaction removed nothing"
+		s.emit(&eventsv1.Error{Code: codeContextOverflow, Message: msg})
+		s.finishRun(fsm.Finish, EndError)
+		return
+	}
+	s.sendRequest()
+}
+
+// applySummary asks before_compact, then replaces history[:cut] with the
+// summary; it returns how many messages it replaced (0 when vetoed).
+func (s *session) applySummary(cut int, summary string) int {
+	out := s.hook(&plugins.Event{Hook: plugins.BeforeCompact, Messages: s.history[:cut], Text: summary})
+	if out.Stop != nil {
+		return 0
+	}
+	if out.Summary != "" {
+		summary = out.Summary
+	}
+	msg := &llm.Message{Role: llm.RoleUser, Content: SummaryPrefix + summary, Summary: true}
+	if s.base == s.p.savedBase {
+		s.p.before = s.history // what a failed write goes back to
+	}
+	s.archive = append(s.archive, s.history[:cut]...)
+	s.archivedCalls += countCalls(s.history[:cut])
+	s.base += cut
+	s.history = append([]*llm.Message{msg}, s.history[cut:]...)
+	s.checked = 0
+	s.touch()
+	return cut
+}
+
+// allMessages is every message ever committed, in order: the archive,
+// marked compacted, then the working history.
+func (s *session) allMessages() []*llm.Message {
+	out := make([]*llm.Message, 0, len(s.archive)+len(s.history))
+	for _, m := range s.archive {
+		c := proto.Clone(m).(*llm.Message)
+		c.Compacted = true
+		out = append(out, c)
+	}
+	return append(out, s.history...)
+}
+
+// transcript renders messages as plain text for the summary request.
+func transcript(msgs []*llm.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		switch m.Role {
+		case llm.RoleTool:
+			fmt.Fprintf(&b, "tool result (%s)", m.ToolCallId)
+			if m.IsError {
+				b.WriteString(", an error")
+			}
+			fmt.Fprintf(&b, ": %s\n", m.Content)
+		default:
+			fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, "  (calls %s %s, id %s)\n", c.Name, c.GetArgs().GetJson(), c.Id)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,26 @@
+package actors
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTitleOf: a title is the first line that is not blank, trimmed, cut
+// at 80 runes with "…".
+func TestTitleOf(t *testing.T) {
+	long := strings.Repeat("é", 79) + "xyz"
+	for _, tc := range []struct{ prompt, want string }{
+		{"", ""},
+		{" \n\t\n", ""},
+		{"hello", "hello"},
+		{"\n\n  Fix the build  \nthen more", "Fix the build"},
+		{"line one\r\nline two", "line one"},
+		{strings.Repeat("a", 80), strings.Repeat("a", 80)},
+		{long, strings.Repeat("é", 79) + "x…"},
+		{strings.Repeat("a", 79) + " b", strings.Repeat("a", 79) + "…"}, // no space before the ellipsis
+	} {
+		if got := titleOf(tc.prompt); got != tc.want {
+			t.Errorf("titleOf(%q) = %q, want %q", tc.prompt, got, tc.want)
+		}
+	}
+}

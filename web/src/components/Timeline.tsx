@@ -1,0 +1,83 @@
+import type { ComponentChildren } from "preact";
+import { useLayoutEffect, useRef } from "preact/hooks";
+import type { Notice, ToolCall, ViewState } from "../reducer";
+import { MessageView } from "./MessageView";
+import { ToolCard } from "./ToolCard";
+
+/** The status line under the last message (hidden when idle). */
+export function AgentStatusLine({ status, tool }: { status: ViewState["status"]; tool: string | null }) {
+  const text = status === "thinking" ? "thinking…" : status === "tool_calling" ? `calling ${tool ?? "a tool"}…` : "";
+  return (
+    <div class={`status status-${status}`} data-testid="agent-status" data-status={status} role="status" aria-live="polite">
+      {status === "thinking" && <span class="dots" aria-hidden="true"><i /><i /><i /></span>}
+      {status === "tool_calling" && <span class="spinner" aria-hidden="true" />}
+      {text && <span class="status-text">{text}</span>}
+    </div>
+  );
+}
+
+function NoticeLine({ n }: { n: Notice }) {
+  return (
+    <div class={`notice notice-${n.level}`} data-testid="notice" data-kind={n.kind} role={n.level === "error" ? "alert" : undefined}>
+      {n.text}
+    </div>
+  );
+}
+
+/** The conversation: messages by index, quiet notices, the streaming message, the status. */
+export function Timeline({ v }: { v: ViewState }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const onScroll = () => {
+    const el = ref.current;
+    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+  };
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  });
+
+  const used = new Set<string>();
+  const toolsOf = (ids: string[]): ToolCall[] =>
+    ids.map((id) => {
+      used.add(id);
+      return v.tools[id];
+    }).filter((t): t is ToolCall => t !== undefined);
+
+  const items: ComponentChildren[] = [];
+  const byAt = new Map<number, Notice[]>();
+  for (const n of v.notices) {
+    const list = byAt.get(n.at) ?? [];
+    list.push(n);
+    byAt.set(n.at, list);
+  }
+  const count = v.messages.length;
+  for (let i = 0; i <= count; i++) {
+    for (const n of byAt.get(i) ?? []) items.push(<NoticeLine key={`n${n.id}`} n={n} />);
+    byAt.delete(i);
+    const m = v.messages[i];
+    if (m) {
+      items.push(
+        <MessageView key={`m${i}`} role={m.role} content={m.content} thinking={m.thinking} interrupted={m.interrupted} summary={m.summary} tools={toolsOf(m.toolCalls)} />,
+      );
+    }
+  }
+  // Tool calls whose message is not known (events were lost): after the history.
+  const orphans = Object.values(v.tools).filter((t) => !used.has(t.callId));
+  for (const t of orphans) items.push(<ToolCard key={`t${t.callId}`} tool={t} />);
+  if (v.streaming) {
+    // Keyed as the index it will commit at, so the element grows in place and stays.
+    items.push(
+      <MessageView key={`m${count}`} role="assistant" content={v.streaming.text} thinking={v.streaming.thinking} interrupted={false} tools={[]} streaming />,
+    );
+  }
+  for (const list of byAt.values()) for (const n of list) items.push(<NoticeLine key={`n${n.id}`} n={n} />);
+
+  return (
+    <div class="timeline" ref={ref} onScroll={onScroll} aria-label="Conversation" role="log">
+      {items.length === 0 && <div class="empty">No messages yet. Type below to start.</div>}
+      {items}
+      <AgentStatusLine status={v.status} tool={v.statusTool} />
+    </div>
+  );
+}
