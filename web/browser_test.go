@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tack-run/tack/internal/nodetest"
 )
 
 // TestBrowser runs the Playwright suite in e2e/ (node --test e2e/*.test.mjs):
@@ -22,7 +24,7 @@ import (
 // Without Node 20, npm or Chromium the test skips, except under CI=true,
 // where it fails.
 func TestBrowser(t *testing.T) {
-	node, npm := needNode(t)
+	n := nodetest.Need(t)
 	chromium := needChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -36,11 +38,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	dir := "e2e"
-	install := exec.CommandContext(ctx, npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
-	install.Dir = dir
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
+	n.Install(ctx, t, dir)
 
 	// The suite's servers, their SQLite files and the browsers' profiles
 	// all live under scratch, so that a process left running after the
@@ -57,7 +55,7 @@ func TestBrowser(t *testing.T) {
 	for _, f := range files {
 		args = append(args, filepath.Base(f))
 	}
-	run := exec.CommandContext(ctx, node, args...)
+	run := exec.CommandContext(ctx, n.Node, args...)
 	run.Dir = dir
 	run.Env = append(os.Environ(), "TACK_BIN="+bin, "CHROMIUM="+chromium, "TMPDIR="+scratch)
 	var out bytes.Buffer
@@ -89,28 +87,6 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
-// needNode finds node (20 or newer) and npm, or skips — or fails under
-// CI=true, where they must be present.
-func needNode(t *testing.T) (node, npm string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing(t, "node is not installed")
-	}
-	npm, err = exec.LookPath("npm")
-	if err != nil {
-		missing(t, "npm is not installed")
-	}
-	v, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output()
-	if err != nil {
-		missing(t, "node does not run: "+err.Error())
-	}
-	if major, _ := strconv.Atoi(strings.TrimSpace(string(v))); major < 20 {
-		missing(t, "node is older than 20")
-	}
-	return node, npm
-}
-
 // needChromium finds the browser: $CHROMIUM, else /usr/bin/chromium.
 func needChromium(t *testing.T) string {
 	t.Helper()
@@ -119,18 +95,9 @@ func needChromium(t *testing.T) string {
 		path = "/usr/bin/chromium"
 	}
 	if _, err := exec.LookPath(path); err != nil {
-		missing(t, "chromium is not installed at "+path+" (apt-get install chromium, or set CHROMIUM)")
+		nodetest.Missing(t, "chromium is not installed at "+path+" (apt-get install chromium, or set CHROMIUM)")
 	}
 	return path
-}
-
-// missing skips the test for why, or fails it under CI=true.
-func missing(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true and %s", why)
-	}
-	t.Skip(why)
 }
 
 // processesUnder lists the processes whose command line names dir, read
