@@ -18,6 +18,7 @@ test('a message sent while busy waits in the queue, then is answered after and l
       context_window: 8000,
       turns: [
         {
+          thinking: 'The user asks whether the build is broken. Run it before answering.',
           text: 'Let me look at the build first; it takes a moment.',
           tool_calls: [{ name: 'sleep', args: { ms: 2500 } }],
           usage: { input_tokens: 5120, output_tokens: 64 },
