@@ -46,3 +46,22 @@ test('the page asks for a token, refuses a wrong one, and with the right one loa
   await until('the run with a token', () => messages(page), ['user: hello', 'assistant: Only for Alice.']);
   await until('agent-status after the run', () => status(page), 'idle');
 });
+
+test('new-session makes a session with the default model, opens it and lists it', async () => {
+  const page = await env.newPage('/');
+  await enterToken(page, TOKEN);
+  await until('the session list after the token', () => listed(page), (ids) => ids.includes('auth-alice'));
+  const before = await listed(page);
+
+  await hook(page, 'new-session').click();
+  const id = await until('the URL of the new session', () => new URL(page.url()).searchParams.get('session'), (s) => s !== null && !before.includes(s));
+  await ready(page);
+  await until('the session list with the new session', () => listed(page).then((ids) => ids.toSorted()), [...before, id].toSorted());
+  const state = await env.state(id);
+  assert.equal(state.model, 'script:demo');
+  assert.equal(await hook(page, 'model-select').inputValue(), 'script:demo');
+
+  await send(page, 'what is here?');
+  await until('the demo model\'s first reply', () => messages(page).then((m) => m.slice(0, 2)), ['user: what is here?', 'assistant: Let me look at the project.']);
+  await until('agent-status after the demo run', () => status(page), 'idle');
+});

@@ -51,7 +51,7 @@ test('a message sent while busy waits in the queue, then is answered after and l
     'user: and then run the tests',
     'assistant: Then I will run the tests as you asked.',
   ]);
-  assert.doesNotMatch(await queue.innerText().catch(() => ''), /and then run the tests/);
+  assert.doesNotMatch(await queue.evaluate((e) => e.textContent), /and then run the tests/);
   assert.deepEqual(await env.history(id), [
     'user: Is the build broken?',
     'assistant: Let me look at the build first; it takes a moment.',

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hook, messageText, messages, ready, send, setup, status, until } from './harness.mjs';
+import { hook, messageText, messages, ready, send, setup, status, trace, until } from './harness.mjs';
 
 const env = setup();
 
@@ -28,6 +28,9 @@ test('a reload in the middle of a run catches up with no duplicated or lost text
   await ready(page);
   await until('the second reply after the reload', () => messageText(reply), long);
   await until('agent-status after the run', () => status(page), 'idle');
+  // The reloaded page came back to a run still going.
+  const seen = await trace(page, 'agent-status');
+  assert.ok(seen.includes('thinking') && seen.at(-1) === 'idle', `agent-status after the reload went ${seen.join(' → ')}`);
   assert.deepEqual(await messages(page), ['user: nap, then talk', 'assistant: First a short nap.', `assistant: ${long}`]);
   assert.equal(await hook(page, 'tool-call').count(), 1);
   assert.equal(await hook(page, 'tool-call').getAttribute('data-state'), 'ok');
