@@ -287,6 +287,29 @@ export function messageText(locator) {
   return locator.evaluate((e) => window.__tackText(e));
 }
 
+/**
+ * What the page shows, read at one instant (one evaluate), so that a test
+ * can wait for one hook and check others as they were at that moment:
+ * status and statusText (agent-status), cards (call id → data-state),
+ * messages (as messages() gives them), queue (its text), stopEnabled.
+ */
+export function snapshot(page) {
+  return page.evaluate(() => {
+    const one = (id) => document.querySelector(`[data-testid="${id}"]`);
+    const all = (id) => [...document.querySelectorAll(`[data-testid="${id}"]`)];
+    const status = one('agent-status');
+    const stop = one('stop');
+    return {
+      status: status?.getAttribute('data-status') ?? null,
+      statusText: status?.textContent.trim() ?? null,
+      cards: Object.fromEntries(all('tool-call').map((e) => [e.getAttribute('data-call-id'), e.getAttribute('data-state')])),
+      messages: all('message').map((e) => `${e.dataset.role}: ${window.__tackText(e)}`),
+      queue: one('queue')?.textContent ?? null,
+      stopEnabled: stop ? !stop.disabled : null,
+    };
+  });
+}
+
 /** The data-status of agent-status. */
 export function status(page) {
   return hook(page, 'agent-status').getAttribute('data-status');

@@ -56,7 +56,7 @@ test('Reject with a reason fails the held call with that reason and ends the run
 
   await reject(page, 'not in this channel');
   await until('tool card after Reject', () => card.getAttribute('data-state'), 'error');
-  assert.match(await card.innerText(), /rejected: not in this channel/);
+  await until('the tool card\'s result', () => card.innerText(), (t) => /rejected: not in this channel/.test(t));
   await hook(page, 'approval').waitFor({ state: 'hidden' });
   await until('agent-status after Reject', () => status(page), 'idle');
   assert.deepEqual(await messages(page), ['user: echo the codes', 'assistant: I will echo it.']);

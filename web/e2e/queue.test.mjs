@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { checked, hook, messages, send, setup, status, trace, until } from './harness.mjs';
+import { checked, hook, messages, send, setup, snapshot, status, trace, until } from './harness.mjs';
 
 const env = setup();
 const screenshot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshot.png');
@@ -20,7 +20,7 @@ test('a message sent while busy waits in the queue, then is answered after and l
         {
           thinking: 'The user asks whether the build is broken. Run it before answering.',
           text: 'Let me look at the build first; it takes a moment.',
-          tool_calls: [{ name: 'sleep', args: { ms: 2500 } }],
+          tool_calls: [{ name: 'sleep', args: { ms: 3000 } }],
           usage: { input_tokens: 5120, output_tokens: 64 },
         },
         { text: 'The build is fine.', usage: { input_tokens: 5300, output_tokens: 12 } },
@@ -34,13 +34,13 @@ test('a message sent while busy waits in the queue, then is answered after and l
 
   await send(page, 'and then run the tests');
   const queue = hook(page, 'queue');
-  await until('the queue while the tool runs', () => queue.innerText(), (t) => t.includes('and then run the tests'));
-  assert.deepEqual(await messages(page), ['user: Is the build broken?', 'assistant: Let me look at the build first; it takes a moment.']);
-  assert.deepEqual((await env.state(id)).prompt_queue, ['and then run the tests']);
-  await until('context-usage in warn', () => hook(page, 'context-usage').getAttribute('data-level'), 'warn');
+  const queued = await until('the queue while the tool runs', () => snapshot(page), (s) => s.queue?.includes('and then run the tests'));
+  assert.deepEqual(queued.messages, ['user: Is the build broken?', 'assistant: Let me look at the build first; it takes a moment.']);
+  assert.deepEqual(queued.cards, { 'c-1': 'running' });
+  assert.equal(await hook(page, 'context-usage').getAttribute('data-level'), 'warn');
   if (process.env.TACK_SCREENSHOT === '1') {
-    assert.equal(await hook(page, 'tool-call').getAttribute('data-state'), 'running', 'the screenshot must show the tool running');
     await page.screenshot({ path: screenshot });
+    assert.equal(await hook(page, 'tool-call').getAttribute('data-state'), 'running', 'the screenshot must show the tool running');
   }
 
   await until('agent-status after both prompts', () => status(page), 'idle');
@@ -55,7 +55,7 @@ test('a message sent while busy waits in the queue, then is answered after and l
   assert.deepEqual(await env.history(id), [
     'user: Is the build broken?',
     'assistant: Let me look at the build first; it takes a moment.',
-    'tool: slept 2500 ms',
+    'tool: slept 3000 ms',
     'assistant: The build is fine.',
     'user: and then run the tests',
     'assistant: Then I will run the tests as you asked.',
@@ -83,7 +83,7 @@ test('in steer mode a message sent while a tool runs steers the run: the tool is
   await send(page, 'stop waiting, use the cache');
 
   await until('tool card after the steer', () => card.getAttribute('data-state'), 'error');
-  assert.match(await card.innerText(), /skipped: a steering message arrived/);
+  await until('the tool card\'s result', () => card.innerText(), (t) => /skipped: a steering message arrived/.test(t));
   await until('agent-status after the steered run', () => status(page), 'idle');
   assert.deepEqual(await trace(page, 'tool-call:c-1'), ['running', 'error']);
   await until('the messages after the steer', () => messages(page), [

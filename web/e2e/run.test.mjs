@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hook, messageText, messages, send, setup, status, trace, until } from './harness.mjs';
+import { hook, messageText, messages, send, setup, snapshot, status, trace, until } from './harness.mjs';
 
 const env = setup();
 
@@ -12,7 +12,7 @@ test('status goes thinking, then tool_calling naming the tool, then idle; the to
     session: 'run-status',
     script: {
       turns: [
-        { delay_ms: 400, text: 'Let me sleep.', tool_calls: [{ name: 'sleep', args: { ms: 900 } }] },
+        { delay_ms: 400, text: 'Let me sleep.', tool_calls: [{ name: 'sleep', args: { ms: 1200 } }] },
         { delay_ms: 400, text: 'Slept well.' },
       ],
     },
@@ -22,17 +22,15 @@ test('status goes thinking, then tool_calling naming the tool, then idle; the to
   assert.equal(await hook(page, 'tool-call').count(), 0);
 
   await send(page, 'sleep a little');
-  await until('agent-status while the model is asked', () => status(page), 'thinking');
-  const card = hook(page, 'tool-call');
-  await until('agent-status while sleep runs', () => status(page), 'tool_calling');
-  assert.match(await hook(page, 'agent-status').innerText(), /\bsleep\b/);
-  assert.equal(await card.count(), 1);
-  assert.equal(await card.getAttribute('data-call-id'), 'c-1');
-  assert.equal(await card.getAttribute('data-state'), 'running');
+  const thinking = await until('the page while the model is asked', () => snapshot(page), (s) => s.status === 'thinking');
+  assert.doesNotMatch(thinking.statusText, /\bsleep\b/);
+  const calling = await until('the page while sleep runs', () => snapshot(page), (s) => s.status === 'tool_calling');
+  assert.match(calling.statusText, /\bsleep\b/);
+  assert.deepEqual(calling.cards, { 'c-1': 'running' });
 
+  const card = hook(page, 'tool-call');
   await until('tool card after sleep ended', () => card.getAttribute('data-state'), 'ok');
   await until('agent-status after the run', () => status(page), 'idle');
-  assert.doesNotMatch(await hook(page, 'agent-status').innerText(), /\bsleep\b/);
 
   assert.deepEqual(await trace(page, 'agent-status'), ['idle', 'thinking', 'tool_calling', 'thinking', 'idle']);
   assert.deepEqual(await trace(page, 'tool-call:c-1'), ['running', 'ok']);
@@ -40,7 +38,7 @@ test('status goes thinking, then tool_calling naming the tool, then idle; the to
   assert.deepEqual(await env.history(id), [
     'user: sleep a little',
     'assistant: Let me sleep.',
-    'tool: slept 900 ms',
+    'tool: slept 1200 ms',
     'assistant: Slept well.',
   ]);
 });
@@ -89,7 +87,7 @@ test('Stop is disabled when idle, enabled while a tool runs, and aborts the run:
 
   await stop.click();
   await until('tool card after Stop', () => card.getAttribute('data-state'), 'error');
-  assert.match(await card.innerText(), /interrupted: aborted by user/);
+  await until('the tool card\'s result', () => card.innerText(), (t) => /interrupted: aborted by user/.test(t));
   await until('agent-status after Stop', () => status(page), 'idle');
   await until('Stop after the run ended', () => stop.isDisabled(), true);
   assert.deepEqual(await trace(page, 'tool-call:c-1'), ['running', 'error']);
