@@ -16,10 +16,10 @@ commands:
   demo   play a built-in scripted session as a coloured timeline
   chat   talk to a session in the terminal (Enter while busy steers, Ctrl-C aborts)
   rpc    serve the JSON-lines protocol on stdin/stdout
-  serve  serve sessions over HTTP: REST, Server-Sent Events, AG-UI
+  serve  the browser UI at http://127.0.0.1:7700, and sessions over HTTP: REST, Server-Sent Events, AG-UI
 
 protocol: docs/protocol.md in the repository (commands, events, scripts, config)
-http:     docs/http.md (routes, streams, auth)
+http:     docs/http.md (routes, streams, auth); browser UI: docs/web.md
 `
 
 func main() {

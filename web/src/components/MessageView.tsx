@@ -29,7 +29,7 @@ export function MessageView(p: MessageViewProps) {
       aria-label={`${who} message`}
       aria-busy={p.streaming ? "true" : undefined}
     >
-      <div class="msg-who">{who}</div>
+      <div class="msg-who" aria-hidden="true">{who}</div>
       {p.thinking && (
         <details class="thinking">
           <summary>Thinking ({p.thinking.length} characters)</summary>
