@@ -348,8 +348,10 @@ export async function until(what, read, want, { timeout = TIMEOUT } = {}) {
 
 /**
  * The values the recorder saw on the page, consecutive repeats folded:
- * key "agent-status" for data-status, "tool-call:<call id>" for a tool
- * card's data-state, "context-usage" for data-level.
+ * key "agent-status" for data-status ("agent-status text" for
+ * "<data-status>: <text>"), "tool-call:<call id>" for a tool
+ * card's data-state, "context-usage" for data-level, "queue" for the
+ * queue's text.
  */
 export async function trace(page, key) {
   const all = await page.evaluate(() => window.__tackTrace);
@@ -373,8 +375,12 @@ function recorder() {
     if (value !== null && seen[seen.length - 1] !== value) seen.push(value);
   };
   const scan = () => {
-    for (const e of document.querySelectorAll('[data-testid="agent-status"]')) note('agent-status', e.getAttribute('data-status'));
+    for (const e of document.querySelectorAll('[data-testid="agent-status"]')) {
+      note('agent-status', e.getAttribute('data-status'));
+      note('agent-status text', `${e.getAttribute('data-status')}: ${e.textContent.trim()}`);
+    }
     for (const e of document.querySelectorAll('[data-testid="context-usage"]')) note('context-usage', e.getAttribute('data-level'));
+    for (const e of document.querySelectorAll('[data-testid="queue"]')) note('queue', e.textContent);
     for (const e of document.querySelectorAll('[data-testid="tool-call"]')) {
       note(`tool-call:${e.getAttribute('data-call-id')}`, e.getAttribute('data-state'));
     }
@@ -384,6 +390,7 @@ function recorder() {
     childList: true,
     attributes: true,
     attributeFilter: ['data-status', 'data-state', 'data-level', 'data-testid'],
+    characterData: true,
   });
 }
 

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hook, messageText, messages, ready, send, setup, status, trace, until } from './harness.mjs';
+import { hook, messageText, messages, ready, send, setup, status, until } from './harness.mjs';
 
 const env = setup();
 
@@ -15,7 +15,8 @@ test('a reload in the middle of a run catches up with no duplicated or lost text
     script: {
       turns: [
         { text: 'First a short nap.', tool_calls: [{ name: 'sleep', args: { ms: 300 } }] },
-        { text: long, chunk_size: 4, chunk_delay_ms: 40 },
+        { text: long, chunk_size: 4, chunk_delay_ms: 40, tool_calls: [{ name: 'sleep', args: { ms: 1000 } }] },
+        { text: 'Done.' },
       ],
     },
   });
@@ -26,15 +27,20 @@ test('a reload in the middle of a run catches up with no duplicated or lost text
 
   await page.reload();
   await ready(page);
+  assert.notEqual((await env.state(id)).state, 'idle', 'the run ended before the page was back: too slow a machine for this test');
   await until('the second reply after the reload', () => messageText(reply), long);
   await until('agent-status after the run', () => status(page), 'idle');
-  // The reloaded page came back to a run still going.
-  const seen = await trace(page, 'agent-status');
-  assert.ok(seen.includes('thinking') && seen.at(-1) === 'idle', `agent-status after the reload went ${seen.join(' → ')}`);
-  assert.deepEqual(await messages(page), ['user: nap, then talk', 'assistant: First a short nap.', `assistant: ${long}`]);
-  assert.equal(await hook(page, 'tool-call').count(), 1);
-  assert.equal(await hook(page, 'tool-call').getAttribute('data-state'), 'ok');
-  assert.equal(await hook(page, 'tool-call').getAttribute('data-call-id'), 'c-1');
+  assert.deepEqual(await messages(page), [
+    'user: nap, then talk',
+    'assistant: First a short nap.',
+    `assistant: ${long}`,
+    'assistant: Done.',
+  ]);
+  const cards = await hook(page, 'tool-call').evaluateAll((els) => els.map((e) => [e.dataset.callId, e.dataset.state]));
+  assert.deepEqual(cards, [
+    ['c-1', 'ok'],
+    ['c-2', 'ok'],
+  ]);
 });
 
 test('two pages on one session stay in sync', async () => {
