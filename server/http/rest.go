@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/proto"
@@ -78,15 +79,17 @@ func (s *Server) list() http.Handler {
 // session serves a command about the session in the path, for its owner.
 func (s *Server) session(name string, status int, kind bodyKind) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.noQuery(w, r) {
-			return
-		}
 		var body []byte
+		var ok bool
 		if kind == jsonBody {
-			var ok bool
+			if !s.noQuery(w, r) {
+				return
+			}
 			if body, ok = readBody(w, r); !ok {
 				return
 			}
+		} else if body, ok = queryFlags(w, r, name); !ok {
+			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.opts.requestTimeout)
 		defer cancel()
@@ -158,6 +161,36 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		return nil, false
 	}
 	return body, true
+}
+
+// flags are the boolean fields a GET route takes as query parameters.
+var flags = map[string][]string{"get_messages": {"all"}}
+
+// queryFlags turns the query of a route without a body into the
+// command's fields (?all=true is {"all":true}); a parameter the command
+// does not take, or a value that is not a boolean, is answered 400.
+func queryFlags(w http.ResponseWriter, r *http.Request, name string) ([]byte, bool) {
+	fields := map[string]bool{}
+	for k, vs := range r.URL.Query() {
+		if k == "access_token" {
+			continue
+		}
+		if !slices.Contains(flags[name], k) {
+			writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("%s %s takes no parameter %q", r.Method, r.URL.Path, k)))
+			return nil, false
+		}
+		v, err := strconv.ParseBool(vs[0])
+		if err != nil {
+			writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("%s must be true or false, not %q", k, vs[0])))
+			return nil, false
+		}
+		fields[k] = v
+	}
+	if len(fields) == 0 {
+		return nil, true
+	}
+	b, _ := json.Marshal(fields) // a map of booleans: cannot fail
+	return b, true
 }
 
 // noQuery answers 400 when a route that takes no parameters got some

@@ -64,7 +64,9 @@ func TestScenarios(t *testing.T) {
 		{name: "get_state of a pending approval", held: true, method: "GET", path: "/v1/sessions/s", status: 200,
 			want: `~"pending_approvals":[{"approval_id":"ap-1","tool":"sleep","call_id":"c-1","args":{"ms":1},"hint":"sleep: {\"ms\":1}"}]`},
 		{name: "get_messages", method: "GET", path: "/v1/sessions/s/messages", status: 200, want: `{"messages":[]}`},
-		{name: "get_messages with a parameter", method: "GET", path: "/v1/sessions/s/messages?all=true", status: 400, want: `~no parameter \"all\"`},
+		{name: "get_messages with all", method: "GET", path: "/v1/sessions/s/messages?all=true", status: 200, want: `{"messages":[]}`},
+		{name: "get_messages with all not a boolean", method: "GET", path: "/v1/sessions/s/messages?all=yes", status: 400, want: `~all must be true or false, not \"yes\"`},
+		{name: "get_messages with a parameter", method: "GET", path: "/v1/sessions/s/messages?since=3", status: 400, want: `~no parameter \"since\"`},
 
 		// session commands
 		{name: "prompt", method: "POST", path: "/v1/sessions/s/prompt", body: `{"text":"hello"}`, status: 200, want: `{"queued":false}`,
@@ -207,5 +209,37 @@ func (sc scenario) run(t *testing.T) {
 			t.Fatalf("events %v, want %v", got, sc.events)
 		}
 		_ = sub.Close()
+	}
+}
+
+// TestMessagesAllOverHTTP: ?all=true returns what a compaction replaced,
+// marked, before the summary and the working history.
+func TestMessagesAllOverHTTP(t *testing.T) {
+	ts := start(t, nil)
+	ts.must("POST", "/v1/sessions", "", `{"session":"c","context":{"keep_recent":2},`+
+		`"script":{"turns":[{"text":"a1"},{"text":"a2"},{"text":"p1 was answered."}]}}`, 201)
+	for _, p := range []string{"p1", "p2"} {
+		ts.must("POST", "/v1/sessions/c/prompt", "", `{"text":"`+p+`"}`, 200)
+		ts.waitState("/v1/sessions/c", "", "idle")
+		for deadline := time.Now().Add(5 * time.Second); !strings.Contains(ts.must("GET", "/v1/sessions/c/messages", "", "", 200), `"a`+p[1:]+`"`); {
+			if time.Now().After(deadline) {
+				t.Fatalf("the answer to %s was not committed", p)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	ts.must("POST", "/v1/sessions/c/compact", "", `{}`, 200)
+	want := `{"messages":[{"role":"user","content":"p1","compacted":true},{"role":"assistant","content":"a1","compacted":true},` +
+		`{"role":"user","content":"[Summary of the earlier conversation]\np1 was answered.","summary":true},` +
+		`{"role":"user","content":"p2"},{"role":"assistant","content":"a2"}]}`
+	var got string
+	for deadline := time.Now().Add(5 * time.Second); got != want; got = ts.must("GET", "/v1/sessions/c/messages?all=true", "", "", 200) {
+		if time.Now().After(deadline) {
+			t.Fatalf("GET messages?all=true:\n got: %s\nwant: %s", got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := ts.must("GET", "/v1/sessions/c/messages?all=false", "", "", 200); strings.Contains(got, "compacted") {
+		t.Fatalf("all=false shows compacted messages: %s", got)
 	}
 }
