@@ -117,6 +117,7 @@ func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
 func (s *session) stop(m *eventsv1.Abort, end string) {
 	switch {
 	case s.run.batch != nil:
+		s.run.killTools = m.KillTools
 		s.clearQueues(m)
 		for _, c := range s.run.batch.calls {
 			switch {
