@@ -196,7 +196,9 @@ func (s *session) common(ctx actor.Context) bool {
 		s.subscribe(ctx, &pidSink{root: s.root, pid: m.PID}, m.Since, m.Filter)
 	case *Unsubscribe:
 		s.unsubscribe(m.Sink)
-		ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
+		if ctx.Sender() != nil {
+			ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
+		}
 	case *actor.Terminated:
 		s.unsubscribe(&pidSink{pid: m.Who})
 	case *SwitchModel:

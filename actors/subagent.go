@@ -378,13 +378,14 @@ func (j *subagentJob) request(pid *actor.PID, msg any) error {
 
 // release lets a child go once its run is over: with a store it is
 // unloaded (it stays stored and readable, restored on its next use);
-// without one it stays loaded, as nothing else keeps it.
+// without one it stays loaded, as nothing else keeps it, and only the
+// parent's link to it goes.
 func (j *subagentJob) release(pid *actor.PID, sink *childSink) {
 	if j.persisted {
 		j.reg.Close(j.id)
 		return
 	}
-	_ = j.request(pid, &Unsubscribe{Sink: sink})
+	j.root.Send(pid, &Unsubscribe{Sink: sink})
 }
 
 // childSink passes a child's events to its parent until the child's run
