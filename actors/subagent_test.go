@@ -413,8 +413,8 @@ func TestSubagentFailures(t *testing.T) {
 func TestSubagentDepth(t *testing.T) {
 	f := newFamily(t, nil, map[string]string{
 		"parent": parentScript,
-		"child": `{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"deeper","model":"leaf"}}]},{"text":"the grandchild said: fine"}]}`,
-		"leaf":  `{"turns":[{"text":"fine"}]}`,
+		"child":  `{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"deeper","model":"leaf"}}]},{"text":"the grandchild said: fine"}]}`,
+		"leaf":   `{"turns":[{"text":"fine"}]}`,
 	})
 	h := f.parent("parent", []string{"subagent", "echo"}, &SubagentConfig{Model: "child", MaxDepth: new(2)})
 	h.ok(&eventsv1.Prompt{Text: "go"})
