@@ -124,6 +124,8 @@ func (s *session) stop(m *eventsv1.Abort, end string) {
 			case c.running() && kills(m.KillTools, c.immune):
 				s.emit(&eventsv1.ToolKilled{Name: c.tc.Name, CallId: c.tc.Id, Reason: "aborted"})
 				s.interrupt(c, tools.InterruptedByAbort)
+			case c.running() && c.sub != nil:
+				c.sub.halt() // kill_tools none: the child stops after its own tools
 			case c.held():
 				s.resolveHold(c, statusRejected, tools.RejectedPrefix+"aborted")
 			}

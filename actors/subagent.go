@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -120,6 +121,9 @@ type subagentCall struct {
 	description string
 	// started is set once subagent_start was told.
 	started bool
+	// halt asks the child to stop after its running tools: the parent's
+	// abort with kill_tools none, which leaves the call running.
+	halt func()
 }
 
 // subagentStarted says a call's child session exists and is about to
@@ -158,7 +162,8 @@ func (s *session) launchSubagent(c *call) {
 	s.subagents++
 	s.touch()
 	id := s.spec.ID + "/sub-" + strconv.FormatUint(s.subagents, 10)
-	c.sub = &subagentCall{child: id, description: a.Description}
+	halt := make(chan struct{})
+	c.sub = &subagentCall{child: id, description: a.Description, halt: sync.OnceFunc(func() { close(halt) })}
 	ctx, cancel := context.WithCancelCause(s.run.ctx)
 	r := s.run
 	c.cancel = func() {
@@ -169,7 +174,7 @@ func (s *session) launchSubagent(c *call) {
 		cancel(cause)
 	}
 	j := &subagentJob{reg: s.reg, root: s.root, parent: s.self, tag: s.run.tag(), index: c.index,
-		id: id, cfg: cfg, task: a.Task, now: s.env.now, persisted: s.env.Store != nil}
+		id: id, cfg: cfg, task: a.Task, now: s.env.now, persisted: s.env.Store != nil, halt: halt}
 	go j.run(ctx)
 }
 
@@ -304,6 +309,8 @@ type subagentJob struct {
 	// persisted: with a store, the child is unloaded once done (it stays
 	// stored and is restored on its next use); without one it stays.
 	persisted bool
+	// halt is closed when the child is to stop after its running tools.
+	halt chan struct{}
 }
 
 // childTimeout bounds each request to the parent or the child.
@@ -350,17 +357,23 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 	if err := j.request(pid, &eventsv1.Prompt{Text: j.task}); err != nil {
 		return fail("%v", err)
 	}
-	select {
-	case <-sink.done:
-		return sink.result(j.id)
-	case <-ctx.Done():
-		kill := KillKillable
-		if errors.Is(context.Cause(ctx), errKillAll) {
-			kill = KillAll
+	halt := j.halt
+	for {
+		select {
+		case <-sink.done:
+			return sink.result(j.id)
+		case <-halt:
+			j.root.Send(pid, &eventsv1.Abort{KillTools: KillNone})
+			halt = nil // the child's result still comes, once its tools are done
+		case <-ctx.Done():
+			kill := KillKillable
+			if errors.Is(context.Cause(ctx), errKillAll) {
+				kill = KillAll
+			}
+			j.root.Send(pid, &eventsv1.Abort{KillTools: kill})
+			<-sink.done // the child's run ends at once, or when its immune tools are done
+			return tools.Result{Content: tools.InterruptedByAbort, IsError: true}
 		}
-		j.root.Send(pid, &eventsv1.Abort{KillTools: kill})
-		<-sink.done // the child's run ends at once, or when its immune tools are done
-		return tools.Result{Content: tools.InterruptedByAbort, IsError: true}
 	}
 }
 

@@ -437,3 +437,33 @@ func TestSubagentDepth(t *testing.T) {
 		t.Fatalf("grandchild state %v", st)
 	}
 }
+
+// TestSubagentAbortKeepingTools: an abort with kill_tools none leaves the
+// call running and asks the child to stop after its own tools: the child
+// ends aborted once its tool is done, without another request, and the
+// call's result says so.
+func TestSubagentAbortKeepingTools(t *testing.T) {
+	f := newFamily(t, nil, map[string]string{
+		"parent": parentScript,
+		"child":  `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":200}}]},{"text":"never"}]}`,
+	})
+	h := f.parent("parent", []string{"subagent", "sleep"}, &SubagentConfig{Model: "child"})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitMatch(func(ev *eventsv1.Event) bool {
+		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
+	})
+	h.ok(&eventsv1.Abort{KillTools: KillNone})
+	end := h.waitFor("agent_end", 1)
+	if got := end.GetAgentEnd().Reason; got != EndAborted {
+		t.Errorf("agent_end reason %s", got)
+	}
+	res := findType(h.rec.Events(), "subagent_end").GetSubagentEnd().GetResult()
+	if res != "sub-agent s1/sub-1 ended: aborted" {
+		t.Errorf("subagent_end result %q", res)
+	}
+	c := f.child("s1/sub-1")
+	if got := contents(c.history()); !slices.Equal(got, []string{"user:Count the files.", "assistant:", "tool:slept 200 ms"}) {
+		t.Errorf("child history %q", got)
+	}
+	checkLog(t, h.rec.Events())
+}

@@ -216,6 +216,7 @@ func (s *session) toolDone(m *toolDone) {
 		failed := res
 		out := s.hook(&plugins.Event{Hook: plugins.OnToolError, Call: c.tc, Result: &failed, Attempt: c.attempt})
 		if d := out.Stop; d != nil && d.Action.Kind == plugins.Retry && c.attempt < maxAttempts {
+			s.endSubagent(c, res.Content)
 			s.launch(c)
 			return
 		} else if d != nil && d.Action.Kind == plugins.Abort {
