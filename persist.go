@@ -49,6 +49,12 @@ func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 			return actors.Spec{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored context options of %s: %v", id, err)}
 		}
 	}
+	if len(c.Subagents) > 0 {
+		cfg.Subagents = &SubagentConfig{}
+		if err := json.Unmarshal(c.Subagents, cfg.Subagents); err != nil {
+			return actors.Spec{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored sub-agent options of %s: %v", id, err)}
+		}
+	}
 	return rt.spec(id, cfg)
 }
 
@@ -60,6 +66,9 @@ func storedConfig(cfg SessionConfig, model string) store.Config {
 	}
 	if cfg.Context != nil {
 		sc.Context, _ = json.Marshal(cfg.Context) // numbers and a string: cannot fail
+	}
+	if cfg.Subagents != nil {
+		sc.Subagents, _ = json.Marshal(cfg.Subagents) // numbers, strings and bools: cannot fail
 	}
 	return sc
 }

@@ -52,7 +52,7 @@ func New(opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	catalog, err := tools.NewCatalog(append(builtin.Demo(), c.tools...)...)
+	catalog, err := tools.NewCatalog(append(append(builtin.Demo(), actors.SubagentTool()), c.tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("tack: tools: %w", err)
 	}
@@ -134,7 +134,16 @@ type SessionConfig struct {
 	// compacted (docs/context.md); nil: no limit, no automatic compaction,
 	// and a context overflow is an error.
 	Context *llm.ContextConfig
+	// Subagents configures the children the tool "subagent" starts
+	// (docs/context.md); nil: the defaults (children get the session's
+	// model, tools and plugins, and start no sub-agents of their own).
+	Subagents *SubagentConfig
 }
+
+// SubagentConfig configures a session's sub-agents; its Depth is set by
+// the runtime for the children it makes and is 0 for sessions made by
+// Spawn.
+type SubagentConfig = actors.SubagentConfig
 
 // Spawn starts a session (and, with a store, records it first).
 func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
@@ -172,7 +181,12 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context}
+	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents}
+	if c := cfg.Subagents; c != nil {
+		if err := c.Validate(); err != nil {
+			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+		}
+	}
 	if c := cfg.Context; c != nil {
 		if err := c.Validate(); err != nil {
 			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
@@ -187,17 +201,21 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 }
 
 // toolSet resolves a session's tools by name and adds the tools its
-// plugins bring.
+// plugins bring; a name of a tool a plugin brings is that tool (a
+// sub-agent's tools name those of its inherited plugins).
 func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, error) {
-	set, err := rt.catalog.Resolve(names)
-	if err != nil {
-		return nil, &Error{Code: events.CodeUnknownTool, Message: err.Error()}
-	}
 	var extra []tools.Tool
 	for _, p := range ps {
 		if tp, ok := p.(plugins.ToolProvider); ok {
 			extra = append(extra, tp.Tools()...)
 		}
+	}
+	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+		return slices.ContainsFunc(extra, func(t tools.Tool) bool { return t.Spec().Name == n })
+	})
+	set, err := rt.catalog.Resolve(names)
+	if err != nil {
+		return nil, &Error{Code: events.CodeUnknownTool, Message: err.Error()}
 	}
 	if len(extra) == 0 {
 		return set, nil

@@ -117,12 +117,15 @@ func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
 func (s *session) stop(m *eventsv1.Abort, end string) {
 	switch {
 	case s.run.batch != nil:
+		s.run.killTools = m.KillTools
 		s.clearQueues(m)
 		for _, c := range s.run.batch.calls {
 			switch {
 			case c.running() && kills(m.KillTools, c.immune):
 				s.emit(&eventsv1.ToolKilled{Name: c.tc.Name, CallId: c.tc.Id, Reason: "aborted"})
 				s.interrupt(c, tools.InterruptedByAbort)
+			case c.running() && c.sub != nil:
+				c.sub.halt() // kill_tools none: the child stops after its own tools
 			case c.held():
 				s.resolveHold(c, statusRejected, tools.RejectedPrefix+"aborted")
 			}

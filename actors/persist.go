@@ -407,7 +407,10 @@ func (s *session) volatile() *store.Volatile {
 	v := &store.Volatile{
 		PromptQueue:   slices.Clone(s.prompts),
 		SteeringQueue: slices.Clone(s.steering),
-		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds},
+		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds, Subagents: s.subagents},
+	}
+	if s.subRan {
+		v.SubagentUsage = s.subUsage.proto()
 	}
 	v.ModelState = modelState(s.spec.Model)
 	if r := s.run; r != nil && r.stream != nil && r.stream.model == s.spec.Model {
@@ -477,7 +480,10 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
 	s.restoreTitle()
 	s.prompts, s.steering = v.PromptQueue, v.SteeringQueue
-	s.runs, s.steers, s.holds = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds
+	s.runs, s.steers, s.holds, s.subagents = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds, v.Counters.Subagents
+	if v.SubagentUsage != nil {
+		s.subUsage, s.subRan = tallyOf(v.SubagentUsage), true
+	}
 	s.usage = tallyOf(snap.Usage)
 	for _, r := range v.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})

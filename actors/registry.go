@@ -95,7 +95,7 @@ func (r *Registry) Spawn(spec Spec) (*actor.PID, error) {
 }
 
 func (r *Registry) spawnLocked(spec Spec) (*actor.PID, error) {
-	pid, err := r.system.Root.SpawnNamed(Props(r.env, spec), "session/"+spec.ID)
+	pid, err := r.system.Root.SpawnNamed(props(r.env, r, spec), "session/"+spec.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, error) {
 	spec, err := r.load(ctx, id)
 	if err == nil {
 		var pid *actor.PID
-		if pid, err = r.system.Root.SpawnNamed(Props(r.env, spec), "session/"+id); err == nil {
+		if pid, err = r.system.Root.SpawnNamed(props(r.env, r, spec), "session/"+id); err == nil {
 			if err = r.settle(pid); err == nil {
 				return pid, nil
 			}

@@ -31,8 +31,10 @@ type run struct {
 	stream *partial
 	// batch is the tool batch of this turn; nil outside executing_tools.
 	batch *batch
-	// aborted is set once agent_abort was emitted for this run.
-	aborted bool
+	// aborted is set once agent_abort was emitted for this run;
+	// killTools is what the user's abort said of tools.
+	aborted   bool
+	killTools string
 	// awaitCompact is set while the run's next request waits for a
 	// compaction; overflowed once a context overflow was retried after a
 	// compaction (cleared by the next response).

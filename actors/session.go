@@ -40,6 +40,9 @@ type Spec struct {
 	Context *llm.ContextConfig
 	// CompactModel writes summaries; nil means the session's model.
 	CompactModel *llm.Model
+	// Subagents configures the sub-agents the subagent tool starts and
+	// tells the session's depth; nil means the defaults at depth 0.
+	Subagents *SubagentConfig
 }
 
 // session is the session actor's state. Only Receive touches it.
@@ -51,6 +54,9 @@ type session struct {
 
 	self *actor.PID
 	root *actor.RootContext
+	// reg is the registry the session runs in, where its sub-agents are
+	// made; nil for a session spawned from Props alone.
+	reg *Registry
 
 	history []*llm.Message
 	// archive holds the messages compaction took out of the history, in
@@ -87,7 +93,12 @@ type session struct {
 	title   string
 	updated time.Time
 
-	usage       tally
+	usage tally
+	// subUsage is the part of usage the sub-agents spent; subRan is set
+	// once one ended; subagents counts those started (<id>/sub-N).
+	subUsage    tally
+	subRan      bool
+	subagents   uint64
 	contextUsed int64
 	// tokenScale is the provider's reported input tokens of the last
 	// request over their 4-bytes-a-token estimate; 0 until one reported.
@@ -99,12 +110,17 @@ type session struct {
 	abandoned  atomic.Int32
 }
 
-// Props returns the props of a session actor for spec.
-func Props(env *Env, spec Spec) *actor.Props {
+// Props returns the props of a session actor for spec. A session spawned
+// from them alone starts no sub-agents: Registry spawns sessions that do.
+func Props(env *Env, spec Spec) *actor.Props { return props(env, nil, spec) }
+
+// props returns the props of a session actor of registry reg.
+func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &session{
 			spec:    spec,
 			env:     env,
+			reg:     reg,
 			machine: fsm.New(),
 			chain:   newChain(env, spec.Plugins),
 			log:     newStream(env, spec),
@@ -180,7 +196,9 @@ func (s *session) common(ctx actor.Context) bool {
 		s.subscribe(ctx, &pidSink{root: s.root, pid: m.PID}, m.Since, m.Filter)
 	case *Unsubscribe:
 		s.unsubscribe(m.Sink)
-		ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
+		if ctx.Sender() != nil {
+			ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
+		}
 	case *actor.Terminated:
 		s.unsubscribe(&pidSink{pid: m.Who})
 	case *SwitchModel:
@@ -207,6 +225,10 @@ func (s *session) common(ctx actor.Context) bool {
 		s.compactCommand(ctx)
 	case *compactDone:
 		s.compactionDone(m)
+	case *subagentStarted:
+		s.subagentStarted(m)
+	case *childEvent:
+		s.childEvent(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:
 		if s.refused != "" {
 			s.fail(ctx, events.CodeNotAlive, s.refused)

@@ -21,6 +21,9 @@ func (s *session) state() *eventsv1.SessionState {
 		AbandonedTools: s.abandoned.Load(),
 		Title:          s.title,
 	}
+	if s.subRan {
+		st.SubagentUsage = s.subUsage.proto()
+	}
 	st.PendingApprovals, st.PendingQuestion = s.pending()
 	window, percent := s.contextWindow(s.spec.Model)
 	st.Context = &eventsv1.ContextInfo{Used: s.contextUsed, Window: window, Percent: percent}
@@ -75,14 +78,18 @@ func (s *session) subscribe(ctx actor.Context, sink events.Sink, since uint64, f
 	s.reply(ctx, &eventsv1.Reply{})
 }
 
-// unsubscribe detaches a sink and closes it if it is a channel.
+// unsubscribe detaches a sink and closes it if it is a channel or a
+// sub-agent's link to its parent.
 func (s *session) unsubscribe(sink events.Sink) {
 	for i, c := range s.sinks {
 		if sameSink(c, sink) {
 			s.log.Unsubscribe(c)
 			s.sinks = slices.Delete(s.sinks, i, i+1) // clears the tail: no closed sink stays reachable
-			if ch, ok := c.(*events.Channel); ok {
-				ch.Close()
+			switch cl := c.(type) {
+			case *events.Channel:
+				cl.Close()
+			case *childSink:
+				cl.Close()
 			}
 			return
 		}

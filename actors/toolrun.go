@@ -35,6 +35,7 @@ type call struct {
 	started time.Time
 	attempt int
 	hold    *hold         // set while a person's answer is awaited
+	sub     *subagentCall // set for a call of the subagent tool
 	result  *tools.Result // nil until settled
 	// committed marks a result already in the history: a paused batch
 	// commits what is settled, so the store keeps it across a restart.
@@ -148,6 +149,10 @@ func (s *session) launch(c *call) {
 	spec, _ := s.spec.Tools.Spec(c.tc.Name)
 	c.immune = spec.Kind == tools.Immune
 	c.attempt++
+	if _, ok := c.tool.(subagentTool); ok {
+		s.launchSubagent(c)
+		return
+	}
 	ctx, cancel := context.WithCancel(s.run.ctx)
 	if c.immune {
 		// Immune tools outlive the run's cancellation; only kill_tools all
@@ -211,6 +216,7 @@ func (s *session) toolDone(m *toolDone) {
 		failed := res
 		out := s.hook(&plugins.Event{Hook: plugins.OnToolError, Call: c.tc, Result: &failed, Attempt: c.attempt})
 		if d := out.Stop; d != nil && d.Action.Kind == plugins.Retry && c.attempt < maxAttempts {
+			s.endSubagent(c, res.Content)
 			s.launch(c)
 			return
 		} else if d != nil && d.Action.Kind == plugins.Abort {
@@ -235,6 +241,7 @@ func (s *session) toolDone(m *toolDone) {
 // settle gives a call its result and reports its end.
 func (s *session) settle(c *call, r tools.Result, ended time.Time) {
 	c.result = &r
+	s.endSubagent(c, r.Content)
 	if c.tool != nil {
 		s.env.observer().ToolDone(c.tc.Name, ended.Sub(c.started), !r.IsError)
 	}

@@ -20,6 +20,15 @@ func (t *tally) add(u *llm.Usage, price llm.Cost) {
 	t.cost += responseCost(u, price)
 }
 
+// merge adds another tally (a sub-agent's run) to t.
+func (t *tally) merge(o tally) {
+	t.input += o.input
+	t.output += o.output
+	t.cached += o.cached
+	t.reasoning += o.reasoning
+	t.cost += o.cost
+}
+
 // tallyOf is the tally a stored usage total stands for.
 func tallyOf(u *eventsv1.Usage) tally {
 	return tally{input: u.GetInputTokens(), output: u.GetOutputTokens(), cached: u.GetCachedInputTokens(),

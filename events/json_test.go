@@ -239,6 +239,7 @@ func TestGetStateShape(t *testing.T) {
 		Usage:            &eventsv1.Usage{InputTokens: 1200, OutputTokens: 340, TotalTokens: 1540},
 		Context:          &eventsv1.ContextInfo{Used: 900, Window: proto.Int64(8000), Percent: proto.Float64(11.25)},
 		Title:            "Deploy the build",
+		Todos:            []*eventsv1.Todo{{Text: "build", Status: "done"}, {Text: "deploy", Status: "in_progress"}},
 	}
 	got, err := events.MarshalJSON(st)
 	if err != nil {
@@ -250,14 +251,15 @@ func TestGetStateShape(t *testing.T) {
 		`"pending_question":null,"running_tools":[{"call_id":"c-8","name":"sleep_immune","immune":true}],` +
 		`"message_count":7,` +
 		`"usage":{"input_tokens":1200,"output_tokens":340,"total_tokens":1540,"cost_usd":0,"cached_input_tokens":0,"reasoning_tokens":0},` +
-		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0,"title":"Deploy the build"}`
+		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0,"title":"Deploy the build",` +
+		`"todos":[{"text":"build","status":"done"},{"text":"deploy","status":"in_progress"}],"subagent_usage":null}`
 	if string(got) != want {
 		t.Errorf("MarshalJSON(SessionState)\n got: %s\nwant: %s", got, want)
 	}
 
 	// Beyond the example, the proto adds only these keys.
 	extra := map[string]bool{"abandoned_tools": true, "usage.cached_input_tokens": true, "usage.reasoning_tokens": true,
-		"pending_approvals[].hint": true}
+		"pending_approvals[].hint": true, "todos": true, "todos[].text": true, "todos[].status": true, "subagent_usage": true}
 	gotKeys := flatKeys(t, got, extra)
 	wantKeys := flatKeys(t, []byte(getStateExample), nil)
 	if len(wantKeys) < 20 {
@@ -274,6 +276,8 @@ func TestGetStateShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	delete(gotV, "abandoned_tools")
+	delete(gotV, "todos")
+	delete(gotV, "subagent_usage")
 	delete(gotV["usage"].(map[string]any), "cached_input_tokens")
 	delete(gotV["usage"].(map[string]any), "reasoning_tokens")
 	delete(gotV["pending_approvals"].([]any)[0].(map[string]any), "hint")

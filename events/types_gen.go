@@ -11,7 +11,7 @@ import (
 )
 
 // numTypes is the number of members of Event.payload.
-const numTypes = 56
+const numTypes = 59
 
 // typeNames holds the wire names of the event types in proto order.
 var typeNames = [numTypes]string{
@@ -71,6 +71,9 @@ var typeNames = [numTypes]string{
 	"events_lost",
 	"error",
 	"agent_recovered",
+	"todo_change",
+	"status_update",
+	"title_generated",
 }
 
 // Type indexes of the events this package builds itself.
@@ -197,6 +200,12 @@ func typeIndex(ev *eventsv1.Event) int {
 		return 54
 	case *eventsv1.Event_AgentRecovered:
 		return 55
+	case *eventsv1.Event_TodoChange:
+		return 56
+	case *eventsv1.Event_StatusUpdate:
+		return 57
+	case *eventsv1.Event_TitleGenerated:
+		return 58
 	}
 	return -1
 }
@@ -317,6 +326,12 @@ func payloadOf(ev *eventsv1.Event) (int, proto.Message) {
 		return 54, p.Error
 	case *eventsv1.Event_AgentRecovered:
 		return 55, p.AgentRecovered
+	case *eventsv1.Event_TodoChange:
+		return 56, p.TodoChange
+	case *eventsv1.Event_StatusUpdate:
+		return 57, p.StatusUpdate
+	case *eventsv1.Event_TitleGenerated:
+		return 58, p.TitleGenerated
 	}
 	return -1, nil
 }
@@ -773,6 +788,30 @@ func New(payload proto.Message) *eventsv1.Event {
 			w  eventsv1.Event_AgentRecovered
 		}{}
 		b.w.AgentRecovered = p
+		b.ev.Payload = &b.w
+		return &b.ev
+	case *eventsv1.TodoChange:
+		b := &struct {
+			ev eventsv1.Event
+			w  eventsv1.Event_TodoChange
+		}{}
+		b.w.TodoChange = p
+		b.ev.Payload = &b.w
+		return &b.ev
+	case *eventsv1.StatusUpdate:
+		b := &struct {
+			ev eventsv1.Event
+			w  eventsv1.Event_StatusUpdate
+		}{}
+		b.w.StatusUpdate = p
+		b.ev.Payload = &b.w
+		return &b.ev
+	case *eventsv1.TitleGenerated:
+		b := &struct {
+			ev eventsv1.Event
+			w  eventsv1.Event_TitleGenerated
+		}{}
+		b.w.TitleGenerated = p
 		b.ev.Payload = &b.w
 		return &b.ev
 	}

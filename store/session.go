@@ -28,6 +28,10 @@ type Config struct {
 	// Context is the session's context options (llm.ContextConfig as
 	// JSON), stored verbatim; nil when it has none.
 	Context json.RawMessage
+	// Subagents is the session's sub-agent options and its depth
+	// (actors.SubagentConfig as JSON), stored verbatim; nil when it has
+	// none.
+	Subagents json.RawMessage
 	// User is the user the session belongs to (the HTTP server's caller),
 	// "" for sessions made without one (tack rpc, tack chat). Create sets
 	// it; it never changes after: Batch.Config leaves it as it is.
@@ -101,15 +105,18 @@ type Volatile struct {
 	RunID string
 	// Counters keep run, steering and hold ids unique across restarts.
 	Counters Counters
+	// SubagentUsage is the part of the session's usage totals that its
+	// sub-agents spent; nil when no sub-agent ran.
+	SubagentUsage *eventsv1.Usage
 	// ModelState is what the session's model provider keeps per session
 	// (llm.Stateful), opaque to the store; nil when it keeps nothing.
 	ModelState []byte
 }
 
-// Counters are a session's id counters: runs (r-N), steering refs (st-N)
-// and holds (ap-N, q-N).
+// Counters are a session's id counters: runs (r-N), steering refs (st-N),
+// holds (ap-N, q-N) and sub-agents (<session>/sub-N).
 type Counters struct {
-	Runs, Steers, Holds uint64
+	Runs, Steers, Holds, Subagents uint64
 }
 
 // Approval is a pending approval and when it times out.
@@ -153,6 +160,9 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Context) > 0 && (!json.Valid(c.Context) || !utf8.Valid(c.Context)) {
 		return fmt.Errorf("%w: context options are not valid JSON", ErrInvalid)
+	}
+	if len(c.Subagents) > 0 && (!json.Valid(c.Subagents) || !utf8.Valid(c.Subagents)) {
+		return fmt.Errorf("%w: sub-agent options are not valid JSON", ErrInvalid)
 	}
 	if err := CheckText("model", c.Model); err != nil {
 		return err

@@ -79,14 +79,16 @@ func (x *PluginConfig) GetConfig() *RawJSON {
 
 // CreateSession asks the registry for a new session.
 type CreateSession struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
-	Model         string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
-	Script        *RawJSON               `protobuf:"bytes,3,opt,name=script,proto3" json:"script,omitempty"`
-	System        string                 `protobuf:"bytes,4,opt,name=system,proto3" json:"system,omitempty"`
-	Tools         []string               `protobuf:"bytes,5,rep,name=tools,proto3" json:"tools,omitempty"`
-	Plugins       []*PluginConfig        `protobuf:"bytes,6,rep,name=plugins,proto3" json:"plugins,omitempty"`
-	Context       *ContextOptions        `protobuf:"bytes,7,opt,name=context,proto3" json:"context,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	Model   string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	Script  *RawJSON               `protobuf:"bytes,3,opt,name=script,proto3" json:"script,omitempty"`
+	System  string                 `protobuf:"bytes,4,opt,name=system,proto3" json:"system,omitempty"`
+	Tools   []string               `protobuf:"bytes,5,rep,name=tools,proto3" json:"tools,omitempty"`
+	Plugins []*PluginConfig        `protobuf:"bytes,6,rep,name=plugins,proto3" json:"plugins,omitempty"`
+	Context *ContextOptions        `protobuf:"bytes,7,opt,name=context,proto3" json:"context,omitempty"`
+	// subagents configures the sub-agents the subagent tool starts.
+	Subagents     *SubagentOptions `protobuf:"bytes,8,opt,name=subagents,proto3" json:"subagents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -170,6 +172,90 @@ func (x *CreateSession) GetContext() *ContextOptions {
 	return nil
 }
 
+func (x *CreateSession) GetSubagents() *SubagentOptions {
+	if x != nil {
+		return x.Subagents
+	}
+	return nil
+}
+
+// SubagentOptions configure the child sessions a session's subagent tool
+// starts (docs/context.md). Every field is optional.
+type SubagentOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// max_depth: how deep sub-agents may nest; the session itself is depth
+	// 0 and its children depth 1 (default 1: children start no sub-agents).
+	MaxDepth *int32 `protobuf:"varint,1,opt,name=max_depth,json=maxDepth,proto3,oneof" json:"max_depth,omitempty"`
+	// model: the children's model when the call names none (default: the
+	// parent's).
+	Model string `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	// tools: the tools a child may have (default: the parent's).
+	Tools []string `protobuf:"bytes,3,rep,name=tools,proto3" json:"tools,omitempty"`
+	// inherit_plugins: whether children get the parent's plugins (default
+	// true).
+	InheritPlugins *bool `protobuf:"varint,4,opt,name=inherit_plugins,json=inheritPlugins,proto3,oneof" json:"inherit_plugins,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SubagentOptions) Reset() {
+	*x = SubagentOptions{}
+	mi := &file_events_v1_commands_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubagentOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubagentOptions) ProtoMessage() {}
+
+func (x *SubagentOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubagentOptions.ProtoReflect.Descriptor instead.
+func (*SubagentOptions) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SubagentOptions) GetMaxDepth() int32 {
+	if x != nil && x.MaxDepth != nil {
+		return *x.MaxDepth
+	}
+	return 0
+}
+
+func (x *SubagentOptions) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SubagentOptions) GetTools() []string {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *SubagentOptions) GetInheritPlugins() bool {
+	if x != nil && x.InheritPlugins != nil {
+		return *x.InheritPlugins
+	}
+	return false
+}
+
 // ContextOptions bound what a session's requests carry and when its history
 // is compacted (docs/context.md). Every field is optional: absent means no
 // limit and no automatic compaction.
@@ -194,7 +280,7 @@ type ContextOptions struct {
 
 func (x *ContextOptions) Reset() {
 	*x = ContextOptions{}
-	mi := &file_events_v1_commands_proto_msgTypes[2]
+	mi := &file_events_v1_commands_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -206,7 +292,7 @@ func (x *ContextOptions) String() string {
 func (*ContextOptions) ProtoMessage() {}
 
 func (x *ContextOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[2]
+	mi := &file_events_v1_commands_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -219,7 +305,7 @@ func (x *ContextOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextOptions.ProtoReflect.Descriptor instead.
 func (*ContextOptions) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{2}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ContextOptions) GetMaxMessages() int32 {
@@ -273,7 +359,7 @@ type Prompt struct {
 
 func (x *Prompt) Reset() {
 	*x = Prompt{}
-	mi := &file_events_v1_commands_proto_msgTypes[3]
+	mi := &file_events_v1_commands_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -285,7 +371,7 @@ func (x *Prompt) String() string {
 func (*Prompt) ProtoMessage() {}
 
 func (x *Prompt) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[3]
+	mi := &file_events_v1_commands_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -298,7 +384,7 @@ func (x *Prompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
 func (*Prompt) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{3}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Prompt) GetText() string {
@@ -319,7 +405,7 @@ type Steer struct {
 
 func (x *Steer) Reset() {
 	*x = Steer{}
-	mi := &file_events_v1_commands_proto_msgTypes[4]
+	mi := &file_events_v1_commands_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -331,7 +417,7 @@ func (x *Steer) String() string {
 func (*Steer) ProtoMessage() {}
 
 func (x *Steer) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[4]
+	mi := &file_events_v1_commands_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -344,7 +430,7 @@ func (x *Steer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Steer.ProtoReflect.Descriptor instead.
 func (*Steer) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{4}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Steer) GetText() string {
@@ -372,7 +458,7 @@ type Abort struct {
 
 func (x *Abort) Reset() {
 	*x = Abort{}
-	mi := &file_events_v1_commands_proto_msgTypes[5]
+	mi := &file_events_v1_commands_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -384,7 +470,7 @@ func (x *Abort) String() string {
 func (*Abort) ProtoMessage() {}
 
 func (x *Abort) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[5]
+	mi := &file_events_v1_commands_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -397,7 +483,7 @@ func (x *Abort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Abort.ProtoReflect.Descriptor instead.
 func (*Abort) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{5}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Abort) GetKillTools() string {
@@ -424,7 +510,7 @@ type Approve struct {
 
 func (x *Approve) Reset() {
 	*x = Approve{}
-	mi := &file_events_v1_commands_proto_msgTypes[6]
+	mi := &file_events_v1_commands_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -436,7 +522,7 @@ func (x *Approve) String() string {
 func (*Approve) ProtoMessage() {}
 
 func (x *Approve) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[6]
+	mi := &file_events_v1_commands_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +535,7 @@ func (x *Approve) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approve.ProtoReflect.Descriptor instead.
 func (*Approve) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{6}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Approve) GetApprovalId() string {
@@ -476,7 +562,7 @@ type Reject struct {
 
 func (x *Reject) Reset() {
 	*x = Reject{}
-	mi := &file_events_v1_commands_proto_msgTypes[7]
+	mi := &file_events_v1_commands_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -488,7 +574,7 @@ func (x *Reject) String() string {
 func (*Reject) ProtoMessage() {}
 
 func (x *Reject) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[7]
+	mi := &file_events_v1_commands_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -501,7 +587,7 @@ func (x *Reject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reject.ProtoReflect.Descriptor instead.
 func (*Reject) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{7}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Reject) GetApprovalId() string {
@@ -528,7 +614,7 @@ type Respond struct {
 
 func (x *Respond) Reset() {
 	*x = Respond{}
-	mi := &file_events_v1_commands_proto_msgTypes[8]
+	mi := &file_events_v1_commands_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -540,7 +626,7 @@ func (x *Respond) String() string {
 func (*Respond) ProtoMessage() {}
 
 func (x *Respond) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[8]
+	mi := &file_events_v1_commands_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -553,7 +639,7 @@ func (x *Respond) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Respond.ProtoReflect.Descriptor instead.
 func (*Respond) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{8}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Respond) GetRef() string {
@@ -579,7 +665,7 @@ type SwitchModel struct {
 
 func (x *SwitchModel) Reset() {
 	*x = SwitchModel{}
-	mi := &file_events_v1_commands_proto_msgTypes[9]
+	mi := &file_events_v1_commands_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -591,7 +677,7 @@ func (x *SwitchModel) String() string {
 func (*SwitchModel) ProtoMessage() {}
 
 func (x *SwitchModel) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[9]
+	mi := &file_events_v1_commands_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -604,7 +690,7 @@ func (x *SwitchModel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchModel.ProtoReflect.Descriptor instead.
 func (*SwitchModel) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{9}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SwitchModel) GetModel() string {
@@ -622,7 +708,7 @@ type GetState struct {
 
 func (x *GetState) Reset() {
 	*x = GetState{}
-	mi := &file_events_v1_commands_proto_msgTypes[10]
+	mi := &file_events_v1_commands_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -634,7 +720,7 @@ func (x *GetState) String() string {
 func (*GetState) ProtoMessage() {}
 
 func (x *GetState) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[10]
+	mi := &file_events_v1_commands_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -647,7 +733,7 @@ func (x *GetState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetState.ProtoReflect.Descriptor instead.
 func (*GetState) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{10}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{11}
 }
 
 type Compact struct {
@@ -658,7 +744,7 @@ type Compact struct {
 
 func (x *Compact) Reset() {
 	*x = Compact{}
-	mi := &file_events_v1_commands_proto_msgTypes[11]
+	mi := &file_events_v1_commands_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +756,7 @@ func (x *Compact) String() string {
 func (*Compact) ProtoMessage() {}
 
 func (x *Compact) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[11]
+	mi := &file_events_v1_commands_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +769,97 @@ func (x *Compact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Compact.ProtoReflect.Descriptor instead.
 func (*Compact) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{11}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{12}
+}
+
+// AttachTools and DetachTools change a session's tool set from its next
+// request on.
+type AttachTools struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Names         []string               `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachTools) Reset() {
+	*x = AttachTools{}
+	mi := &file_events_v1_commands_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachTools) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachTools) ProtoMessage() {}
+
+func (x *AttachTools) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachTools.ProtoReflect.Descriptor instead.
+func (*AttachTools) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *AttachTools) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+type DetachTools struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Names         []string               `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DetachTools) Reset() {
+	*x = DetachTools{}
+	mi := &file_events_v1_commands_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DetachTools) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DetachTools) ProtoMessage() {}
+
+func (x *DetachTools) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DetachTools.ProtoReflect.Descriptor instead.
+func (*DetachTools) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *DetachTools) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
 }
 
 // all asks for every message ever committed, those compaction replaced
@@ -697,7 +873,7 @@ type GetMessages struct {
 
 func (x *GetMessages) Reset() {
 	*x = GetMessages{}
-	mi := &file_events_v1_commands_proto_msgTypes[12]
+	mi := &file_events_v1_commands_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -709,7 +885,7 @@ func (x *GetMessages) String() string {
 func (*GetMessages) ProtoMessage() {}
 
 func (x *GetMessages) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[12]
+	mi := &file_events_v1_commands_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -722,7 +898,7 @@ func (x *GetMessages) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessages.ProtoReflect.Descriptor instead.
 func (*GetMessages) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{12}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetMessages) GetAll() bool {
@@ -744,7 +920,7 @@ type Subscribe struct {
 
 func (x *Subscribe) Reset() {
 	*x = Subscribe{}
-	mi := &file_events_v1_commands_proto_msgTypes[13]
+	mi := &file_events_v1_commands_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -756,7 +932,7 @@ func (x *Subscribe) String() string {
 func (*Subscribe) ProtoMessage() {}
 
 func (x *Subscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[13]
+	mi := &file_events_v1_commands_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -769,7 +945,7 @@ func (x *Subscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subscribe.ProtoReflect.Descriptor instead.
 func (*Subscribe) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{13}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Subscribe) GetSince() uint64 {
@@ -794,7 +970,7 @@ type CloseSession struct {
 
 func (x *CloseSession) Reset() {
 	*x = CloseSession{}
-	mi := &file_events_v1_commands_proto_msgTypes[14]
+	mi := &file_events_v1_commands_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -806,7 +982,7 @@ func (x *CloseSession) String() string {
 func (*CloseSession) ProtoMessage() {}
 
 func (x *CloseSession) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[14]
+	mi := &file_events_v1_commands_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -819,7 +995,7 @@ func (x *CloseSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSession.ProtoReflect.Descriptor instead.
 func (*CloseSession) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{14}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{17}
 }
 
 // ListSessions asks for a page of sessions: limit (default 100, at most
@@ -834,7 +1010,7 @@ type ListSessions struct {
 
 func (x *ListSessions) Reset() {
 	*x = ListSessions{}
-	mi := &file_events_v1_commands_proto_msgTypes[15]
+	mi := &file_events_v1_commands_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -846,7 +1022,7 @@ func (x *ListSessions) String() string {
 func (*ListSessions) ProtoMessage() {}
 
 func (x *ListSessions) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[15]
+	mi := &file_events_v1_commands_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -859,7 +1035,7 @@ func (x *ListSessions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessions.ProtoReflect.Descriptor instead.
 func (*ListSessions) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{15}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListSessions) GetLimit() int32 {
@@ -887,7 +1063,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[16]
+	mi := &file_events_v1_commands_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -899,7 +1075,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[16]
+	mi := &file_events_v1_commands_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -912,7 +1088,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{16}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ErrorInfo) GetCode() string {
@@ -950,7 +1126,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_events_v1_commands_proto_msgTypes[17]
+	mi := &file_events_v1_commands_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1138,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[17]
+	mi := &file_events_v1_commands_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1151,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{17}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Reply) GetError() *ErrorInfo {
@@ -1110,7 +1286,7 @@ type Created struct {
 
 func (x *Created) Reset() {
 	*x = Created{}
-	mi := &file_events_v1_commands_proto_msgTypes[18]
+	mi := &file_events_v1_commands_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1298,7 @@ func (x *Created) String() string {
 func (*Created) ProtoMessage() {}
 
 func (x *Created) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[18]
+	mi := &file_events_v1_commands_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1311,7 @@ func (x *Created) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Created.ProtoReflect.Descriptor instead.
 func (*Created) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{18}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Created) GetSession() string {
@@ -1154,7 +1330,7 @@ type PromptReply struct {
 
 func (x *PromptReply) Reset() {
 	*x = PromptReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1342,7 @@ func (x *PromptReply) String() string {
 func (*PromptReply) ProtoMessage() {}
 
 func (x *PromptReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1355,7 @@ func (x *PromptReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptReply.ProtoReflect.Descriptor instead.
 func (*PromptReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *PromptReply) GetQueued() bool {
@@ -1198,7 +1374,7 @@ type SteerReply struct {
 
 func (x *SteerReply) Reset() {
 	*x = SteerReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1210,7 +1386,7 @@ func (x *SteerReply) String() string {
 func (*SteerReply) ProtoMessage() {}
 
 func (x *SteerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1223,7 +1399,7 @@ func (x *SteerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteerReply.ProtoReflect.Descriptor instead.
 func (*SteerReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SteerReply) GetRef() string {
@@ -1242,7 +1418,7 @@ type MessageList struct {
 
 func (x *MessageList) Reset() {
 	*x = MessageList{}
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1430,7 @@ func (x *MessageList) String() string {
 func (*MessageList) ProtoMessage() {}
 
 func (x *MessageList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1443,7 @@ func (x *MessageList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageList.ProtoReflect.Descriptor instead.
 func (*MessageList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *MessageList) GetMessages() []*Message {
@@ -1286,7 +1462,7 @@ type EventList struct {
 
 func (x *EventList) Reset() {
 	*x = EventList{}
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1474,7 @@ func (x *EventList) String() string {
 func (*EventList) ProtoMessage() {}
 
 func (x *EventList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1487,7 @@ func (x *EventList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventList.ProtoReflect.Descriptor instead.
 func (*EventList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EventList) GetEvents() []*Event {
@@ -1333,7 +1509,7 @@ type SessionList struct {
 
 func (x *SessionList) Reset() {
 	*x = SessionList{}
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1521,7 @@ func (x *SessionList) String() string {
 func (*SessionList) ProtoMessage() {}
 
 func (x *SessionList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1534,7 @@ func (x *SessionList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionList.ProtoReflect.Descriptor instead.
 func (*SessionList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SessionList) GetSessions() []*SessionSummary {
@@ -1394,7 +1570,7 @@ type SessionSummary struct {
 
 func (x *SessionSummary) Reset() {
 	*x = SessionSummary{}
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1406,7 +1582,7 @@ func (x *SessionSummary) String() string {
 func (*SessionSummary) ProtoMessage() {}
 
 func (x *SessionSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1419,7 +1595,7 @@ func (x *SessionSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSummary.ProtoReflect.Descriptor instead.
 func (*SessionSummary) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SessionSummary) GetSession() string {
@@ -1481,7 +1657,7 @@ type SteeringItem struct {
 
 func (x *SteeringItem) Reset() {
 	*x = SteeringItem{}
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1669,7 @@ func (x *SteeringItem) String() string {
 func (*SteeringItem) ProtoMessage() {}
 
 func (x *SteeringItem) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1682,7 @@ func (x *SteeringItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringItem.ProtoReflect.Descriptor instead.
 func (*SteeringItem) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SteeringItem) GetRef() string {
@@ -1536,7 +1712,7 @@ type PendingApproval struct {
 
 func (x *PendingApproval) Reset() {
 	*x = PendingApproval{}
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1548,7 +1724,7 @@ func (x *PendingApproval) String() string {
 func (*PendingApproval) ProtoMessage() {}
 
 func (x *PendingApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1561,7 +1737,7 @@ func (x *PendingApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingApproval.ProtoReflect.Descriptor instead.
 func (*PendingApproval) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *PendingApproval) GetApprovalId() string {
@@ -1611,7 +1787,7 @@ type PendingQuestion struct {
 
 func (x *PendingQuestion) Reset() {
 	*x = PendingQuestion{}
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1623,7 +1799,7 @@ func (x *PendingQuestion) String() string {
 func (*PendingQuestion) ProtoMessage() {}
 
 func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1636,7 +1812,7 @@ func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingQuestion.ProtoReflect.Descriptor instead.
 func (*PendingQuestion) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PendingQuestion) GetRef() string {
@@ -1678,7 +1854,7 @@ type RunningTool struct {
 
 func (x *RunningTool) Reset() {
 	*x = RunningTool{}
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1690,7 +1866,7 @@ func (x *RunningTool) String() string {
 func (*RunningTool) ProtoMessage() {}
 
 func (x *RunningTool) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1703,7 +1879,7 @@ func (x *RunningTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunningTool.ProtoReflect.Descriptor instead.
 func (*RunningTool) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RunningTool) GetCallId() string {
@@ -1738,7 +1914,7 @@ type ContextInfo struct {
 
 func (x *ContextInfo) Reset() {
 	*x = ContextInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[29]
+	mi := &file_events_v1_commands_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1750,7 +1926,7 @@ func (x *ContextInfo) String() string {
 func (*ContextInfo) ProtoMessage() {}
 
 func (x *ContextInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[29]
+	mi := &file_events_v1_commands_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1763,7 +1939,7 @@ func (x *ContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ContextInfo) GetUsed() int64 {
@@ -1806,14 +1982,19 @@ type SessionState struct {
 	AbandonedTools int32 `protobuf:"varint,12,opt,name=abandoned_tools,json=abandonedTools,proto3" json:"abandoned_tools,omitempty"`
 	// title is the session's title: the first line of its first prompt; ""
 	// before any prompt.
-	Title         string `protobuf:"bytes,13,opt,name=title,proto3" json:"title,omitempty"`
+	Title string `protobuf:"bytes,13,opt,name=title,proto3" json:"title,omitempty"`
+	// todos is the session's todo list as todo_write last set it.
+	Todos []*Todo `protobuf:"bytes,14,rep,name=todos,proto3" json:"todos,omitempty"`
+	// subagent_usage is the part of usage that the session's sub-agents
+	// spent (usage counts it too).
+	SubagentUsage *Usage `protobuf:"bytes,15,opt,name=subagent_usage,json=subagentUsage,proto3" json:"subagent_usage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SessionState) Reset() {
 	*x = SessionState{}
-	mi := &file_events_v1_commands_proto_msgTypes[30]
+	mi := &file_events_v1_commands_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1825,7 +2006,7 @@ func (x *SessionState) String() string {
 func (*SessionState) ProtoMessage() {}
 
 func (x *SessionState) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[30]
+	mi := &file_events_v1_commands_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1838,7 +2019,7 @@ func (x *SessionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionState.ProtoReflect.Descriptor instead.
 func (*SessionState) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SessionState) GetState() string {
@@ -1932,6 +2113,20 @@ func (x *SessionState) GetTitle() string {
 	return ""
 }
 
+func (x *SessionState) GetTodos() []*Todo {
+	if x != nil {
+		return x.Todos
+	}
+	return nil
+}
+
+func (x *SessionState) GetSubagentUsage() *Usage {
+	if x != nil {
+		return x.SubagentUsage
+	}
+	return nil
+}
+
 var File_events_v1_commands_proto protoreflect.FileDescriptor
 
 const file_events_v1_commands_proto_rawDesc = "" +
@@ -1939,7 +2134,7 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x18events/v1/commands.proto\x12\x0etack.events.v1\x1a\x16events/v1/events.proto\"S\n" +
 	"\fPluginConfig\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
-	"\x06config\x18\x02 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\"\x90\x02\n" +
+	"\x06config\x18\x02 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\"\xcf\x02\n" +
 	"\rCreateSession\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12/\n" +
@@ -1947,7 +2142,16 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x06system\x18\x04 \x01(\tR\x06system\x12\x14\n" +
 	"\x05tools\x18\x05 \x03(\tR\x05tools\x126\n" +
 	"\aplugins\x18\x06 \x03(\v2\x1c.tack.events.v1.PluginConfigR\aplugins\x128\n" +
-	"\acontext\x18\a \x01(\v2\x1e.tack.events.v1.ContextOptionsR\acontext\"\xd7\x02\n" +
+	"\acontext\x18\a \x01(\v2\x1e.tack.events.v1.ContextOptionsR\acontext\x12=\n" +
+	"\tsubagents\x18\b \x01(\v2\x1f.tack.events.v1.SubagentOptionsR\tsubagents\"\xaf\x01\n" +
+	"\x0fSubagentOptions\x12 \n" +
+	"\tmax_depth\x18\x01 \x01(\x05H\x00R\bmaxDepth\x88\x01\x01\x12\x14\n" +
+	"\x05model\x18\x02 \x01(\tR\x05model\x12\x14\n" +
+	"\x05tools\x18\x03 \x03(\tR\x05tools\x12,\n" +
+	"\x0finherit_plugins\x18\x04 \x01(\bH\x01R\x0einheritPlugins\x88\x01\x01B\f\n" +
+	"\n" +
+	"_max_depthB\x12\n" +
+	"\x10_inherit_plugins\"\xd7\x02\n" +
 	"\x0eContextOptions\x12&\n" +
 	"\fmax_messages\x18\x01 \x01(\x05H\x00R\vmaxMessages\x88\x01\x01\x12\"\n" +
 	"\n" +
@@ -1989,7 +2193,11 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x05model\x18\x01 \x01(\tR\x05model\"\n" +
 	"\n" +
 	"\bGetState\"\t\n" +
-	"\aCompact\"\x1f\n" +
+	"\aCompact\"#\n" +
+	"\vAttachTools\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\"#\n" +
+	"\vDetachTools\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\"\x1f\n" +
 	"\vGetMessages\x12\x10\n" +
 	"\x03all\x18\x01 \x01(\bR\x03all\"7\n" +
 	"\tSubscribe\x12\x14\n" +
@@ -2060,7 +2268,7 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\apercent\x18\x03 \x01(\x01H\x01R\apercent\x88\x01\x01B\t\n" +
 	"\a_windowB\n" +
 	"\n" +
-	"\b_percent\"\xed\x04\n" +
+	"\b_percent\"\xd7\x05\n" +
 	"\fSessionState\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x1a\n" +
@@ -2075,7 +2283,9 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	" \x01(\v2\x15.tack.events.v1.UsageR\x05usage\x125\n" +
 	"\acontext\x18\v \x01(\v2\x1b.tack.events.v1.ContextInfoR\acontext\x12'\n" +
 	"\x0fabandoned_tools\x18\f \x01(\x05R\x0eabandonedTools\x12\x14\n" +
-	"\x05title\x18\r \x01(\tR\x05titleB\t\n" +
+	"\x05title\x18\r \x01(\tR\x05title\x12*\n" +
+	"\x05todos\x18\x0e \x03(\v2\x14.tack.events.v1.TodoR\x05todos\x12<\n" +
+	"\x0esubagent_usage\x18\x0f \x01(\v2\x15.tack.events.v1.UsageR\rsubagentUsageB\t\n" +
 	"\a_run_idB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
 
 var (
@@ -2090,72 +2300,79 @@ func file_events_v1_commands_proto_rawDescGZIP() []byte {
 	return file_events_v1_commands_proto_rawDescData
 }
 
-var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_events_v1_commands_proto_goTypes = []any{
 	(*PluginConfig)(nil),    // 0: tack.events.v1.PluginConfig
 	(*CreateSession)(nil),   // 1: tack.events.v1.CreateSession
-	(*ContextOptions)(nil),  // 2: tack.events.v1.ContextOptions
-	(*Prompt)(nil),          // 3: tack.events.v1.Prompt
-	(*Steer)(nil),           // 4: tack.events.v1.Steer
-	(*Abort)(nil),           // 5: tack.events.v1.Abort
-	(*Approve)(nil),         // 6: tack.events.v1.Approve
-	(*Reject)(nil),          // 7: tack.events.v1.Reject
-	(*Respond)(nil),         // 8: tack.events.v1.Respond
-	(*SwitchModel)(nil),     // 9: tack.events.v1.SwitchModel
-	(*GetState)(nil),        // 10: tack.events.v1.GetState
-	(*Compact)(nil),         // 11: tack.events.v1.Compact
-	(*GetMessages)(nil),     // 12: tack.events.v1.GetMessages
-	(*Subscribe)(nil),       // 13: tack.events.v1.Subscribe
-	(*CloseSession)(nil),    // 14: tack.events.v1.CloseSession
-	(*ListSessions)(nil),    // 15: tack.events.v1.ListSessions
-	(*ErrorInfo)(nil),       // 16: tack.events.v1.ErrorInfo
-	(*Reply)(nil),           // 17: tack.events.v1.Reply
-	(*Created)(nil),         // 18: tack.events.v1.Created
-	(*PromptReply)(nil),     // 19: tack.events.v1.PromptReply
-	(*SteerReply)(nil),      // 20: tack.events.v1.SteerReply
-	(*MessageList)(nil),     // 21: tack.events.v1.MessageList
-	(*EventList)(nil),       // 22: tack.events.v1.EventList
-	(*SessionList)(nil),     // 23: tack.events.v1.SessionList
-	(*SessionSummary)(nil),  // 24: tack.events.v1.SessionSummary
-	(*SteeringItem)(nil),    // 25: tack.events.v1.SteeringItem
-	(*PendingApproval)(nil), // 26: tack.events.v1.PendingApproval
-	(*PendingQuestion)(nil), // 27: tack.events.v1.PendingQuestion
-	(*RunningTool)(nil),     // 28: tack.events.v1.RunningTool
-	(*ContextInfo)(nil),     // 29: tack.events.v1.ContextInfo
-	(*SessionState)(nil),    // 30: tack.events.v1.SessionState
-	(*RawJSON)(nil),         // 31: tack.events.v1.RawJSON
-	(*Message)(nil),         // 32: tack.events.v1.Message
-	(*Event)(nil),           // 33: tack.events.v1.Event
-	(*Usage)(nil),           // 34: tack.events.v1.Usage
+	(*SubagentOptions)(nil), // 2: tack.events.v1.SubagentOptions
+	(*ContextOptions)(nil),  // 3: tack.events.v1.ContextOptions
+	(*Prompt)(nil),          // 4: tack.events.v1.Prompt
+	(*Steer)(nil),           // 5: tack.events.v1.Steer
+	(*Abort)(nil),           // 6: tack.events.v1.Abort
+	(*Approve)(nil),         // 7: tack.events.v1.Approve
+	(*Reject)(nil),          // 8: tack.events.v1.Reject
+	(*Respond)(nil),         // 9: tack.events.v1.Respond
+	(*SwitchModel)(nil),     // 10: tack.events.v1.SwitchModel
+	(*GetState)(nil),        // 11: tack.events.v1.GetState
+	(*Compact)(nil),         // 12: tack.events.v1.Compact
+	(*AttachTools)(nil),     // 13: tack.events.v1.AttachTools
+	(*DetachTools)(nil),     // 14: tack.events.v1.DetachTools
+	(*GetMessages)(nil),     // 15: tack.events.v1.GetMessages
+	(*Subscribe)(nil),       // 16: tack.events.v1.Subscribe
+	(*CloseSession)(nil),    // 17: tack.events.v1.CloseSession
+	(*ListSessions)(nil),    // 18: tack.events.v1.ListSessions
+	(*ErrorInfo)(nil),       // 19: tack.events.v1.ErrorInfo
+	(*Reply)(nil),           // 20: tack.events.v1.Reply
+	(*Created)(nil),         // 21: tack.events.v1.Created
+	(*PromptReply)(nil),     // 22: tack.events.v1.PromptReply
+	(*SteerReply)(nil),      // 23: tack.events.v1.SteerReply
+	(*MessageList)(nil),     // 24: tack.events.v1.MessageList
+	(*EventList)(nil),       // 25: tack.events.v1.EventList
+	(*SessionList)(nil),     // 26: tack.events.v1.SessionList
+	(*SessionSummary)(nil),  // 27: tack.events.v1.SessionSummary
+	(*SteeringItem)(nil),    // 28: tack.events.v1.SteeringItem
+	(*PendingApproval)(nil), // 29: tack.events.v1.PendingApproval
+	(*PendingQuestion)(nil), // 30: tack.events.v1.PendingQuestion
+	(*RunningTool)(nil),     // 31: tack.events.v1.RunningTool
+	(*ContextInfo)(nil),     // 32: tack.events.v1.ContextInfo
+	(*SessionState)(nil),    // 33: tack.events.v1.SessionState
+	(*RawJSON)(nil),         // 34: tack.events.v1.RawJSON
+	(*Message)(nil),         // 35: tack.events.v1.Message
+	(*Event)(nil),           // 36: tack.events.v1.Event
+	(*Usage)(nil),           // 37: tack.events.v1.Usage
+	(*Todo)(nil),            // 38: tack.events.v1.Todo
 }
 var file_events_v1_commands_proto_depIdxs = []int32{
-	31, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
-	31, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
+	34, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
+	34, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
 	0,  // 2: tack.events.v1.CreateSession.plugins:type_name -> tack.events.v1.PluginConfig
-	2,  // 3: tack.events.v1.CreateSession.context:type_name -> tack.events.v1.ContextOptions
-	16, // 4: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
-	18, // 5: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
-	19, // 6: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
-	20, // 7: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
-	30, // 8: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
-	21, // 9: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
-	22, // 10: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
-	23, // 11: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
-	32, // 12: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
-	33, // 13: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
-	24, // 14: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
-	31, // 15: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
-	25, // 16: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
-	26, // 17: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
-	27, // 18: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
-	28, // 19: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
-	34, // 20: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
-	29, // 21: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	3,  // 3: tack.events.v1.CreateSession.context:type_name -> tack.events.v1.ContextOptions
+	2,  // 4: tack.events.v1.CreateSession.subagents:type_name -> tack.events.v1.SubagentOptions
+	19, // 5: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
+	21, // 6: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
+	22, // 7: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
+	23, // 8: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
+	33, // 9: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
+	24, // 10: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
+	25, // 11: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
+	26, // 12: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
+	35, // 13: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
+	36, // 14: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
+	27, // 15: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
+	34, // 16: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
+	28, // 17: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
+	29, // 18: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
+	30, // 19: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
+	31, // 20: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
+	37, // 21: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
+	32, // 22: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
+	38, // 23: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
+	37, // 24: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_commands_proto_init() }
@@ -2165,8 +2382,9 @@ func file_events_v1_commands_proto_init() {
 	}
 	file_events_v1_events_proto_init()
 	file_events_v1_commands_proto_msgTypes[2].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[4].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[17].OneofWrappers = []any{
+	file_events_v1_commands_proto_msgTypes[3].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[5].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[20].OneofWrappers = []any{
 		(*Reply_Created)(nil),
 		(*Reply_Prompt)(nil),
 		(*Reply_Steer)(nil),
@@ -2175,15 +2393,15 @@ func file_events_v1_commands_proto_init() {
 		(*Reply_Events)(nil),
 		(*Reply_Sessions)(nil),
 	}
-	file_events_v1_commands_proto_msgTypes[29].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[30].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[32].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[33].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_commands_proto_rawDesc), len(file_events_v1_commands_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

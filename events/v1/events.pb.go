@@ -237,6 +237,60 @@ func (x *Message) GetCompacted() bool {
 	return false
 }
 
+// Todo is one entry of a session's todo list; status is "pending",
+// "in_progress" or "done".
+type Todo struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Status        string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Todo) Reset() {
+	*x = Todo{}
+	mi := &file_events_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Todo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Todo) ProtoMessage() {}
+
+func (x *Todo) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Todo.ProtoReflect.Descriptor instead.
+func (*Todo) Descriptor() ([]byte, []int) {
+	return file_events_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Todo) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Todo) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
 // Usage counts tokens and dollars, for one response, a run or a session.
 type Usage struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
@@ -252,7 +306,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_events_v1_events_proto_msgTypes[3]
+	mi := &file_events_v1_events_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -264,7 +318,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[3]
+	mi := &file_events_v1_events_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -277,7 +331,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Usage) GetInputTokens() int64 {
@@ -386,6 +440,9 @@ type Event struct {
 	//	*Event_EventsLost
 	//	*Event_Error
 	//	*Event_AgentRecovered
+	//	*Event_TodoChange
+	//	*Event_StatusUpdate
+	//	*Event_TitleGenerated
 	Payload       isEvent_Payload `protobuf_oneof:"payload"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -393,7 +450,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_events_v1_events_proto_msgTypes[4]
+	mi := &file_events_v1_events_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -405,7 +462,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[4]
+	mi := &file_events_v1_events_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -418,7 +475,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{4}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Event) GetSession() string {
@@ -953,6 +1010,33 @@ func (x *Event) GetAgentRecovered() *AgentRecovered {
 	return nil
 }
 
+func (x *Event) GetTodoChange() *TodoChange {
+	if x != nil {
+		if x, ok := x.Payload.(*Event_TodoChange); ok {
+			return x.TodoChange
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetStatusUpdate() *StatusUpdate {
+	if x != nil {
+		if x, ok := x.Payload.(*Event_StatusUpdate); ok {
+			return x.StatusUpdate
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetTitleGenerated() *TitleGenerated {
+	if x != nil {
+		if x, ok := x.Payload.(*Event_TitleGenerated); ok {
+			return x.TitleGenerated
+		}
+	}
+	return nil
+}
+
 type isEvent_Payload interface {
 	isEvent_Payload()
 }
@@ -1181,6 +1265,18 @@ type Event_AgentRecovered struct {
 	AgentRecovered *AgentRecovered `protobuf:"bytes,65,opt,name=agent_recovered,json=agentRecovered,proto3,oneof"`
 }
 
+type Event_TodoChange struct {
+	TodoChange *TodoChange `protobuf:"bytes,66,opt,name=todo_change,json=todoChange,proto3,oneof"`
+}
+
+type Event_StatusUpdate struct {
+	StatusUpdate *StatusUpdate `protobuf:"bytes,67,opt,name=status_update,json=statusUpdate,proto3,oneof"`
+}
+
+type Event_TitleGenerated struct {
+	TitleGenerated *TitleGenerated `protobuf:"bytes,68,opt,name=title_generated,json=titleGenerated,proto3,oneof"`
+}
+
 func (*Event_SessionCreated) isEvent_Payload() {}
 
 func (*Event_StateChanged) isEvent_Payload() {}
@@ -1293,6 +1389,12 @@ func (*Event_Error) isEvent_Payload() {}
 
 func (*Event_AgentRecovered) isEvent_Payload() {}
 
+func (*Event_TodoChange) isEvent_Payload() {}
+
+func (*Event_StatusUpdate) isEvent_Payload() {}
+
+func (*Event_TitleGenerated) isEvent_Payload() {}
+
 type SessionCreated struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
@@ -1302,7 +1404,7 @@ type SessionCreated struct {
 
 func (x *SessionCreated) Reset() {
 	*x = SessionCreated{}
-	mi := &file_events_v1_events_proto_msgTypes[5]
+	mi := &file_events_v1_events_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1314,7 +1416,7 @@ func (x *SessionCreated) String() string {
 func (*SessionCreated) ProtoMessage() {}
 
 func (x *SessionCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[5]
+	mi := &file_events_v1_events_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1327,7 +1429,7 @@ func (x *SessionCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionCreated.ProtoReflect.Descriptor instead.
 func (*SessionCreated) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{5}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SessionCreated) GetModel() string {
@@ -1347,7 +1449,7 @@ type StateChanged struct {
 
 func (x *StateChanged) Reset() {
 	*x = StateChanged{}
-	mi := &file_events_v1_events_proto_msgTypes[6]
+	mi := &file_events_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1359,7 +1461,7 @@ func (x *StateChanged) String() string {
 func (*StateChanged) ProtoMessage() {}
 
 func (x *StateChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[6]
+	mi := &file_events_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1372,7 +1474,7 @@ func (x *StateChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateChanged.ProtoReflect.Descriptor instead.
 func (*StateChanged) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{6}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StateChanged) GetFrom() string {
@@ -1400,7 +1502,7 @@ type AgentStatus struct {
 
 func (x *AgentStatus) Reset() {
 	*x = AgentStatus{}
-	mi := &file_events_v1_events_proto_msgTypes[7]
+	mi := &file_events_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1412,7 +1514,7 @@ func (x *AgentStatus) String() string {
 func (*AgentStatus) ProtoMessage() {}
 
 func (x *AgentStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[7]
+	mi := &file_events_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1425,7 +1527,7 @@ func (x *AgentStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentStatus.ProtoReflect.Descriptor instead.
 func (*AgentStatus) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *AgentStatus) GetStatus() string {
@@ -1451,7 +1553,7 @@ type PromptReceived struct {
 
 func (x *PromptReceived) Reset() {
 	*x = PromptReceived{}
-	mi := &file_events_v1_events_proto_msgTypes[8]
+	mi := &file_events_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1463,7 +1565,7 @@ func (x *PromptReceived) String() string {
 func (*PromptReceived) ProtoMessage() {}
 
 func (x *PromptReceived) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[8]
+	mi := &file_events_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1476,7 +1578,7 @@ func (x *PromptReceived) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptReceived.ProtoReflect.Descriptor instead.
 func (*PromptReceived) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PromptReceived) GetText() string {
@@ -1496,7 +1598,7 @@ type PromptQueued struct {
 
 func (x *PromptQueued) Reset() {
 	*x = PromptQueued{}
-	mi := &file_events_v1_events_proto_msgTypes[9]
+	mi := &file_events_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1508,7 +1610,7 @@ func (x *PromptQueued) String() string {
 func (*PromptQueued) ProtoMessage() {}
 
 func (x *PromptQueued) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[9]
+	mi := &file_events_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1521,7 +1623,7 @@ func (x *PromptQueued) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptQueued.ProtoReflect.Descriptor instead.
 func (*PromptQueued) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PromptQueued) GetText() string {
@@ -1547,7 +1649,7 @@ type PromptDropped struct {
 
 func (x *PromptDropped) Reset() {
 	*x = PromptDropped{}
-	mi := &file_events_v1_events_proto_msgTypes[10]
+	mi := &file_events_v1_events_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1559,7 +1661,7 @@ func (x *PromptDropped) String() string {
 func (*PromptDropped) ProtoMessage() {}
 
 func (x *PromptDropped) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[10]
+	mi := &file_events_v1_events_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1572,7 +1674,7 @@ func (x *PromptDropped) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptDropped.ProtoReflect.Descriptor instead.
 func (*PromptDropped) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PromptDropped) GetText() string {
@@ -1592,7 +1694,7 @@ type SteeringDropped struct {
 
 func (x *SteeringDropped) Reset() {
 	*x = SteeringDropped{}
-	mi := &file_events_v1_events_proto_msgTypes[11]
+	mi := &file_events_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1604,7 +1706,7 @@ func (x *SteeringDropped) String() string {
 func (*SteeringDropped) ProtoMessage() {}
 
 func (x *SteeringDropped) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[11]
+	mi := &file_events_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1617,7 +1719,7 @@ func (x *SteeringDropped) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringDropped.ProtoReflect.Descriptor instead.
 func (*SteeringDropped) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SteeringDropped) GetRef() string {
@@ -1644,7 +1746,7 @@ type PromptRejected struct {
 
 func (x *PromptRejected) Reset() {
 	*x = PromptRejected{}
-	mi := &file_events_v1_events_proto_msgTypes[12]
+	mi := &file_events_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +1758,7 @@ func (x *PromptRejected) String() string {
 func (*PromptRejected) ProtoMessage() {}
 
 func (x *PromptRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[12]
+	mi := &file_events_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +1771,7 @@ func (x *PromptRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptRejected.ProtoReflect.Descriptor instead.
 func (*PromptRejected) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{12}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PromptRejected) GetText() string {
@@ -1695,7 +1797,7 @@ type AgentStart struct {
 
 func (x *AgentStart) Reset() {
 	*x = AgentStart{}
-	mi := &file_events_v1_events_proto_msgTypes[13]
+	mi := &file_events_v1_events_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1707,7 +1809,7 @@ func (x *AgentStart) String() string {
 func (*AgentStart) ProtoMessage() {}
 
 func (x *AgentStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[13]
+	mi := &file_events_v1_events_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1720,7 +1822,7 @@ func (x *AgentStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentStart.ProtoReflect.Descriptor instead.
 func (*AgentStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{13}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AgentStart) GetRunId() string {
@@ -1742,7 +1844,7 @@ type AgentEnd struct {
 
 func (x *AgentEnd) Reset() {
 	*x = AgentEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[14]
+	mi := &file_events_v1_events_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1754,7 +1856,7 @@ func (x *AgentEnd) String() string {
 func (*AgentEnd) ProtoMessage() {}
 
 func (x *AgentEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[14]
+	mi := &file_events_v1_events_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1767,7 +1869,7 @@ func (x *AgentEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentEnd.ProtoReflect.Descriptor instead.
 func (*AgentEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{14}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AgentEnd) GetRunId() string {
@@ -1802,7 +1904,7 @@ type AgentAbort struct {
 
 func (x *AgentAbort) Reset() {
 	*x = AgentAbort{}
-	mi := &file_events_v1_events_proto_msgTypes[15]
+	mi := &file_events_v1_events_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1814,7 +1916,7 @@ func (x *AgentAbort) String() string {
 func (*AgentAbort) ProtoMessage() {}
 
 func (x *AgentAbort) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[15]
+	mi := &file_events_v1_events_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1827,7 +1929,7 @@ func (x *AgentAbort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentAbort.ProtoReflect.Descriptor instead.
 func (*AgentAbort) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{15}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AgentAbort) GetRunId() string {
@@ -1853,7 +1955,7 @@ type AgentResumed struct {
 
 func (x *AgentResumed) Reset() {
 	*x = AgentResumed{}
-	mi := &file_events_v1_events_proto_msgTypes[16]
+	mi := &file_events_v1_events_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1865,7 +1967,7 @@ func (x *AgentResumed) String() string {
 func (*AgentResumed) ProtoMessage() {}
 
 func (x *AgentResumed) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[16]
+	mi := &file_events_v1_events_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1878,7 +1980,7 @@ func (x *AgentResumed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentResumed.ProtoReflect.Descriptor instead.
 func (*AgentResumed) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{16}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AgentResumed) GetTrigger() string {
@@ -1898,7 +2000,7 @@ type TurnStart struct {
 
 func (x *TurnStart) Reset() {
 	*x = TurnStart{}
-	mi := &file_events_v1_events_proto_msgTypes[17]
+	mi := &file_events_v1_events_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +2012,7 @@ func (x *TurnStart) String() string {
 func (*TurnStart) ProtoMessage() {}
 
 func (x *TurnStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[17]
+	mi := &file_events_v1_events_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2025,7 @@ func (x *TurnStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnStart.ProtoReflect.Descriptor instead.
 func (*TurnStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{17}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TurnStart) GetRunId() string {
@@ -1950,7 +2052,7 @@ type TurnEnd struct {
 
 func (x *TurnEnd) Reset() {
 	*x = TurnEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[18]
+	mi := &file_events_v1_events_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2064,7 @@ func (x *TurnEnd) String() string {
 func (*TurnEnd) ProtoMessage() {}
 
 func (x *TurnEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[18]
+	mi := &file_events_v1_events_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2077,7 @@ func (x *TurnEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnEnd.ProtoReflect.Descriptor instead.
 func (*TurnEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{18}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TurnEnd) GetRunId() string {
@@ -2003,7 +2105,7 @@ type RequestStart struct {
 
 func (x *RequestStart) Reset() {
 	*x = RequestStart{}
-	mi := &file_events_v1_events_proto_msgTypes[19]
+	mi := &file_events_v1_events_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2015,7 +2117,7 @@ func (x *RequestStart) String() string {
 func (*RequestStart) ProtoMessage() {}
 
 func (x *RequestStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[19]
+	mi := &file_events_v1_events_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2028,7 +2130,7 @@ func (x *RequestStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestStart.ProtoReflect.Descriptor instead.
 func (*RequestStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RequestStart) GetTurn() int32 {
@@ -2061,7 +2163,7 @@ type MessageStart struct {
 
 func (x *MessageStart) Reset() {
 	*x = MessageStart{}
-	mi := &file_events_v1_events_proto_msgTypes[20]
+	mi := &file_events_v1_events_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2073,7 +2175,7 @@ func (x *MessageStart) String() string {
 func (*MessageStart) ProtoMessage() {}
 
 func (x *MessageStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[20]
+	mi := &file_events_v1_events_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2086,7 +2188,7 @@ func (x *MessageStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageStart.ProtoReflect.Descriptor instead.
 func (*MessageStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MessageStart) GetRole() string {
@@ -2105,7 +2207,7 @@ type MessageDelta struct {
 
 func (x *MessageDelta) Reset() {
 	*x = MessageDelta{}
-	mi := &file_events_v1_events_proto_msgTypes[21]
+	mi := &file_events_v1_events_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2117,7 +2219,7 @@ func (x *MessageDelta) String() string {
 func (*MessageDelta) ProtoMessage() {}
 
 func (x *MessageDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[21]
+	mi := &file_events_v1_events_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2130,7 +2232,7 @@ func (x *MessageDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageDelta.ProtoReflect.Descriptor instead.
 func (*MessageDelta) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{21}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MessageDelta) GetDelta() string {
@@ -2148,7 +2250,7 @@ type ThinkingStart struct {
 
 func (x *ThinkingStart) Reset() {
 	*x = ThinkingStart{}
-	mi := &file_events_v1_events_proto_msgTypes[22]
+	mi := &file_events_v1_events_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2160,7 +2262,7 @@ func (x *ThinkingStart) String() string {
 func (*ThinkingStart) ProtoMessage() {}
 
 func (x *ThinkingStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[22]
+	mi := &file_events_v1_events_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2173,7 +2275,7 @@ func (x *ThinkingStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThinkingStart.ProtoReflect.Descriptor instead.
 func (*ThinkingStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{22}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{23}
 }
 
 type ThinkingDelta struct {
@@ -2185,7 +2287,7 @@ type ThinkingDelta struct {
 
 func (x *ThinkingDelta) Reset() {
 	*x = ThinkingDelta{}
-	mi := &file_events_v1_events_proto_msgTypes[23]
+	mi := &file_events_v1_events_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2197,7 +2299,7 @@ func (x *ThinkingDelta) String() string {
 func (*ThinkingDelta) ProtoMessage() {}
 
 func (x *ThinkingDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[23]
+	mi := &file_events_v1_events_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2210,7 +2312,7 @@ func (x *ThinkingDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThinkingDelta.ProtoReflect.Descriptor instead.
 func (*ThinkingDelta) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{23}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ThinkingDelta) GetDelta() string {
@@ -2231,7 +2333,7 @@ type ResponseComplete struct {
 
 func (x *ResponseComplete) Reset() {
 	*x = ResponseComplete{}
-	mi := &file_events_v1_events_proto_msgTypes[24]
+	mi := &file_events_v1_events_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2243,7 +2345,7 @@ func (x *ResponseComplete) String() string {
 func (*ResponseComplete) ProtoMessage() {}
 
 func (x *ResponseComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[24]
+	mi := &file_events_v1_events_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2256,7 +2358,7 @@ func (x *ResponseComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseComplete.ProtoReflect.Descriptor instead.
 func (*ResponseComplete) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{24}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ResponseComplete) GetMessage() *Message {
@@ -2290,7 +2392,7 @@ type MessageCommitted struct {
 
 func (x *MessageCommitted) Reset() {
 	*x = MessageCommitted{}
-	mi := &file_events_v1_events_proto_msgTypes[25]
+	mi := &file_events_v1_events_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2302,7 +2404,7 @@ func (x *MessageCommitted) String() string {
 func (*MessageCommitted) ProtoMessage() {}
 
 func (x *MessageCommitted) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[25]
+	mi := &file_events_v1_events_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2315,7 +2417,7 @@ func (x *MessageCommitted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageCommitted.ProtoReflect.Descriptor instead.
 func (*MessageCommitted) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{25}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *MessageCommitted) GetIndex() int32 {
@@ -2347,7 +2449,7 @@ type TokenUsage struct {
 
 func (x *TokenUsage) Reset() {
 	*x = TokenUsage{}
-	mi := &file_events_v1_events_proto_msgTypes[26]
+	mi := &file_events_v1_events_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2359,7 +2461,7 @@ func (x *TokenUsage) String() string {
 func (*TokenUsage) ProtoMessage() {}
 
 func (x *TokenUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[26]
+	mi := &file_events_v1_events_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2372,7 +2474,7 @@ func (x *TokenUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenUsage.ProtoReflect.Descriptor instead.
 func (*TokenUsage) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{26}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *TokenUsage) GetContextUsed() int64 {
@@ -2426,7 +2528,7 @@ type StreamError struct {
 
 func (x *StreamError) Reset() {
 	*x = StreamError{}
-	mi := &file_events_v1_events_proto_msgTypes[27]
+	mi := &file_events_v1_events_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2438,7 +2540,7 @@ func (x *StreamError) String() string {
 func (*StreamError) ProtoMessage() {}
 
 func (x *StreamError) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[27]
+	mi := &file_events_v1_events_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2451,7 +2553,7 @@ func (x *StreamError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamError.ProtoReflect.Descriptor instead.
 func (*StreamError) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{27}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StreamError) GetError() string {
@@ -2470,7 +2572,7 @@ type StreamStalled struct {
 
 func (x *StreamStalled) Reset() {
 	*x = StreamStalled{}
-	mi := &file_events_v1_events_proto_msgTypes[28]
+	mi := &file_events_v1_events_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2482,7 +2584,7 @@ func (x *StreamStalled) String() string {
 func (*StreamStalled) ProtoMessage() {}
 
 func (x *StreamStalled) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[28]
+	mi := &file_events_v1_events_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2495,7 +2597,7 @@ func (x *StreamStalled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamStalled.ProtoReflect.Descriptor instead.
 func (*StreamStalled) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{28}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *StreamStalled) GetElapsedMs() int64 {
@@ -2516,7 +2618,7 @@ type Retry struct {
 
 func (x *Retry) Reset() {
 	*x = Retry{}
-	mi := &file_events_v1_events_proto_msgTypes[29]
+	mi := &file_events_v1_events_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2528,7 +2630,7 @@ func (x *Retry) String() string {
 func (*Retry) ProtoMessage() {}
 
 func (x *Retry) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[29]
+	mi := &file_events_v1_events_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2541,7 +2643,7 @@ func (x *Retry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Retry.ProtoReflect.Descriptor instead.
 func (*Retry) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{29}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Retry) GetAttempt() int32 {
@@ -2574,7 +2676,7 @@ type ContextOverflow struct {
 
 func (x *ContextOverflow) Reset() {
 	*x = ContextOverflow{}
-	mi := &file_events_v1_events_proto_msgTypes[30]
+	mi := &file_events_v1_events_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2688,7 @@ func (x *ContextOverflow) String() string {
 func (*ContextOverflow) ProtoMessage() {}
 
 func (x *ContextOverflow) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[30]
+	mi := &file_events_v1_events_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2701,7 @@ func (x *ContextOverflow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextOverflow.ProtoReflect.Descriptor instead.
 func (*ContextOverflow) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{30}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ContextOverflow) GetReason() string {
@@ -2618,7 +2720,7 @@ type ToolCalls struct {
 
 func (x *ToolCalls) Reset() {
 	*x = ToolCalls{}
-	mi := &file_events_v1_events_proto_msgTypes[31]
+	mi := &file_events_v1_events_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2630,7 +2732,7 @@ func (x *ToolCalls) String() string {
 func (*ToolCalls) ProtoMessage() {}
 
 func (x *ToolCalls) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[31]
+	mi := &file_events_v1_events_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2643,7 +2745,7 @@ func (x *ToolCalls) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCalls.ProtoReflect.Descriptor instead.
 func (*ToolCalls) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{31}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ToolCalls) GetCount() int32 {
@@ -2664,7 +2766,7 @@ type ToolExecutionStart struct {
 
 func (x *ToolExecutionStart) Reset() {
 	*x = ToolExecutionStart{}
-	mi := &file_events_v1_events_proto_msgTypes[32]
+	mi := &file_events_v1_events_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2676,7 +2778,7 @@ func (x *ToolExecutionStart) String() string {
 func (*ToolExecutionStart) ProtoMessage() {}
 
 func (x *ToolExecutionStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[32]
+	mi := &file_events_v1_events_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2689,7 +2791,7 @@ func (x *ToolExecutionStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionStart.ProtoReflect.Descriptor instead.
 func (*ToolExecutionStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{32}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ToolExecutionStart) GetName() string {
@@ -2724,7 +2826,7 @@ type ToolExecutionUpdate struct {
 
 func (x *ToolExecutionUpdate) Reset() {
 	*x = ToolExecutionUpdate{}
-	mi := &file_events_v1_events_proto_msgTypes[33]
+	mi := &file_events_v1_events_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +2838,7 @@ func (x *ToolExecutionUpdate) String() string {
 func (*ToolExecutionUpdate) ProtoMessage() {}
 
 func (x *ToolExecutionUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[33]
+	mi := &file_events_v1_events_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +2851,7 @@ func (x *ToolExecutionUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionUpdate.ProtoReflect.Descriptor instead.
 func (*ToolExecutionUpdate) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{33}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ToolExecutionUpdate) GetName() string {
@@ -2785,7 +2887,7 @@ type ToolExecutionEnd struct {
 
 func (x *ToolExecutionEnd) Reset() {
 	*x = ToolExecutionEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[34]
+	mi := &file_events_v1_events_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2797,7 +2899,7 @@ func (x *ToolExecutionEnd) String() string {
 func (*ToolExecutionEnd) ProtoMessage() {}
 
 func (x *ToolExecutionEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[34]
+	mi := &file_events_v1_events_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2810,7 +2912,7 @@ func (x *ToolExecutionEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionEnd.ProtoReflect.Descriptor instead.
 func (*ToolExecutionEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{34}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ToolExecutionEnd) GetName() string {
@@ -2854,7 +2956,7 @@ type ToolExecutionMetrics struct {
 
 func (x *ToolExecutionMetrics) Reset() {
 	*x = ToolExecutionMetrics{}
-	mi := &file_events_v1_events_proto_msgTypes[35]
+	mi := &file_events_v1_events_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2866,7 +2968,7 @@ func (x *ToolExecutionMetrics) String() string {
 func (*ToolExecutionMetrics) ProtoMessage() {}
 
 func (x *ToolExecutionMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[35]
+	mi := &file_events_v1_events_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2879,7 +2981,7 @@ func (x *ToolExecutionMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionMetrics.ProtoReflect.Descriptor instead.
 func (*ToolExecutionMetrics) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{35}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ToolExecutionMetrics) GetName() string {
@@ -2928,7 +3030,7 @@ type ToolBlocked struct {
 
 func (x *ToolBlocked) Reset() {
 	*x = ToolBlocked{}
-	mi := &file_events_v1_events_proto_msgTypes[36]
+	mi := &file_events_v1_events_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2940,7 +3042,7 @@ func (x *ToolBlocked) String() string {
 func (*ToolBlocked) ProtoMessage() {}
 
 func (x *ToolBlocked) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[36]
+	mi := &file_events_v1_events_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2953,7 +3055,7 @@ func (x *ToolBlocked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolBlocked.ProtoReflect.Descriptor instead.
 func (*ToolBlocked) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{36}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ToolBlocked) GetName() string {
@@ -2988,7 +3090,7 @@ type ToolKilled struct {
 
 func (x *ToolKilled) Reset() {
 	*x = ToolKilled{}
-	mi := &file_events_v1_events_proto_msgTypes[37]
+	mi := &file_events_v1_events_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3102,7 @@ func (x *ToolKilled) String() string {
 func (*ToolKilled) ProtoMessage() {}
 
 func (x *ToolKilled) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[37]
+	mi := &file_events_v1_events_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3115,7 @@ func (x *ToolKilled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolKilled.ProtoReflect.Descriptor instead.
 func (*ToolKilled) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{37}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ToolKilled) GetName() string {
@@ -3047,7 +3149,7 @@ type ToolSkippedForSteering struct {
 
 func (x *ToolSkippedForSteering) Reset() {
 	*x = ToolSkippedForSteering{}
-	mi := &file_events_v1_events_proto_msgTypes[38]
+	mi := &file_events_v1_events_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3059,7 +3161,7 @@ func (x *ToolSkippedForSteering) String() string {
 func (*ToolSkippedForSteering) ProtoMessage() {}
 
 func (x *ToolSkippedForSteering) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[38]
+	mi := &file_events_v1_events_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3072,7 +3174,7 @@ func (x *ToolSkippedForSteering) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSkippedForSteering.ProtoReflect.Descriptor instead.
 func (*ToolSkippedForSteering) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{38}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ToolSkippedForSteering) GetName() string {
@@ -3099,7 +3201,7 @@ type ToolCallUnknown struct {
 
 func (x *ToolCallUnknown) Reset() {
 	*x = ToolCallUnknown{}
-	mi := &file_events_v1_events_proto_msgTypes[39]
+	mi := &file_events_v1_events_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3111,7 +3213,7 @@ func (x *ToolCallUnknown) String() string {
 func (*ToolCallUnknown) ProtoMessage() {}
 
 func (x *ToolCallUnknown) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[39]
+	mi := &file_events_v1_events_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3124,7 +3226,7 @@ func (x *ToolCallUnknown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallUnknown.ProtoReflect.Descriptor instead.
 func (*ToolCallUnknown) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{39}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ToolCallUnknown) GetName() string {
@@ -3151,7 +3253,7 @@ type ToolsUpdated struct {
 
 func (x *ToolsUpdated) Reset() {
 	*x = ToolsUpdated{}
-	mi := &file_events_v1_events_proto_msgTypes[40]
+	mi := &file_events_v1_events_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3163,7 +3265,7 @@ func (x *ToolsUpdated) String() string {
 func (*ToolsUpdated) ProtoMessage() {}
 
 func (x *ToolsUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[40]
+	mi := &file_events_v1_events_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3176,7 +3278,7 @@ func (x *ToolsUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsUpdated.ProtoReflect.Descriptor instead.
 func (*ToolsUpdated) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{40}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ToolsUpdated) GetAttached() []string {
@@ -3204,7 +3306,7 @@ type LoopDetected struct {
 
 func (x *LoopDetected) Reset() {
 	*x = LoopDetected{}
-	mi := &file_events_v1_events_proto_msgTypes[41]
+	mi := &file_events_v1_events_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3216,7 +3318,7 @@ func (x *LoopDetected) String() string {
 func (*LoopDetected) ProtoMessage() {}
 
 func (x *LoopDetected) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[41]
+	mi := &file_events_v1_events_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3229,7 +3331,7 @@ func (x *LoopDetected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoopDetected.ProtoReflect.Descriptor instead.
 func (*LoopDetected) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{41}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *LoopDetected) GetKind() string {
@@ -3265,7 +3367,7 @@ type LargeResultOffloaded struct {
 
 func (x *LargeResultOffloaded) Reset() {
 	*x = LargeResultOffloaded{}
-	mi := &file_events_v1_events_proto_msgTypes[42]
+	mi := &file_events_v1_events_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3277,7 +3379,7 @@ func (x *LargeResultOffloaded) String() string {
 func (*LargeResultOffloaded) ProtoMessage() {}
 
 func (x *LargeResultOffloaded) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[42]
+	mi := &file_events_v1_events_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3290,7 +3392,7 @@ func (x *LargeResultOffloaded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LargeResultOffloaded.ProtoReflect.Descriptor instead.
 func (*LargeResultOffloaded) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{42}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *LargeResultOffloaded) GetTool() string {
@@ -3334,7 +3436,7 @@ type ApprovalRequired struct {
 
 func (x *ApprovalRequired) Reset() {
 	*x = ApprovalRequired{}
-	mi := &file_events_v1_events_proto_msgTypes[43]
+	mi := &file_events_v1_events_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3346,7 +3448,7 @@ func (x *ApprovalRequired) String() string {
 func (*ApprovalRequired) ProtoMessage() {}
 
 func (x *ApprovalRequired) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[43]
+	mi := &file_events_v1_events_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3359,7 +3461,7 @@ func (x *ApprovalRequired) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequired.ProtoReflect.Descriptor instead.
 func (*ApprovalRequired) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{43}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ApprovalRequired) GetApprovalId() string {
@@ -3408,7 +3510,7 @@ type ApprovalResolved struct {
 
 func (x *ApprovalResolved) Reset() {
 	*x = ApprovalResolved{}
-	mi := &file_events_v1_events_proto_msgTypes[44]
+	mi := &file_events_v1_events_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3420,7 +3522,7 @@ func (x *ApprovalResolved) String() string {
 func (*ApprovalResolved) ProtoMessage() {}
 
 func (x *ApprovalResolved) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[44]
+	mi := &file_events_v1_events_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3433,7 +3535,7 @@ func (x *ApprovalResolved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResolved.ProtoReflect.Descriptor instead.
 func (*ApprovalResolved) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{44}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ApprovalResolved) GetApprovalId() string {
@@ -3460,7 +3562,7 @@ type ToolApprovedAlways struct {
 
 func (x *ToolApprovedAlways) Reset() {
 	*x = ToolApprovedAlways{}
-	mi := &file_events_v1_events_proto_msgTypes[45]
+	mi := &file_events_v1_events_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3472,7 +3574,7 @@ func (x *ToolApprovedAlways) String() string {
 func (*ToolApprovedAlways) ProtoMessage() {}
 
 func (x *ToolApprovedAlways) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[45]
+	mi := &file_events_v1_events_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3485,7 +3587,7 @@ func (x *ToolApprovedAlways) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolApprovedAlways.ProtoReflect.Descriptor instead.
 func (*ToolApprovedAlways) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{45}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ToolApprovedAlways) GetTool() string {
@@ -3513,7 +3615,7 @@ type AskUser struct {
 
 func (x *AskUser) Reset() {
 	*x = AskUser{}
-	mi := &file_events_v1_events_proto_msgTypes[46]
+	mi := &file_events_v1_events_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3525,7 +3627,7 @@ func (x *AskUser) String() string {
 func (*AskUser) ProtoMessage() {}
 
 func (x *AskUser) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[46]
+	mi := &file_events_v1_events_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3538,7 +3640,7 @@ func (x *AskUser) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskUser.ProtoReflect.Descriptor instead.
 func (*AskUser) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{46}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *AskUser) GetRef() string {
@@ -3572,7 +3674,7 @@ type UserResponded struct {
 
 func (x *UserResponded) Reset() {
 	*x = UserResponded{}
-	mi := &file_events_v1_events_proto_msgTypes[47]
+	mi := &file_events_v1_events_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3584,7 +3686,7 @@ func (x *UserResponded) String() string {
 func (*UserResponded) ProtoMessage() {}
 
 func (x *UserResponded) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[47]
+	mi := &file_events_v1_events_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3597,7 +3699,7 @@ func (x *UserResponded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserResponded.ProtoReflect.Descriptor instead.
 func (*UserResponded) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{47}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *UserResponded) GetRef() string {
@@ -3626,7 +3728,7 @@ type SteeringReceived struct {
 
 func (x *SteeringReceived) Reset() {
 	*x = SteeringReceived{}
-	mi := &file_events_v1_events_proto_msgTypes[48]
+	mi := &file_events_v1_events_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3638,7 +3740,7 @@ func (x *SteeringReceived) String() string {
 func (*SteeringReceived) ProtoMessage() {}
 
 func (x *SteeringReceived) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[48]
+	mi := &file_events_v1_events_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3651,7 +3753,7 @@ func (x *SteeringReceived) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringReceived.ProtoReflect.Descriptor instead.
 func (*SteeringReceived) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{48}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SteeringReceived) GetRef() string {
@@ -3685,7 +3787,7 @@ type SteeringApplied struct {
 
 func (x *SteeringApplied) Reset() {
 	*x = SteeringApplied{}
-	mi := &file_events_v1_events_proto_msgTypes[49]
+	mi := &file_events_v1_events_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3697,7 +3799,7 @@ func (x *SteeringApplied) String() string {
 func (*SteeringApplied) ProtoMessage() {}
 
 func (x *SteeringApplied) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[49]
+	mi := &file_events_v1_events_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3710,7 +3812,7 @@ func (x *SteeringApplied) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringApplied.ProtoReflect.Descriptor instead.
 func (*SteeringApplied) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{49}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SteeringApplied) GetRefs() []string {
@@ -3735,7 +3837,7 @@ type CompactStart struct {
 
 func (x *CompactStart) Reset() {
 	*x = CompactStart{}
-	mi := &file_events_v1_events_proto_msgTypes[50]
+	mi := &file_events_v1_events_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3747,7 +3849,7 @@ func (x *CompactStart) String() string {
 func (*CompactStart) ProtoMessage() {}
 
 func (x *CompactStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[50]
+	mi := &file_events_v1_events_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3760,7 +3862,7 @@ func (x *CompactStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactStart.ProtoReflect.Descriptor instead.
 func (*CompactStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{50}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{51}
 }
 
 type CompactEnd struct {
@@ -3772,7 +3874,7 @@ type CompactEnd struct {
 
 func (x *CompactEnd) Reset() {
 	*x = CompactEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[51]
+	mi := &file_events_v1_events_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3784,7 +3886,7 @@ func (x *CompactEnd) String() string {
 func (*CompactEnd) ProtoMessage() {}
 
 func (x *CompactEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[51]
+	mi := &file_events_v1_events_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3797,7 +3899,7 @@ func (x *CompactEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactEnd.ProtoReflect.Descriptor instead.
 func (*CompactEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{51}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *CompactEnd) GetRemovedCount() int32 {
@@ -3817,7 +3919,7 @@ type SubagentStart struct {
 
 func (x *SubagentStart) Reset() {
 	*x = SubagentStart{}
-	mi := &file_events_v1_events_proto_msgTypes[52]
+	mi := &file_events_v1_events_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3829,7 +3931,7 @@ func (x *SubagentStart) String() string {
 func (*SubagentStart) ProtoMessage() {}
 
 func (x *SubagentStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[52]
+	mi := &file_events_v1_events_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3842,7 +3944,7 @@ func (x *SubagentStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubagentStart.ProtoReflect.Descriptor instead.
 func (*SubagentStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{52}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SubagentStart) GetChildSession() string {
@@ -3869,7 +3971,7 @@ type SubagentEnd struct {
 
 func (x *SubagentEnd) Reset() {
 	*x = SubagentEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[53]
+	mi := &file_events_v1_events_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3881,7 +3983,7 @@ func (x *SubagentEnd) String() string {
 func (*SubagentEnd) ProtoMessage() {}
 
 func (x *SubagentEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[53]
+	mi := &file_events_v1_events_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3894,7 +3996,7 @@ func (x *SubagentEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubagentEnd.ProtoReflect.Descriptor instead.
 func (*SubagentEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{53}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SubagentEnd) GetChildSession() string {
@@ -3922,7 +4024,7 @@ type SubAgentEvent struct {
 
 func (x *SubAgentEvent) Reset() {
 	*x = SubAgentEvent{}
-	mi := &file_events_v1_events_proto_msgTypes[54]
+	mi := &file_events_v1_events_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3934,7 +4036,7 @@ func (x *SubAgentEvent) String() string {
 func (*SubAgentEvent) ProtoMessage() {}
 
 func (x *SubAgentEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[54]
+	mi := &file_events_v1_events_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3947,7 +4049,7 @@ func (x *SubAgentEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentEvent.ProtoReflect.Descriptor instead.
 func (*SubAgentEvent) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{54}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *SubAgentEvent) GetCallId() string {
@@ -3981,7 +4083,7 @@ type ModelSwitched struct {
 
 func (x *ModelSwitched) Reset() {
 	*x = ModelSwitched{}
-	mi := &file_events_v1_events_proto_msgTypes[55]
+	mi := &file_events_v1_events_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3993,7 +4095,7 @@ func (x *ModelSwitched) String() string {
 func (*ModelSwitched) ProtoMessage() {}
 
 func (x *ModelSwitched) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[55]
+	mi := &file_events_v1_events_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4006,7 +4108,7 @@ func (x *ModelSwitched) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelSwitched.ProtoReflect.Descriptor instead.
 func (*ModelSwitched) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{55}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ModelSwitched) GetFrom() string {
@@ -4034,7 +4136,7 @@ type PluginEvent struct {
 
 func (x *PluginEvent) Reset() {
 	*x = PluginEvent{}
-	mi := &file_events_v1_events_proto_msgTypes[56]
+	mi := &file_events_v1_events_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4046,7 +4148,7 @@ func (x *PluginEvent) String() string {
 func (*PluginEvent) ProtoMessage() {}
 
 func (x *PluginEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[56]
+	mi := &file_events_v1_events_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4059,7 +4161,7 @@ func (x *PluginEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginEvent.ProtoReflect.Descriptor instead.
 func (*PluginEvent) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{56}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *PluginEvent) GetPlugin() string {
@@ -4092,7 +4194,7 @@ type Intervention struct {
 
 func (x *Intervention) Reset() {
 	*x = Intervention{}
-	mi := &file_events_v1_events_proto_msgTypes[57]
+	mi := &file_events_v1_events_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4104,7 +4206,7 @@ func (x *Intervention) String() string {
 func (*Intervention) ProtoMessage() {}
 
 func (x *Intervention) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[57]
+	mi := &file_events_v1_events_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4117,7 +4219,7 @@ func (x *Intervention) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Intervention.ProtoReflect.Descriptor instead.
 func (*Intervention) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{57}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *Intervention) GetText() string {
@@ -4137,7 +4239,7 @@ type EventsLost struct {
 
 func (x *EventsLost) Reset() {
 	*x = EventsLost{}
-	mi := &file_events_v1_events_proto_msgTypes[58]
+	mi := &file_events_v1_events_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4149,7 +4251,7 @@ func (x *EventsLost) String() string {
 func (*EventsLost) ProtoMessage() {}
 
 func (x *EventsLost) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[58]
+	mi := &file_events_v1_events_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4162,7 +4264,7 @@ func (x *EventsLost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventsLost.ProtoReflect.Descriptor instead.
 func (*EventsLost) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{58}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *EventsLost) GetFrom() uint64 {
@@ -4189,7 +4291,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_events_v1_events_proto_msgTypes[59]
+	mi := &file_events_v1_events_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4201,7 +4303,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[59]
+	mi := &file_events_v1_events_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4214,7 +4316,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{59}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *Error) GetCode() string {
@@ -4248,7 +4350,7 @@ type AgentRecovered struct {
 
 func (x *AgentRecovered) Reset() {
 	*x = AgentRecovered{}
-	mi := &file_events_v1_events_proto_msgTypes[60]
+	mi := &file_events_v1_events_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4260,7 +4362,7 @@ func (x *AgentRecovered) String() string {
 func (*AgentRecovered) ProtoMessage() {}
 
 func (x *AgentRecovered) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[60]
+	mi := &file_events_v1_events_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4273,7 +4375,7 @@ func (x *AgentRecovered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRecovered.ProtoReflect.Descriptor instead.
 func (*AgentRecovered) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{60}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *AgentRecovered) GetFromState() string {
@@ -4304,6 +4406,141 @@ func (x *AgentRecovered) GetResumed() bool {
 	return false
 }
 
+// The session's todo list as todo_write left it, whole.
+type TodoChange struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Todos         []*Todo                `protobuf:"bytes,1,rep,name=todos,proto3" json:"todos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TodoChange) Reset() {
+	*x = TodoChange{}
+	mi := &file_events_v1_events_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TodoChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TodoChange) ProtoMessage() {}
+
+func (x *TodoChange) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_events_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TodoChange.ProtoReflect.Descriptor instead.
+func (*TodoChange) Descriptor() ([]byte, []int) {
+	return file_events_v1_events_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *TodoChange) GetTodos() []*Todo {
+	if x != nil {
+		return x.Todos
+	}
+	return nil
+}
+
+// A status line the model wrote inline as <status>text</status>.
+type StatusUpdate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatusUpdate) Reset() {
+	*x = StatusUpdate{}
+	mi := &file_events_v1_events_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatusUpdate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatusUpdate) ProtoMessage() {}
+
+func (x *StatusUpdate) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_events_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatusUpdate.ProtoReflect.Descriptor instead.
+func (*StatusUpdate) Descriptor() ([]byte, []int) {
+	return file_events_v1_events_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *StatusUpdate) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// A title the model wrote inline as <title>text</title>.
+type TitleGenerated struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TitleGenerated) Reset() {
+	*x = TitleGenerated{}
+	mi := &file_events_v1_events_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TitleGenerated) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TitleGenerated) ProtoMessage() {}
+
+func (x *TitleGenerated) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_events_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TitleGenerated.ProtoReflect.Descriptor instead.
+func (*TitleGenerated) Descriptor() ([]byte, []int) {
+	return file_events_v1_events_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *TitleGenerated) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
 var File_events_v1_events_proto protoreflect.FileDescriptor
 
 const file_events_v1_events_proto_rawDesc = "" +
@@ -4325,14 +4562,17 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"toolCallId\x12\x19\n" +
 	"\bis_error\x18\x06 \x01(\bR\aisError\x12\x18\n" +
 	"\asummary\x18\a \x01(\bR\asummary\x12\x1c\n" +
-	"\tcompacted\x18\b \x01(\bR\tcompacted\"\xe8\x01\n" +
+	"\tcompacted\x18\b \x01(\bR\tcompacted\"2\n" +
+	"\x04Todo\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\"\xe8\x01\n" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x03R\vinputTokens\x12#\n" +
 	"\routput_tokens\x18\x02 \x01(\x03R\foutputTokens\x12!\n" +
 	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\x12\x19\n" +
 	"\bcost_usd\x18\x04 \x01(\x01R\acostUsd\x12.\n" +
 	"\x13cached_input_tokens\x18\x05 \x01(\x03R\x11cachedInputTokens\x12)\n" +
-	"\x10reasoning_tokens\x18\x06 \x01(\x03R\x0freasoningTokens\"\x89 \n" +
+	"\x10reasoning_tokens\x18\x06 \x01(\x03R\x0freasoningTokens\"\xd8!\n" +
 	"\x05Event\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12 \n" +
@@ -4402,7 +4642,11 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\vevents_lost\x18? \x01(\v2\x1a.tack.events.v1.EventsLostH\x00R\n" +
 	"eventsLost\x12-\n" +
 	"\x05error\x18@ \x01(\v2\x15.tack.events.v1.ErrorH\x00R\x05error\x12I\n" +
-	"\x0fagent_recovered\x18A \x01(\v2\x1e.tack.events.v1.AgentRecoveredH\x00R\x0eagentRecoveredB\t\n" +
+	"\x0fagent_recovered\x18A \x01(\v2\x1e.tack.events.v1.AgentRecoveredH\x00R\x0eagentRecovered\x12=\n" +
+	"\vtodo_change\x18B \x01(\v2\x1a.tack.events.v1.TodoChangeH\x00R\n" +
+	"todoChange\x12C\n" +
+	"\rstatus_update\x18C \x01(\v2\x1c.tack.events.v1.StatusUpdateH\x00R\fstatusUpdate\x12I\n" +
+	"\x0ftitle_generated\x18D \x01(\v2\x1e.tack.events.v1.TitleGeneratedH\x00R\x0etitleGeneratedB\t\n" +
 	"\apayload\"&\n" +
 	"\x0eSessionCreated\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\"2\n" +
@@ -4601,7 +4845,14 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\x11interrupted_calls\x18\x02 \x01(\x05R\x10interruptedCalls\x12\x1a\n" +
 	"\x06run_id\x18\x03 \x01(\tH\x00R\x05runId\x88\x01\x01\x12\x18\n" +
 	"\aresumed\x18\x04 \x01(\bR\aresumedB\t\n" +
-	"\a_run_idB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
+	"\a_run_id\"8\n" +
+	"\n" +
+	"TodoChange\x12*\n" +
+	"\x05todos\x18\x01 \x03(\v2\x14.tack.events.v1.TodoR\x05todos\"\"\n" +
+	"\fStatusUpdate\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\"&\n" +
+	"\x0eTitleGenerated\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05titleB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
 
 var (
 	file_events_v1_events_proto_rawDescOnce sync.Once
@@ -4615,142 +4866,150 @@ func file_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_events_v1_events_proto_rawDescData
 }
 
-var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_events_v1_events_proto_goTypes = []any{
 	(*RawJSON)(nil),                // 0: tack.events.v1.RawJSON
 	(*ToolCall)(nil),               // 1: tack.events.v1.ToolCall
 	(*Message)(nil),                // 2: tack.events.v1.Message
-	(*Usage)(nil),                  // 3: tack.events.v1.Usage
-	(*Event)(nil),                  // 4: tack.events.v1.Event
-	(*SessionCreated)(nil),         // 5: tack.events.v1.SessionCreated
-	(*StateChanged)(nil),           // 6: tack.events.v1.StateChanged
-	(*AgentStatus)(nil),            // 7: tack.events.v1.AgentStatus
-	(*PromptReceived)(nil),         // 8: tack.events.v1.PromptReceived
-	(*PromptQueued)(nil),           // 9: tack.events.v1.PromptQueued
-	(*PromptDropped)(nil),          // 10: tack.events.v1.PromptDropped
-	(*SteeringDropped)(nil),        // 11: tack.events.v1.SteeringDropped
-	(*PromptRejected)(nil),         // 12: tack.events.v1.PromptRejected
-	(*AgentStart)(nil),             // 13: tack.events.v1.AgentStart
-	(*AgentEnd)(nil),               // 14: tack.events.v1.AgentEnd
-	(*AgentAbort)(nil),             // 15: tack.events.v1.AgentAbort
-	(*AgentResumed)(nil),           // 16: tack.events.v1.AgentResumed
-	(*TurnStart)(nil),              // 17: tack.events.v1.TurnStart
-	(*TurnEnd)(nil),                // 18: tack.events.v1.TurnEnd
-	(*RequestStart)(nil),           // 19: tack.events.v1.RequestStart
-	(*MessageStart)(nil),           // 20: tack.events.v1.MessageStart
-	(*MessageDelta)(nil),           // 21: tack.events.v1.MessageDelta
-	(*ThinkingStart)(nil),          // 22: tack.events.v1.ThinkingStart
-	(*ThinkingDelta)(nil),          // 23: tack.events.v1.ThinkingDelta
-	(*ResponseComplete)(nil),       // 24: tack.events.v1.ResponseComplete
-	(*MessageCommitted)(nil),       // 25: tack.events.v1.MessageCommitted
-	(*TokenUsage)(nil),             // 26: tack.events.v1.TokenUsage
-	(*StreamError)(nil),            // 27: tack.events.v1.StreamError
-	(*StreamStalled)(nil),          // 28: tack.events.v1.StreamStalled
-	(*Retry)(nil),                  // 29: tack.events.v1.Retry
-	(*ContextOverflow)(nil),        // 30: tack.events.v1.ContextOverflow
-	(*ToolCalls)(nil),              // 31: tack.events.v1.ToolCalls
-	(*ToolExecutionStart)(nil),     // 32: tack.events.v1.ToolExecutionStart
-	(*ToolExecutionUpdate)(nil),    // 33: tack.events.v1.ToolExecutionUpdate
-	(*ToolExecutionEnd)(nil),       // 34: tack.events.v1.ToolExecutionEnd
-	(*ToolExecutionMetrics)(nil),   // 35: tack.events.v1.ToolExecutionMetrics
-	(*ToolBlocked)(nil),            // 36: tack.events.v1.ToolBlocked
-	(*ToolKilled)(nil),             // 37: tack.events.v1.ToolKilled
-	(*ToolSkippedForSteering)(nil), // 38: tack.events.v1.ToolSkippedForSteering
-	(*ToolCallUnknown)(nil),        // 39: tack.events.v1.ToolCallUnknown
-	(*ToolsUpdated)(nil),           // 40: tack.events.v1.ToolsUpdated
-	(*LoopDetected)(nil),           // 41: tack.events.v1.LoopDetected
-	(*LargeResultOffloaded)(nil),   // 42: tack.events.v1.LargeResultOffloaded
-	(*ApprovalRequired)(nil),       // 43: tack.events.v1.ApprovalRequired
-	(*ApprovalResolved)(nil),       // 44: tack.events.v1.ApprovalResolved
-	(*ToolApprovedAlways)(nil),     // 45: tack.events.v1.ToolApprovedAlways
-	(*AskUser)(nil),                // 46: tack.events.v1.AskUser
-	(*UserResponded)(nil),          // 47: tack.events.v1.UserResponded
-	(*SteeringReceived)(nil),       // 48: tack.events.v1.SteeringReceived
-	(*SteeringApplied)(nil),        // 49: tack.events.v1.SteeringApplied
-	(*CompactStart)(nil),           // 50: tack.events.v1.CompactStart
-	(*CompactEnd)(nil),             // 51: tack.events.v1.CompactEnd
-	(*SubagentStart)(nil),          // 52: tack.events.v1.SubagentStart
-	(*SubagentEnd)(nil),            // 53: tack.events.v1.SubagentEnd
-	(*SubAgentEvent)(nil),          // 54: tack.events.v1.SubAgentEvent
-	(*ModelSwitched)(nil),          // 55: tack.events.v1.ModelSwitched
-	(*PluginEvent)(nil),            // 56: tack.events.v1.PluginEvent
-	(*Intervention)(nil),           // 57: tack.events.v1.Intervention
-	(*EventsLost)(nil),             // 58: tack.events.v1.EventsLost
-	(*Error)(nil),                  // 59: tack.events.v1.Error
-	(*AgentRecovered)(nil),         // 60: tack.events.v1.AgentRecovered
+	(*Todo)(nil),                   // 3: tack.events.v1.Todo
+	(*Usage)(nil),                  // 4: tack.events.v1.Usage
+	(*Event)(nil),                  // 5: tack.events.v1.Event
+	(*SessionCreated)(nil),         // 6: tack.events.v1.SessionCreated
+	(*StateChanged)(nil),           // 7: tack.events.v1.StateChanged
+	(*AgentStatus)(nil),            // 8: tack.events.v1.AgentStatus
+	(*PromptReceived)(nil),         // 9: tack.events.v1.PromptReceived
+	(*PromptQueued)(nil),           // 10: tack.events.v1.PromptQueued
+	(*PromptDropped)(nil),          // 11: tack.events.v1.PromptDropped
+	(*SteeringDropped)(nil),        // 12: tack.events.v1.SteeringDropped
+	(*PromptRejected)(nil),         // 13: tack.events.v1.PromptRejected
+	(*AgentStart)(nil),             // 14: tack.events.v1.AgentStart
+	(*AgentEnd)(nil),               // 15: tack.events.v1.AgentEnd
+	(*AgentAbort)(nil),             // 16: tack.events.v1.AgentAbort
+	(*AgentResumed)(nil),           // 17: tack.events.v1.AgentResumed
+	(*TurnStart)(nil),              // 18: tack.events.v1.TurnStart
+	(*TurnEnd)(nil),                // 19: tack.events.v1.TurnEnd
+	(*RequestStart)(nil),           // 20: tack.events.v1.RequestStart
+	(*MessageStart)(nil),           // 21: tack.events.v1.MessageStart
+	(*MessageDelta)(nil),           // 22: tack.events.v1.MessageDelta
+	(*ThinkingStart)(nil),          // 23: tack.events.v1.ThinkingStart
+	(*ThinkingDelta)(nil),          // 24: tack.events.v1.ThinkingDelta
+	(*ResponseComplete)(nil),       // 25: tack.events.v1.ResponseComplete
+	(*MessageCommitted)(nil),       // 26: tack.events.v1.MessageCommitted
+	(*TokenUsage)(nil),             // 27: tack.events.v1.TokenUsage
+	(*StreamError)(nil),            // 28: tack.events.v1.StreamError
+	(*StreamStalled)(nil),          // 29: tack.events.v1.StreamStalled
+	(*Retry)(nil),                  // 30: tack.events.v1.Retry
+	(*ContextOverflow)(nil),        // 31: tack.events.v1.ContextOverflow
+	(*ToolCalls)(nil),              // 32: tack.events.v1.ToolCalls
+	(*ToolExecutionStart)(nil),     // 33: tack.events.v1.ToolExecutionStart
+	(*ToolExecutionUpdate)(nil),    // 34: tack.events.v1.ToolExecutionUpdate
+	(*ToolExecutionEnd)(nil),       // 35: tack.events.v1.ToolExecutionEnd
+	(*ToolExecutionMetrics)(nil),   // 36: tack.events.v1.ToolExecutionMetrics
+	(*ToolBlocked)(nil),            // 37: tack.events.v1.ToolBlocked
+	(*ToolKilled)(nil),             // 38: tack.events.v1.ToolKilled
+	(*ToolSkippedForSteering)(nil), // 39: tack.events.v1.ToolSkippedForSteering
+	(*ToolCallUnknown)(nil),        // 40: tack.events.v1.ToolCallUnknown
+	(*ToolsUpdated)(nil),           // 41: tack.events.v1.ToolsUpdated
+	(*LoopDetected)(nil),           // 42: tack.events.v1.LoopDetected
+	(*LargeResultOffloaded)(nil),   // 43: tack.events.v1.LargeResultOffloaded
+	(*ApprovalRequired)(nil),       // 44: tack.events.v1.ApprovalRequired
+	(*ApprovalResolved)(nil),       // 45: tack.events.v1.ApprovalResolved
+	(*ToolApprovedAlways)(nil),     // 46: tack.events.v1.ToolApprovedAlways
+	(*AskUser)(nil),                // 47: tack.events.v1.AskUser
+	(*UserResponded)(nil),          // 48: tack.events.v1.UserResponded
+	(*SteeringReceived)(nil),       // 49: tack.events.v1.SteeringReceived
+	(*SteeringApplied)(nil),        // 50: tack.events.v1.SteeringApplied
+	(*CompactStart)(nil),           // 51: tack.events.v1.CompactStart
+	(*CompactEnd)(nil),             // 52: tack.events.v1.CompactEnd
+	(*SubagentStart)(nil),          // 53: tack.events.v1.SubagentStart
+	(*SubagentEnd)(nil),            // 54: tack.events.v1.SubagentEnd
+	(*SubAgentEvent)(nil),          // 55: tack.events.v1.SubAgentEvent
+	(*ModelSwitched)(nil),          // 56: tack.events.v1.ModelSwitched
+	(*PluginEvent)(nil),            // 57: tack.events.v1.PluginEvent
+	(*Intervention)(nil),           // 58: tack.events.v1.Intervention
+	(*EventsLost)(nil),             // 59: tack.events.v1.EventsLost
+	(*Error)(nil),                  // 60: tack.events.v1.Error
+	(*AgentRecovered)(nil),         // 61: tack.events.v1.AgentRecovered
+	(*TodoChange)(nil),             // 62: tack.events.v1.TodoChange
+	(*StatusUpdate)(nil),           // 63: tack.events.v1.StatusUpdate
+	(*TitleGenerated)(nil),         // 64: tack.events.v1.TitleGenerated
 }
 var file_events_v1_events_proto_depIdxs = []int32{
 	0,  // 0: tack.events.v1.ToolCall.args:type_name -> tack.events.v1.RawJSON
 	1,  // 1: tack.events.v1.Message.tool_calls:type_name -> tack.events.v1.ToolCall
-	5,  // 2: tack.events.v1.Event.session_created:type_name -> tack.events.v1.SessionCreated
-	6,  // 3: tack.events.v1.Event.state_changed:type_name -> tack.events.v1.StateChanged
-	7,  // 4: tack.events.v1.Event.agent_status:type_name -> tack.events.v1.AgentStatus
-	8,  // 5: tack.events.v1.Event.prompt_received:type_name -> tack.events.v1.PromptReceived
-	9,  // 6: tack.events.v1.Event.prompt_queued:type_name -> tack.events.v1.PromptQueued
-	10, // 7: tack.events.v1.Event.prompt_dropped:type_name -> tack.events.v1.PromptDropped
-	11, // 8: tack.events.v1.Event.steering_dropped:type_name -> tack.events.v1.SteeringDropped
-	12, // 9: tack.events.v1.Event.prompt_rejected:type_name -> tack.events.v1.PromptRejected
-	13, // 10: tack.events.v1.Event.agent_start:type_name -> tack.events.v1.AgentStart
-	14, // 11: tack.events.v1.Event.agent_end:type_name -> tack.events.v1.AgentEnd
-	15, // 12: tack.events.v1.Event.agent_abort:type_name -> tack.events.v1.AgentAbort
-	16, // 13: tack.events.v1.Event.agent_resumed:type_name -> tack.events.v1.AgentResumed
-	17, // 14: tack.events.v1.Event.turn_start:type_name -> tack.events.v1.TurnStart
-	18, // 15: tack.events.v1.Event.turn_end:type_name -> tack.events.v1.TurnEnd
-	19, // 16: tack.events.v1.Event.request_start:type_name -> tack.events.v1.RequestStart
-	20, // 17: tack.events.v1.Event.message_start:type_name -> tack.events.v1.MessageStart
-	21, // 18: tack.events.v1.Event.message_delta:type_name -> tack.events.v1.MessageDelta
-	22, // 19: tack.events.v1.Event.thinking_start:type_name -> tack.events.v1.ThinkingStart
-	23, // 20: tack.events.v1.Event.thinking_delta:type_name -> tack.events.v1.ThinkingDelta
-	24, // 21: tack.events.v1.Event.response_complete:type_name -> tack.events.v1.ResponseComplete
-	25, // 22: tack.events.v1.Event.message_committed:type_name -> tack.events.v1.MessageCommitted
-	26, // 23: tack.events.v1.Event.token_usage:type_name -> tack.events.v1.TokenUsage
-	27, // 24: tack.events.v1.Event.stream_error:type_name -> tack.events.v1.StreamError
-	28, // 25: tack.events.v1.Event.stream_stalled:type_name -> tack.events.v1.StreamStalled
-	29, // 26: tack.events.v1.Event.retry:type_name -> tack.events.v1.Retry
-	30, // 27: tack.events.v1.Event.context_overflow:type_name -> tack.events.v1.ContextOverflow
-	31, // 28: tack.events.v1.Event.tool_calls:type_name -> tack.events.v1.ToolCalls
-	32, // 29: tack.events.v1.Event.tool_execution_start:type_name -> tack.events.v1.ToolExecutionStart
-	33, // 30: tack.events.v1.Event.tool_execution_update:type_name -> tack.events.v1.ToolExecutionUpdate
-	34, // 31: tack.events.v1.Event.tool_execution_end:type_name -> tack.events.v1.ToolExecutionEnd
-	35, // 32: tack.events.v1.Event.tool_execution_metrics:type_name -> tack.events.v1.ToolExecutionMetrics
-	36, // 33: tack.events.v1.Event.tool_blocked:type_name -> tack.events.v1.ToolBlocked
-	37, // 34: tack.events.v1.Event.tool_killed:type_name -> tack.events.v1.ToolKilled
-	38, // 35: tack.events.v1.Event.tool_skipped_for_steering:type_name -> tack.events.v1.ToolSkippedForSteering
-	39, // 36: tack.events.v1.Event.tool_call_unknown:type_name -> tack.events.v1.ToolCallUnknown
-	40, // 37: tack.events.v1.Event.tools_updated:type_name -> tack.events.v1.ToolsUpdated
-	41, // 38: tack.events.v1.Event.loop_detected:type_name -> tack.events.v1.LoopDetected
-	42, // 39: tack.events.v1.Event.large_result_offloaded:type_name -> tack.events.v1.LargeResultOffloaded
-	43, // 40: tack.events.v1.Event.approval_required:type_name -> tack.events.v1.ApprovalRequired
-	44, // 41: tack.events.v1.Event.approval_resolved:type_name -> tack.events.v1.ApprovalResolved
-	45, // 42: tack.events.v1.Event.tool_approved_always:type_name -> tack.events.v1.ToolApprovedAlways
-	46, // 43: tack.events.v1.Event.ask_user:type_name -> tack.events.v1.AskUser
-	47, // 44: tack.events.v1.Event.user_responded:type_name -> tack.events.v1.UserResponded
-	48, // 45: tack.events.v1.Event.steering_received:type_name -> tack.events.v1.SteeringReceived
-	49, // 46: tack.events.v1.Event.steering_applied:type_name -> tack.events.v1.SteeringApplied
-	50, // 47: tack.events.v1.Event.compact_start:type_name -> tack.events.v1.CompactStart
-	51, // 48: tack.events.v1.Event.compact_end:type_name -> tack.events.v1.CompactEnd
-	52, // 49: tack.events.v1.Event.subagent_start:type_name -> tack.events.v1.SubagentStart
-	53, // 50: tack.events.v1.Event.subagent_end:type_name -> tack.events.v1.SubagentEnd
-	54, // 51: tack.events.v1.Event.sub_agent_event:type_name -> tack.events.v1.SubAgentEvent
-	55, // 52: tack.events.v1.Event.model_switched:type_name -> tack.events.v1.ModelSwitched
-	56, // 53: tack.events.v1.Event.plugin_event:type_name -> tack.events.v1.PluginEvent
-	57, // 54: tack.events.v1.Event.intervention:type_name -> tack.events.v1.Intervention
-	58, // 55: tack.events.v1.Event.events_lost:type_name -> tack.events.v1.EventsLost
-	59, // 56: tack.events.v1.Event.error:type_name -> tack.events.v1.Error
-	60, // 57: tack.events.v1.Event.agent_recovered:type_name -> tack.events.v1.AgentRecovered
-	3,  // 58: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
-	2,  // 59: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
-	3,  // 60: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
-	2,  // 61: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
-	0,  // 62: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
-	0,  // 63: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
-	4,  // 64: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
-	0,  // 65: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
-	66, // [66:66] is the sub-list for method output_type
-	66, // [66:66] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	6,  // 2: tack.events.v1.Event.session_created:type_name -> tack.events.v1.SessionCreated
+	7,  // 3: tack.events.v1.Event.state_changed:type_name -> tack.events.v1.StateChanged
+	8,  // 4: tack.events.v1.Event.agent_status:type_name -> tack.events.v1.AgentStatus
+	9,  // 5: tack.events.v1.Event.prompt_received:type_name -> tack.events.v1.PromptReceived
+	10, // 6: tack.events.v1.Event.prompt_queued:type_name -> tack.events.v1.PromptQueued
+	11, // 7: tack.events.v1.Event.prompt_dropped:type_name -> tack.events.v1.PromptDropped
+	12, // 8: tack.events.v1.Event.steering_dropped:type_name -> tack.events.v1.SteeringDropped
+	13, // 9: tack.events.v1.Event.prompt_rejected:type_name -> tack.events.v1.PromptRejected
+	14, // 10: tack.events.v1.Event.agent_start:type_name -> tack.events.v1.AgentStart
+	15, // 11: tack.events.v1.Event.agent_end:type_name -> tack.events.v1.AgentEnd
+	16, // 12: tack.events.v1.Event.agent_abort:type_name -> tack.events.v1.AgentAbort
+	17, // 13: tack.events.v1.Event.agent_resumed:type_name -> tack.events.v1.AgentResumed
+	18, // 14: tack.events.v1.Event.turn_start:type_name -> tack.events.v1.TurnStart
+	19, // 15: tack.events.v1.Event.turn_end:type_name -> tack.events.v1.TurnEnd
+	20, // 16: tack.events.v1.Event.request_start:type_name -> tack.events.v1.RequestStart
+	21, // 17: tack.events.v1.Event.message_start:type_name -> tack.events.v1.MessageStart
+	22, // 18: tack.events.v1.Event.message_delta:type_name -> tack.events.v1.MessageDelta
+	23, // 19: tack.events.v1.Event.thinking_start:type_name -> tack.events.v1.ThinkingStart
+	24, // 20: tack.events.v1.Event.thinking_delta:type_name -> tack.events.v1.ThinkingDelta
+	25, // 21: tack.events.v1.Event.response_complete:type_name -> tack.events.v1.ResponseComplete
+	26, // 22: tack.events.v1.Event.message_committed:type_name -> tack.events.v1.MessageCommitted
+	27, // 23: tack.events.v1.Event.token_usage:type_name -> tack.events.v1.TokenUsage
+	28, // 24: tack.events.v1.Event.stream_error:type_name -> tack.events.v1.StreamError
+	29, // 25: tack.events.v1.Event.stream_stalled:type_name -> tack.events.v1.StreamStalled
+	30, // 26: tack.events.v1.Event.retry:type_name -> tack.events.v1.Retry
+	31, // 27: tack.events.v1.Event.context_overflow:type_name -> tack.events.v1.ContextOverflow
+	32, // 28: tack.events.v1.Event.tool_calls:type_name -> tack.events.v1.ToolCalls
+	33, // 29: tack.events.v1.Event.tool_execution_start:type_name -> tack.events.v1.ToolExecutionStart
+	34, // 30: tack.events.v1.Event.tool_execution_update:type_name -> tack.events.v1.ToolExecutionUpdate
+	35, // 31: tack.events.v1.Event.tool_execution_end:type_name -> tack.events.v1.ToolExecutionEnd
+	36, // 32: tack.events.v1.Event.tool_execution_metrics:type_name -> tack.events.v1.ToolExecutionMetrics
+	37, // 33: tack.events.v1.Event.tool_blocked:type_name -> tack.events.v1.ToolBlocked
+	38, // 34: tack.events.v1.Event.tool_killed:type_name -> tack.events.v1.ToolKilled
+	39, // 35: tack.events.v1.Event.tool_skipped_for_steering:type_name -> tack.events.v1.ToolSkippedForSteering
+	40, // 36: tack.events.v1.Event.tool_call_unknown:type_name -> tack.events.v1.ToolCallUnknown
+	41, // 37: tack.events.v1.Event.tools_updated:type_name -> tack.events.v1.ToolsUpdated
+	42, // 38: tack.events.v1.Event.loop_detected:type_name -> tack.events.v1.LoopDetected
+	43, // 39: tack.events.v1.Event.large_result_offloaded:type_name -> tack.events.v1.LargeResultOffloaded
+	44, // 40: tack.events.v1.Event.approval_required:type_name -> tack.events.v1.ApprovalRequired
+	45, // 41: tack.events.v1.Event.approval_resolved:type_name -> tack.events.v1.ApprovalResolved
+	46, // 42: tack.events.v1.Event.tool_approved_always:type_name -> tack.events.v1.ToolApprovedAlways
+	47, // 43: tack.events.v1.Event.ask_user:type_name -> tack.events.v1.AskUser
+	48, // 44: tack.events.v1.Event.user_responded:type_name -> tack.events.v1.UserResponded
+	49, // 45: tack.events.v1.Event.steering_received:type_name -> tack.events.v1.SteeringReceived
+	50, // 46: tack.events.v1.Event.steering_applied:type_name -> tack.events.v1.SteeringApplied
+	51, // 47: tack.events.v1.Event.compact_start:type_name -> tack.events.v1.CompactStart
+	52, // 48: tack.events.v1.Event.compact_end:type_name -> tack.events.v1.CompactEnd
+	53, // 49: tack.events.v1.Event.subagent_start:type_name -> tack.events.v1.SubagentStart
+	54, // 50: tack.events.v1.Event.subagent_end:type_name -> tack.events.v1.SubagentEnd
+	55, // 51: tack.events.v1.Event.sub_agent_event:type_name -> tack.events.v1.SubAgentEvent
+	56, // 52: tack.events.v1.Event.model_switched:type_name -> tack.events.v1.ModelSwitched
+	57, // 53: tack.events.v1.Event.plugin_event:type_name -> tack.events.v1.PluginEvent
+	58, // 54: tack.events.v1.Event.intervention:type_name -> tack.events.v1.Intervention
+	59, // 55: tack.events.v1.Event.events_lost:type_name -> tack.events.v1.EventsLost
+	60, // 56: tack.events.v1.Event.error:type_name -> tack.events.v1.Error
+	61, // 57: tack.events.v1.Event.agent_recovered:type_name -> tack.events.v1.AgentRecovered
+	62, // 58: tack.events.v1.Event.todo_change:type_name -> tack.events.v1.TodoChange
+	63, // 59: tack.events.v1.Event.status_update:type_name -> tack.events.v1.StatusUpdate
+	64, // 60: tack.events.v1.Event.title_generated:type_name -> tack.events.v1.TitleGenerated
+	4,  // 61: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
+	2,  // 62: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
+	4,  // 63: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
+	2,  // 64: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
+	0,  // 65: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
+	0,  // 66: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
+	5,  // 67: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
+	0,  // 68: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
+	3,  // 69: tack.events.v1.TodoChange.todos:type_name -> tack.events.v1.Todo
+	70, // [70:70] is the sub-list for method output_type
+	70, // [70:70] is the sub-list for method input_type
+	70, // [70:70] is the sub-list for extension type_name
+	70, // [70:70] is the sub-list for extension extendee
+	0,  // [0:70] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_events_proto_init() }
@@ -4758,7 +5017,7 @@ func file_events_v1_events_proto_init() {
 	if File_events_v1_events_proto != nil {
 		return
 	}
-	file_events_v1_events_proto_msgTypes[4].OneofWrappers = []any{
+	file_events_v1_events_proto_msgTypes[5].OneofWrappers = []any{
 		(*Event_SessionCreated)(nil),
 		(*Event_StateChanged)(nil),
 		(*Event_AgentStatus)(nil),
@@ -4815,19 +5074,22 @@ func file_events_v1_events_proto_init() {
 		(*Event_EventsLost)(nil),
 		(*Event_Error)(nil),
 		(*Event_AgentRecovered)(nil),
+		(*Event_TodoChange)(nil),
+		(*Event_StatusUpdate)(nil),
+		(*Event_TitleGenerated)(nil),
 	}
-	file_events_v1_events_proto_msgTypes[7].OneofWrappers = []any{}
-	file_events_v1_events_proto_msgTypes[15].OneofWrappers = []any{}
-	file_events_v1_events_proto_msgTypes[26].OneofWrappers = []any{}
-	file_events_v1_events_proto_msgTypes[45].OneofWrappers = []any{}
-	file_events_v1_events_proto_msgTypes[60].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[8].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[16].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[27].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[46].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[61].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_events_proto_rawDesc), len(file_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   61,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -227,6 +227,7 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	s, err := env.Runtime.Spawn(tack.SessionConfig{
 		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
 		System: m.System, Tools: m.Tools, Plugins: ps, User: env.User, Context: contextConfig(m.Context),
+		Subagents: subagentConfig(m.Subagents),
 	})
 	if err != nil {
 		return nil, err
@@ -252,6 +253,19 @@ func contextConfig(o *eventsv1.ContextOptions) *llm.ContextConfig {
 	}
 	if o.KeepRecent != nil {
 		c.KeepRecent = new(int(o.GetKeepRecent()))
+	}
+	return c
+}
+
+// subagentConfig is create_session's subagents option as the runtime
+// takes it; nil when absent. The runtime checks the values.
+func subagentConfig(o *eventsv1.SubagentOptions) *tack.SubagentConfig {
+	if o == nil {
+		return nil
+	}
+	c := &tack.SubagentConfig{Model: o.GetModel(), Tools: o.GetTools(), InheritPlugins: o.InheritPlugins}
+	if o.MaxDepth != nil {
+		c.MaxDepth = new(int(o.GetMaxDepth()))
 	}
 	return c
 }

@@ -91,6 +91,8 @@ func TestErrorScenarios(t *testing.T) {
 		{"compact_at_percent over 100", `{"cmd":"create_session","model":"script:demo","context":{"compact_at_percent":120}}`, "bad_request", "context.compact_at_percent must be from 0 to 100, not 120"},
 		{"negative keep_recent", `{"cmd":"create_session","model":"script:demo","context":{"keep_recent":-2}}`, "bad_request", "context.keep_recent must not be negative, not -2"},
 		{"unknown compact_model", `{"cmd":"create_session","model":"script:demo","context":{"compact_model":"gpt-nothing"}}`, "unknown_model", `unknown model "gpt-nothing"`},
+		{"negative subagents.max_depth", `{"cmd":"create_session","model":"script:demo","subagents":{"max_depth":-1}}`, "bad_request", "subagents.max_depth must not be negative, not -1"},
+		{"misspelt subagents option", `{"cmd":"create_session","model":"script:demo","subagents":{"max_deep":2}}`, "bad_request", `unknown field "max_deep" in create_session.subagents`},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
 		{"not implemented yet", `{"cmd":"fork","session":"s"}`, "bad_request", "fork is not implemented yet"},
 	}

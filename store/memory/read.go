@@ -147,5 +147,9 @@ func cloneConfig(c store.Config) store.Config {
 	if len(c.Context) == 0 {
 		c.Context = nil
 	}
+	c.Subagents = bytes.Clone(c.Subagents)
+	if len(c.Subagents) == 0 {
+		c.Subagents = nil
+	}
 	return c
 }

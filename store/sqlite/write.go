@@ -21,12 +21,12 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	tools, plugins, script, cctx := configArgs(&cfg)
+	tools, plugins, script, cctx, subs := configArgs(&cfg)
 	return s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.opts.Now().UnixMicro()
-		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, user_name, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools, plugins, script, cctx, cfg.User, now, now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, subagents, user_name, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools, plugins, script, cctx, subs, cfg.User, now, now)
 		if err != nil {
 			return err
 		}
@@ -98,8 +98,8 @@ func updates(b *store.Batch) (string, []any, error) {
 		args = append(args, vals...)
 	}
 	if c := b.Config; c != nil {
-		tools, plugins, script, cctx := configArgs(c)
-		add("model = ?, system = ?, tools = ?, plugins = ?, script = ?, context = ?", c.Model, c.System, tools, plugins, script, cctx)
+		tools, plugins, script, cctx, subs := configArgs(c)
+		add("model = ?, system = ?, tools = ?, plugins = ?, script = ?, context = ?, subagents = ?", c.Model, c.System, tools, plugins, script, cctx, subs)
 	}
 	if b.HistoryStart != 0 {
 		add("history_start = ?", b.HistoryStart)
@@ -168,9 +168,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// configArgs returns the column values of c's tools, plugins, script and
-// context options.
-func configArgs(c *store.Config) (tools string, plugins, script, cctx any) {
+// configArgs returns the column values of c's tools, plugins, script,
+// context options and sub-agent options.
+func configArgs(c *store.Config) (tools string, plugins, script, cctx, subs any) {
 	b, _ := json.Marshal(c.Tools) // []string always marshals
 	if len(c.Tools) == 0 {
 		b = []byte("[]")
@@ -184,7 +184,10 @@ func configArgs(c *store.Config) (tools string, plugins, script, cctx any) {
 	if len(c.Context) > 0 {
 		cctx = string(c.Context)
 	}
-	return string(b), plugins, script, cctx
+	if len(c.Subagents) > 0 {
+		subs = string(c.Subagents)
+	}
+	return string(b), plugins, script, cctx, subs
 }
 
 func notFound(id string) error { return fmt.Errorf("%w: %s", store.ErrNotFound, id) }

@@ -13,13 +13,14 @@ import (
 
 func testCreateGet(t *testing.T, e *env) {
 	cfg := store.Config{
-		Model:   "local/qwen3-8b",
-		System:  "You are terse.\n",
-		Tools:   []string{"shell", "read_file"},
-		Plugins: json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
-		Script:  json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
-		Context: json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
-		User:    "alice",
+		Model:     "local/qwen3-8b",
+		System:    "You are terse.\n",
+		Tools:     []string{"shell", "read_file"},
+		Plugins:   json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
+		Script:    json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
+		Context:   json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
+		Subagents: json.RawMessage(`{"max_depth": 2,  "depth": 1}`),
+		User:      "alice",
 	}
 	if err := e.st.Create(e.ctx, "s1", cfg); err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func testCreateInvalid(t *testing.T, e *env) {
 		{"plugins not JSON", "s1", store.Config{Plugins: json.RawMessage(`{"a":`)}},
 		{"script not JSON", "s1", store.Config{Script: json.RawMessage(`{"turns":`)}},
 		{"context not JSON", "s1", store.Config{Context: json.RawMessage(`{"max_messages":`)}},
+		{"sub-agent options not JSON", "s1", store.Config{Subagents: json.RawMessage(`{"max_depth":`)}},
 		{"NUL in system prompt", "s1", store.Config{System: "a\x00b"}},
 		{"model not UTF-8", "s1", store.Config{Model: "\xff"}},
 		{"tool not UTF-8", "s1", store.Config{Tools: []string{"\xfe"}}},
@@ -113,9 +115,9 @@ func testBatchFields(t *testing.T, e *env) {
 		{"later batches keep the title", store.Batch{State: "streaming", EventSeq: 43},
 			func(s *store.Session) { s.State, s.EventSeq = "streaming", 43 }},
 		{"title replaced", store.Batch{Title: "Summarise"}, func(s *store.Session) { s.Title = "Summarise" }},
-		{"config", store.Batch{Config: &store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`)}},
+		{"config", store.Batch{Config: &store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`), Subagents: json.RawMessage(`{"depth": 1}`)}},
 			func(s *store.Session) {
-				s.Config = store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`)}
+				s.Config = store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`), Subagents: json.RawMessage(`{"depth": 1}`)}
 			}},
 		{"config cleared", store.Batch{Config: &store.Config{Model: "m3"}}, func(s *store.Session) { s.Config = store.Config{Model: "m3"} }},
 		{"empty batch only touches", store.Batch{}, func(*store.Session) {}},

@@ -22,10 +22,11 @@ func fullVolatile(deadline time.Time) *store.Volatile {
 			Pending:  &eventsv1.PendingQuestion{Ref: "q-1", Question: "Which branch?", Options: []string{"main", "dev"}},
 			Deadline: deadline.Add(time.Minute),
 		},
-		Rules:      []store.Rule{{Tool: "read_file"}, {Tool: "shell", CommandFamily: "git"}},
-		RunID:      "r-7",
-		Counters:   store.Counters{Runs: 7, Steers: 3, Holds: 2},
-		ModelState: []byte(`{"next":2}`),
+		Rules:         []store.Rule{{Tool: "read_file"}, {Tool: "shell", CommandFamily: "git"}},
+		RunID:         "r-7",
+		Counters:      store.Counters{Runs: 7, Steers: 3, Holds: 2, Subagents: 4},
+		ModelState:    []byte(`{"next":2}`),
+		SubagentUsage: &eventsv1.Usage{InputTokens: 30, OutputTokens: 12, TotalTokens: 42, CostUsd: 0.25},
 	}
 }
 

@@ -21,6 +21,8 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 		Runs:          v.Counters.Runs,
 		Steers:        v.Counters.Steers,
 		Holds:         v.Counters.Holds,
+		Subagents:     v.Counters.Subagents,
+		SubagentUsage: v.SubagentUsage,
 		ModelState:    v.ModelState,
 	}
 	for _, a := range v.Approvals {
@@ -51,7 +53,8 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 		return store.Volatile{}, fmt.Errorf("store: decoding a stored volatile state: %w", err)
 	}
 	v := store.Volatile{PromptQueue: pb.PromptQueue, SteeringQueue: pb.SteeringQueue, RunID: pb.RunId,
-		Counters: store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds}, ModelState: pb.ModelState}
+		Counters:      store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds, Subagents: pb.Subagents},
+		SubagentUsage: pb.SubagentUsage, ModelState: pb.ModelState}
 	for _, a := range pb.Approvals {
 		v.Approvals = append(v.Approvals, store.Approval{Pending: orEmpty(a.Pending), Deadline: fromUnixNano(a.DeadlineUnixNano),
 			Family: a.Family, Hint: a.Hint, AutoResume: a.AutoResume})

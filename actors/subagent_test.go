@@ -1,0 +1,469 @@
+package actors
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventstest"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/builtin"
+)
+
+// family is a registry whose sessions, children included, resolve their
+// stored configuration the way the runtime does: a model by name from a
+// table of scripts, tools by name from the demo tools and subagent.
+type family struct {
+	t      *testing.T
+	sys    *actor.ActorSystem
+	reg    *Registry
+	models map[string]string
+}
+
+func newFamily(t *testing.T, env *Env, models map[string]string) *family {
+	t.Helper()
+	if env == nil {
+		env = &Env{}
+	}
+	f := &family{t: t, sys: newSystem(t), models: models}
+	f.reg = NewRegistry(f.sys, env, WithRespec(f.respec))
+	t.Cleanup(f.reg.Shutdown) // children without a store stay loaded
+	return f
+}
+
+// respec resolves cfg as the runtime's respec does.
+func (f *family) respec(id string, cfg store.Config) (Spec, error) {
+	js, ok := f.models[cfg.Model]
+	if !ok {
+		return Spec{}, fmt.Errorf("unknown_model: no model %q", cfg.Model)
+	}
+	model, err := scriptModelErr(cfg.Model, js)
+	if err != nil {
+		return Spec{}, err
+	}
+	catalog, err := tools.NewCatalog(append(builtin.Demo(), SubagentTool())...)
+	if err != nil {
+		return Spec{}, err
+	}
+	set, err := catalog.Resolve(cfg.Tools)
+	if err != nil {
+		return Spec{}, fmt.Errorf("unknown_tool: %v", err)
+	}
+	spec := Spec{ID: id, Model: model, System: cfg.System, Tools: set}
+	if len(cfg.Subagents) > 0 {
+		spec.Subagents = &SubagentConfig{}
+		if err := json.Unmarshal(cfg.Subagents, spec.Subagents); err != nil {
+			return Spec{}, err
+		}
+	}
+	return spec, nil
+}
+
+// parent starts session s1 on model with the tools named and options sub,
+// recording its events.
+func (f *family) parent(model string, names []string, sub *SubagentConfig) *harness {
+	f.t.Helper()
+	cfg := store.Config{Model: model, System: "be brief", Tools: names}
+	if sub != nil {
+		cfg.Subagents, _ = json.Marshal(sub)
+	}
+	spec, err := f.respec("s1", cfg)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	spec.Stored = cfg
+	return spawnSpec(f.t, f.sys, f.reg, spec)
+}
+
+// child subscribes to a loaded child session from its first event.
+func (f *family) child(id string) *harness {
+	f.t.Helper()
+	pid, ok := f.reg.Lookup(id)
+	if !ok {
+		f.t.Fatalf("child %s is not loaded", id)
+	}
+	h := &harness{t: f.t, sys: f.sys, reg: f.reg, pid: pid, rec: eventstest.NewRecorder()}
+	h.ok(&SubscribeSink{Sink: h.rec, Buffered: true})
+	return h
+}
+
+var scriptResolver = script.NewResolver("")
+
+func scriptModelErr(name, js string) (*llm.Model, error) {
+	return scriptResolver.Resolve(name, json.RawMessage(js))
+}
+
+// Scripts of these tests: the parent hands a task to a sub-agent, the
+// child answers after using a tool.
+const (
+	parentScript = `{"turns":[
+		{"tool_calls":[{"name":"subagent","args":{"task":"Count the files.","description":"count files"}}]},
+		{"text":"The sub-agent says 42."}]}`
+	childScript = `{"turns":[
+		{"tool_calls":[{"name":"echo","args":{"text":"42 files"}}]},
+		{"text":"There are 42 files.","usage":{"input_tokens":100,"output_tokens":10}}]}`
+)
+
+// childRun is what a child emits for childScript's task.
+var childRun = seq(one("session_created"), runStart, toolAnswer,
+	one("tool_calls", "state_changed", "agent_status", "tool_execution_start"), toolEnd,
+	one("message_committed", "turn_end"), nextTurn, answer, runEnd)
+
+// TestSubagentNesting: the parent tells subagent_start after
+// tool_execution_start, every event of the child whole and in order in
+// sub_agent_event, then subagent_end with the child's final text before
+// tool_execution_end; the text is the call's result. The child is a
+// session of its own (its id, messages and events), its usage counts in
+// the parent's totals and apart in subagent_usage.
+func TestSubagentNesting(t *testing.T) {
+	f := newFamily(t, nil, map[string]string{"parent": parentScript, "child": childScript})
+	h := f.parent("parent", []string{"subagent", "echo"}, &SubagentConfig{Model: "child"})
+	if st := h.state(); st.SubagentUsage != nil {
+		t.Fatalf("subagent_usage before any sub-agent ran = %v, want null", st.SubagentUsage)
+	}
+	h.ok(&eventsv1.Prompt{Text: "How many files?"})
+	h.waitFor("agent_end", 1)
+
+	wrapped := slices.Repeat([]string{"sub_agent_event"}, len(childRun))
+	if !h.expect(seq(one("session_created"), runStart, toolAnswer,
+		one("tool_calls", "state_changed", "agent_status", "tool_execution_start", "subagent_start"),
+		wrapped, one("subagent_end"), toolEnd, one("message_committed", "turn_end"),
+		nextTurn, answer, runEnd)...) {
+		t.FailNow()
+	}
+	evs := h.rec.Events()
+	start := findType(evs, "subagent_start").GetSubagentStart()
+	if start.ChildSession != "s1/sub-1" || start.Description != "count files" {
+		t.Errorf("subagent_start = %v", start)
+	}
+	var inner []*eventsv1.Event
+	for _, ev := range evs {
+		if w := ev.GetSubAgentEvent(); w != nil {
+			if w.CallId != "c-1" || w.ChildSession != "s1/sub-1" || w.Event.Session != "s1/sub-1" {
+				t.Errorf("sub_agent_event = %v", w)
+			}
+			inner = append(inner, w.Event)
+		}
+	}
+	eventstest.ExpectTypes(t, inner, childRun...)
+	for i, ev := range inner {
+		if ev.Seq != uint64(i+1) {
+			t.Errorf("wrapped event %d has the child's seq %d, want %d", i, ev.Seq, i+1)
+		}
+	}
+	if end := findType(evs, "subagent_end").GetSubagentEnd(); end.ChildSession != "s1/sub-1" || end.Result != "There are 42 files." {
+		t.Errorf("subagent_end = %v", end)
+	}
+	if e := findType(evs, "tool_execution_end").GetToolExecutionEnd(); !e.Ok || e.Result != "There are 42 files." {
+		t.Errorf("tool_execution_end = %v", e)
+	}
+	if got, want := contents(h.history()), []string{"user:How many files?", "assistant:", "tool:There are 42 files.", "assistant:The sub-agent says 42."}; !slices.Equal(got, want) {
+		t.Errorf("parent history %q, want %q", got, want)
+	}
+
+	// The child is a session like any other: its own events, the same as
+	// the wrapped ones, and its own history.
+	c := f.child("s1/sub-1")
+	if got := c.rec.Events(); !slices.EqualFunc(got, inner, func(a, b *eventsv1.Event) bool { return a == b }) {
+		t.Errorf("the child's own events differ from those its parent wrapped")
+	}
+	if got, want := contents(c.history()), []string{"user:Count the files.", "assistant:", "tool:42 files", "assistant:There are 42 files."}; !slices.Equal(got, want) {
+		t.Errorf("child history %q, want %q", got, want)
+	}
+	childUsage := c.state().Usage
+	if childUsage.InputTokens < 100 || childUsage.OutputTokens < 10 {
+		t.Fatalf("child usage %v", childUsage)
+	}
+	st := h.state()
+	if !sameUsage(st.SubagentUsage, childUsage) {
+		t.Errorf("subagent_usage %v, want the child's %v", st.SubagentUsage, childUsage)
+	}
+	own := findType(evs, "agent_end").GetAgentEnd().Usage
+	if st.Usage.TotalTokens != own.TotalTokens+childUsage.TotalTokens || st.Usage.InputTokens != own.InputTokens+childUsage.InputTokens {
+		t.Errorf("session usage %v, want the run's %v plus the child's %v", st.Usage, own, childUsage)
+	}
+	checkLog(t, evs)
+}
+
+func sameUsage(a, b *eventsv1.Usage) bool {
+	return a.GetInputTokens() == b.GetInputTokens() && a.GetOutputTokens() == b.GetOutputTokens() &&
+		a.GetTotalTokens() == b.GetTotalTokens() && a.GetCostUsd() == b.GetCostUsd()
+}
+
+// TestSubagentAbortThroughStubbornTool: aborting the parent while its
+// child runs a tool that ignores cancellation tells agent_abort within
+// the bound, settles the call as interrupted (subagent_end first) and
+// ends the parent's run at once; the child is aborted too, its stubborn
+// tool abandoned, and its usage still counted.
+func TestSubagentAbortThroughStubbornTool(t *testing.T) {
+	f := newFamily(t, &Env{ToolGrace: 20 * time.Millisecond}, map[string]string{
+		"parent": parentScript,
+		"child":  `{"turns":[{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":600}}]},{"text":"never"}]}`,
+	})
+	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &SubagentConfig{Model: "child"})
+	ch := events.NewChannel(1024)
+	h.ok(&SubscribeSink{Sink: ch})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitMatch(func(ev *eventsv1.Event) bool {
+		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
+	})
+	mark := h.rec.Len()
+
+	start := time.Now()
+	h.sys.Root.Send(h.pid, &eventsv1.Abort{})
+	timeout := time.After(wait)
+	for latency := time.Duration(-1); latency < 0; {
+		select {
+		case ev := <-ch.C():
+			if ev.GetAgentAbort() != nil {
+				latency = time.Since(start)
+				t.Logf("agent_abort delivered in %v", latency)
+				if latency > abortBound {
+					t.Errorf("agent_abort took %v, want at most %v", latency, abortBound)
+				}
+			}
+		case <-timeout:
+			t.Fatal("agent_abort not delivered")
+		}
+	}
+	end := h.waitFor("agent_end", 1)
+	if !eventstest.ExpectTypes(t, h.since(mark), seq(one("agent_abort", "tool_killed", "subagent_end"), toolEnd,
+		one("message_committed", "turn_end"), abortEnd)...) {
+		t.FailNow()
+	}
+	if got := end.GetAgentEnd().Reason; got != EndAborted {
+		t.Errorf("agent_end reason %s", got)
+	}
+	if r := findType(h.since(mark), "subagent_end").GetSubagentEnd(); r.Result != tools.InterruptedByAbort || r.ChildSession != "s1/sub-1" {
+		t.Errorf("subagent_end = %v", r)
+	}
+
+	// The child was aborted (killable, as the parent's abort said): its
+	// run ended and its stubborn tool is abandoned, then returns.
+	c := f.child("s1/sub-1")
+	c.waitRunEnd("r-1")
+	if got := findType(c.rec.Events(), "agent_end").GetAgentEnd().Reason; got != EndAborted {
+		t.Errorf("child agent_end reason %s", got)
+	}
+	c.pollState("the stubborn tool returned", func(st *eventsv1.SessionState) bool { return st.AbandonedTools == 0 })
+	h.pollState("the child's usage", func(st *eventsv1.SessionState) bool { return st.SubagentUsage != nil })
+	checkLog(t, h.rec.Events())
+	checkLog(t, c.rec.Events())
+}
+
+// TestSubagentKillAll: an abort with kill_tools all aborts the child
+// alike, so its immune tool is cancelled too.
+func TestSubagentKillAll(t *testing.T) {
+	f := newFamily(t, nil, map[string]string{
+		"parent": parentScript,
+		"child":  `{"turns":[{"tool_calls":[{"name":"sleep_immune","args":{"ms":60000}}]},{"text":"never"}]}`,
+	})
+	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &SubagentConfig{Model: "child"})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitMatch(func(ev *eventsv1.Event) bool {
+		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
+	})
+	h.ok(&eventsv1.Abort{KillTools: KillAll})
+	h.waitFor("agent_end", 1)
+	c := f.child("s1/sub-1")
+	c.waitRunEnd("r-1")
+	if k := findType(c.rec.Events(), "tool_killed").GetToolKilled(); k.GetName() != "sleep_immune" {
+		t.Errorf("the child's immune tool was not killed: %v", k)
+	}
+}
+
+// TestSubagentSteer: steering the parent cancels the child as a killable
+// tool: the call's result is the steering text, the child is aborted,
+// and the parent's run goes on with the steering message.
+func TestSubagentSteer(t *testing.T) {
+	f := newFamily(t, nil, map[string]string{
+		"parent": parentScript,
+		"child":  `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":60000}}]},{"text":"never"}]}`,
+	})
+	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &SubagentConfig{Model: "child"})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitMatch(func(ev *eventsv1.Event) bool {
+		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
+	})
+	mark := h.rec.Len()
+	h.ok(&eventsv1.Steer{Text: "never mind"})
+	h.waitFor("agent_end", 1)
+	if !eventstest.ExpectTypes(t, h.since(mark), seq(one("steering_received", "tool_skipped_for_steering", "subagent_end"), toolEnd,
+		one("message_committed", "turn_end", "message_committed", "steering_applied"), nextTurn, answer, runEnd)...) {
+		t.FailNow()
+	}
+	if r := findType(h.since(mark), "subagent_end").GetSubagentEnd(); r.Result != tools.SkippedForSteering {
+		t.Errorf("subagent_end = %v", r)
+	}
+	c := f.child("s1/sub-1")
+	c.waitRunEnd("r-1")
+	if got := findType(c.rec.Events(), "agent_end").GetAgentEnd().Reason; got != EndAborted {
+		t.Errorf("child agent_end reason %s", got)
+	}
+}
+
+// TestSubagentsRunConcurrently: two subagent calls of one batch run at
+// the same time: both children have started before either ends.
+func TestSubagentsRunConcurrently(t *testing.T) {
+	f := newFamily(t, nil, map[string]string{
+		"parent": `{"turns":[
+			{"tool_calls":[{"name":"subagent","args":{"task":"one"}},{"name":"subagent","args":{"task":"two"}}]},
+			{"text":"both done"}]}`,
+		"child": `{"turns":[{"delay_ms":300,"text":"done"}]}`,
+	})
+	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &SubagentConfig{Model: "child"})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("agent_end", 1)
+	var order []string
+	for _, ev := range h.rec.Events() {
+		w := ev.GetSubAgentEvent()
+		switch {
+		case w.GetEvent().GetAgentStart() != nil:
+			order = append(order, "start "+w.ChildSession)
+		case w.GetEvent().GetAgentEnd() != nil:
+			order = append(order, "end "+w.ChildSession)
+		}
+	}
+	if len(order) != 4 || !strings.HasPrefix(order[0], "start") || !strings.HasPrefix(order[1], "start") {
+		t.Fatalf("the children ran one after the other: %q", order)
+	}
+	var results []string
+	for _, m := range h.history() {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if !slices.Equal(results, []string{"done", "done"}) {
+		t.Errorf("results %q", results)
+	}
+	if st := h.state(); st.SubagentUsage.GetOutputTokens() != 2 {
+		t.Errorf("subagent_usage %v, want both children's", st.SubagentUsage)
+	}
+}
+
+// TestSubagentFailures: a call that cannot start, or a child that fails,
+// is an error result; the parent's run goes on.
+func TestSubagentFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  string
+		sub   *SubagentConfig
+		child string
+		// started: the child was made (subagent_start ... subagent_end).
+		started bool
+		want    string
+	}{
+		{name: "unknown tool", args: `{"task":"t","tools":["shell"]}`,
+			want: `unknown tool "shell" for a sub-agent; it may have: echo, subagent`},
+		{name: "tools past the depth", args: `{"task":"t","tools":["subagent"]}`,
+			want: "a sub-agent at depth 1 may not start sub-agents: they nest at most 1 deep"},
+		{name: "depth 0", args: `{"task":"t"}`, sub: &SubagentConfig{Model: "child", MaxDepth: new(0)},
+			want: "sub-agents nest at most 0 deep, and this session is at depth 0"},
+		{name: "unknown model", args: `{"task":"t","model":"nope"}`,
+			want: `sub-agent s1/sub-1: unknown_model: no model "nope"`},
+		{name: "child model fails", args: `{"task":"t"}`, child: `{"turns":[{"error":{"status":400,"message":"bad request"}}]}`, started: true,
+			want: "sub-agent s1/sub-1 ended: error: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			child := tc.child
+			if child == "" {
+				child = `{"turns":[{"text":"fine"}]}`
+			}
+			f := newFamily(t, nil, map[string]string{
+				"parent": `{"turns":[{"tool_calls":[{"name":"subagent","args":` + tc.args + `}]},{"text":"carried on"}]}`,
+				"child":  child,
+			})
+			sub := tc.sub
+			if sub == nil {
+				sub = &SubagentConfig{Model: "child"}
+			}
+			h := f.parent("parent", []string{"subagent", "echo"}, sub)
+			h.ok(&eventsv1.Prompt{Text: "go"})
+			h.waitFor("agent_end", 1)
+			evs := h.rec.Events()
+			if got := findType(evs, "subagent_start") != nil; got != tc.started {
+				t.Errorf("subagent_start told: %v, want %v", got, tc.started)
+			}
+			if end := findType(evs, "tool_execution_end").GetToolExecutionEnd(); end.Ok || !strings.HasPrefix(end.Result, tc.want) {
+				t.Errorf("result %q (ok %v), want an error starting %q", end.Result, end.Ok, tc.want)
+			}
+			if got := findType(evs, "agent_end").GetAgentEnd().Reason; got != EndCompleted {
+				t.Errorf("the parent's run ended %s", got)
+			}
+			if got := contents(h.history()); got[len(got)-1] != "assistant:carried on" {
+				t.Errorf("history %q", got)
+			}
+			checkLog(t, evs)
+		})
+	}
+}
+
+// TestSubagentDepth: with max_depth 2 a child has the subagent tool and
+// starts a grandchild <parent>/sub-1/sub-1, which has it no more.
+func TestSubagentDepth(t *testing.T) {
+	f := newFamily(t, nil, map[string]string{
+		"parent": parentScript,
+		"child":  `{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"deeper","model":"leaf"}}]},{"text":"the grandchild said: fine"}]}`,
+		"leaf":   `{"turns":[{"text":"fine"}]}`,
+	})
+	h := f.parent("parent", []string{"subagent", "echo"}, &SubagentConfig{Model: "child", MaxDepth: new(2)})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("agent_end", 1)
+	if end := findType(h.rec.Events(), "subagent_end").GetSubagentEnd(); end.Result != "the grandchild said: fine" {
+		t.Fatalf("subagent_end = %v", end)
+	}
+	var grand []string
+	for _, ev := range h.rec.Events() {
+		if inner := ev.GetSubAgentEvent().GetEvent().GetSubAgentEvent(); inner != nil {
+			grand = append(grand, inner.ChildSession)
+		}
+	}
+	if len(grand) == 0 || grand[0] != "s1/sub-1/sub-1" {
+		t.Fatalf("no events of the grandchild s1/sub-1/sub-1 nested twice: %q", grand)
+	}
+	g := f.child("s1/sub-1/sub-1")
+	st := g.state()
+	if st.State != "idle" {
+		t.Fatalf("grandchild state %v", st)
+	}
+}
+
+// TestSubagentAbortKeepingTools: an abort with kill_tools none leaves the
+// call running and asks the child to stop after its own tools: the child
+// ends aborted once its tool is done, without another request, and the
+// call's result says so.
+func TestSubagentAbortKeepingTools(t *testing.T) {
+	f := newFamily(t, nil, map[string]string{
+		"parent": parentScript,
+		"child":  `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":200}}]},{"text":"never"}]}`,
+	})
+	h := f.parent("parent", []string{"subagent", "sleep"}, &SubagentConfig{Model: "child"})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitMatch(func(ev *eventsv1.Event) bool {
+		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
+	})
+	h.ok(&eventsv1.Abort{KillTools: KillNone})
+	end := h.waitFor("agent_end", 1)
+	if got := end.GetAgentEnd().Reason; got != EndAborted {
+		t.Errorf("agent_end reason %s", got)
+	}
+	res := findType(h.rec.Events(), "subagent_end").GetSubagentEnd().GetResult()
+	if res != "sub-agent s1/sub-1 ended: aborted" {
+		t.Errorf("subagent_end result %q", res)
+	}
+	c := f.child("s1/sub-1")
+	if got := contents(c.history()); !slices.Equal(got, []string{"user:Count the files.", "assistant:", "tool:slept 200 ms"}) {
+		t.Errorf("child history %q", got)
+	}
+	checkLog(t, h.rec.Events())
+}

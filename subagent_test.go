@@ -1,0 +1,133 @@
+package tack_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/store/memory"
+)
+
+// TestSubagentAcrossARestart: a process that dies while a sub-agent
+// works leaves a parent whose call is answered as any interrupted call
+// and a child restored on its own; the parent's next sub-agent gets a new
+// id, and its usage counts go on from what was stored.
+func TestSubagentAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	slow, fast := filepath.Join(dir, "slow.json"), filepath.Join(dir, "fast.json")
+	for path, script := range map[string]string{
+		slow: `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":30000}}]},{"text":"never"}]}`,
+		fast: `{"turns":[{"text":"fine","usage":{"input_tokens":7,"output_tokens":3}}]}`,
+	} {
+		if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parent := fmt.Sprintf(`{"turns":[
+		{"tool_calls":[{"name":"subagent","args":{"task":"wait"}}]},
+		{"tool_calls":[{"name":"subagent","args":{"task":"answer","model":"script:%s"}}]},
+		{"text":"done"}]}`, fast)
+
+	mem := memory.New()
+	st := &crashable{Store: mem, dead: make(chan struct{})}
+	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { close(st.dead); first.Close() })
+	s, err := first.Spawn(tack.SessionConfig{ID: "p", Script: json.RawMessage(parent), Tools: []string{"subagent"},
+		Subagents: &tack.SubagentConfig{Model: "script:" + slow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"sub_agent_event"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	for ev := range sub.C {
+		if ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil {
+			break
+		}
+	}
+	st.crash()
+
+	rt, err := tack.New(tack.WithStore(mem), tack.WithNode("n"), tack.WithRequestTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := rt.Messages(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(roles(msgs)); got != "[user:go assistant: tool:interrupted: process restarted]" {
+		t.Fatalf("the parent after the restart: %s", got)
+	}
+	msgs, err = rt.Messages(ctx, "p/sub-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(roles(msgs)); got != "[user:wait assistant: tool:interrupted: process restarted]" {
+		t.Fatalf("the child after the restart: %s", got)
+	}
+	child, err := rt.State(ctx, "p/sub-1")
+	if err != nil || child.State != "idle" || child.Model != "script:"+slow {
+		t.Fatalf("the child's state: %v, %v", child, err)
+	}
+
+	// The parent goes on: its next sub-agent is p/sub-2.
+	p, err := rt.Session("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := p.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end", "subagent_start"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Prompt(ctx, "again"); err != nil {
+		t.Fatal(err)
+	}
+	var started []string
+	for ev := range end.C {
+		if s := ev.GetSubagentStart(); s != nil {
+			started = append(started, s.ChildSession)
+		}
+		if ev.GetAgentEnd().GetRunId() == "r-2" { // r-1 ended interrupted, in the replay
+			break
+		}
+	}
+	if fmt.Sprint(started) != "[p/sub-2]" {
+		t.Fatalf("sub-agents started after the restart: %v", started)
+	}
+	state, err := p.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := state.SubagentUsage; u.GetInputTokens() != 7 || u.GetOutputTokens() != 3 {
+		t.Fatalf("subagent_usage %v, want the fast child's", u)
+	}
+
+	// The totals are stored: a third process shows them.
+	rt.Close()
+	third, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	again, err := third.State(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(again.SubagentUsage, state.SubagentUsage) || !proto.Equal(again.Usage, state.Usage) {
+		t.Fatalf("after another restart: usage %v and %v, want %v and %v", again.Usage, again.SubagentUsage, state.Usage, state.SubagentUsage)
+	}
+}
