@@ -81,7 +81,8 @@ type session struct {
 	// carries the configuration.
 	switched bool
 
-	// title is the session's title (the first line of its first prompt);
+	// title is the session's title (the first line of its first prompt,
+	// or what the model last wrote in <title>);
 	// updated is when it last changed: a commit, a state change or
 	// anything else the store would keep.
 	title   string
