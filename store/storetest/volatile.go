@@ -22,10 +22,12 @@ func fullVolatile(deadline time.Time) *store.Volatile {
 			Pending:  &eventsv1.PendingQuestion{Ref: "q-1", Question: "Which branch?", Options: []string{"main", "dev"}},
 			Deadline: deadline.Add(time.Minute),
 		},
-		Rules:      []store.Rule{{Tool: "read_file"}, {Tool: "shell", CommandFamily: "git"}},
-		RunID:      "r-7",
-		Counters:   store.Counters{Runs: 7, Steers: 3, Holds: 2},
-		ModelState: []byte(`{"next":2}`),
+		Rules:         []store.Rule{{Tool: "read_file"}, {Tool: "shell", CommandFamily: "git"}},
+		RunID:         "r-7",
+		Counters:      store.Counters{Runs: 7, Steers: 3, Holds: 2},
+		ModelState:    []byte(`{"next":2}`),
+		Todos:         []*eventsv1.Todo{{Text: "read the code", Status: "done"}, {Text: "", Status: "pending"}},
+		DetachedTools: []string{"sleep", "ask_user"},
 	}
 }
 
@@ -43,6 +45,8 @@ func testVolatileReplace(t *testing.T, e *env) {
 		{"replaced as a whole", &store.Volatile{PromptQueue: []string{"only"}}, &store.Volatile{PromptQueue: []string{"only"}}},
 		{"question without deadline", &store.Volatile{Question: &store.Question{Pending: &eventsv1.PendingQuestion{Ref: "q"}}},
 			&store.Volatile{Question: &store.Question{Pending: &eventsv1.PendingQuestion{Ref: "q"}}}},
+		{"todos only", &store.Volatile{Todos: []*eventsv1.Todo{{Text: "ship", Status: "in_progress"}}},
+			&store.Volatile{Todos: []*eventsv1.Todo{{Text: "ship", Status: "in_progress"}}}},
 		{"cleared", &store.Volatile{}, &store.Volatile{}},
 	}
 	for _, st := range steps {

@@ -22,6 +22,8 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 		Steers:        v.Counters.Steers,
 		Holds:         v.Counters.Holds,
 		ModelState:    v.ModelState,
+		Todos:         v.Todos,
+		DetachedTools: v.DetachedTools,
 	}
 	for _, a := range v.Approvals {
 		pb.Approvals = append(pb.Approvals, &storepb.Approval{Pending: a.Pending, DeadlineUnixNano: unixNano(a.Deadline),
@@ -51,7 +53,8 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 		return store.Volatile{}, fmt.Errorf("store: decoding a stored volatile state: %w", err)
 	}
 	v := store.Volatile{PromptQueue: pb.PromptQueue, SteeringQueue: pb.SteeringQueue, RunID: pb.RunId,
-		Counters: store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds}, ModelState: pb.ModelState}
+		Counters: store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds}, ModelState: pb.ModelState,
+		Todos: pb.Todos, DetachedTools: pb.DetachedTools}
 	for _, a := range pb.Approvals {
 		v.Approvals = append(v.Approvals, store.Approval{Pending: orEmpty(a.Pending), Deadline: fromUnixNano(a.DeadlineUnixNano),
 			Family: a.Family, Hint: a.Hint, AutoResume: a.AutoResume})

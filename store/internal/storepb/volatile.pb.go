@@ -43,7 +43,13 @@ type Volatile struct {
 	Holds  uint64 `protobuf:"varint,9,opt,name=holds,proto3" json:"holds,omitempty"`
 	// model_state is what the session's model provider keeps per session
 	// (the scripted model's position), opaque to the store.
-	ModelState    []byte `protobuf:"bytes,10,opt,name=model_state,json=modelState,proto3" json:"model_state,omitempty"`
+	ModelState []byte `protobuf:"bytes,10,opt,name=model_state,json=modelState,proto3" json:"model_state,omitempty"`
+	// todos is the todo list as the todo_write tool last wrote it.
+	Todos []*v1.Todo `protobuf:"bytes,11,rep,name=todos,proto3" json:"todos,omitempty"`
+	// detached_tools names the tools taken out of the session that its
+	// configuration would otherwise bring back: the demo tools of a
+	// scripted model and the tools of its plugins.
+	DetachedTools []string `protobuf:"bytes,12,rep,name=detached_tools,json=detachedTools,proto3" json:"detached_tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -144,6 +150,20 @@ func (x *Volatile) GetHolds() uint64 {
 func (x *Volatile) GetModelState() []byte {
 	if x != nil {
 		return x.ModelState
+	}
+	return nil
+}
+
+func (x *Volatile) GetTodos() []*v1.Todo {
+	if x != nil {
+		return x.Todos
+	}
+	return nil
+}
+
+func (x *Volatile) GetDetachedTools() []string {
+	if x != nil {
+		return x.DetachedTools
 	}
 	return nil
 }
@@ -335,7 +355,7 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\"\x83\x03\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xd6\x03\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
@@ -348,7 +368,9 @@ const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\x05holds\x18\t \x01(\x04R\x05holds\x12\x1f\n" +
 	"\vmodel_state\x18\n" +
 	" \x01(\fR\n" +
-	"modelState\"\xc0\x01\n" +
+	"modelState\x12*\n" +
+	"\x05todos\x18\v \x03(\v2\x14.tack.events.v1.TodoR\x05todos\x12%\n" +
+	"\x0edetached_tools\x18\f \x03(\tR\rdetachedTools\"\xc0\x01\n" +
 	"\bApproval\x129\n" +
 	"\apending\x18\x01 \x01(\v2\x1f.tack.events.v1.PendingApprovalR\apending\x12,\n" +
 	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\x12\x16\n" +
@@ -382,21 +404,23 @@ var file_store_internal_storepb_volatile_proto_goTypes = []any{
 	(*Question)(nil),           // 2: tack.store.v1.Question
 	(*Rule)(nil),               // 3: tack.store.v1.Rule
 	(*v1.SteeringItem)(nil),    // 4: tack.events.v1.SteeringItem
-	(*v1.PendingApproval)(nil), // 5: tack.events.v1.PendingApproval
-	(*v1.PendingQuestion)(nil), // 6: tack.events.v1.PendingQuestion
+	(*v1.Todo)(nil),            // 5: tack.events.v1.Todo
+	(*v1.PendingApproval)(nil), // 6: tack.events.v1.PendingApproval
+	(*v1.PendingQuestion)(nil), // 7: tack.events.v1.PendingQuestion
 }
 var file_store_internal_storepb_volatile_proto_depIdxs = []int32{
 	4, // 0: tack.store.v1.Volatile.steering_queue:type_name -> tack.events.v1.SteeringItem
 	1, // 1: tack.store.v1.Volatile.approvals:type_name -> tack.store.v1.Approval
 	2, // 2: tack.store.v1.Volatile.question:type_name -> tack.store.v1.Question
 	3, // 3: tack.store.v1.Volatile.rules:type_name -> tack.store.v1.Rule
-	5, // 4: tack.store.v1.Approval.pending:type_name -> tack.events.v1.PendingApproval
-	6, // 5: tack.store.v1.Question.pending:type_name -> tack.events.v1.PendingQuestion
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	5, // 4: tack.store.v1.Volatile.todos:type_name -> tack.events.v1.Todo
+	6, // 5: tack.store.v1.Approval.pending:type_name -> tack.events.v1.PendingApproval
+	7, // 6: tack.store.v1.Question.pending:type_name -> tack.events.v1.PendingQuestion
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_store_internal_storepb_volatile_proto_init() }
