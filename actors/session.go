@@ -77,9 +77,13 @@ type session struct {
 	refused string
 
 	p persistence
-	// switched is set once the model was switched: every write then
-	// carries the configuration.
+	// switched is set once the model was switched or the tools changed:
+	// every write then carries the configuration.
 	switched bool
+	// todos is the todo list todo_write last wrote; detached names the
+	// tools detach_tools took out that a restore would bring back.
+	todos    []*eventsv1.Todo
+	detached []string
 
 	// title is the session's title (the first line of its first prompt,
 	// or what the model last wrote in <title>);
@@ -206,6 +210,10 @@ func (s *session) common(ctx actor.Context) bool {
 		s.trim(m)
 	case *eventsv1.Compact:
 		s.compactCommand(ctx)
+	case *eventsv1.AttachTools:
+		s.changeTools(ctx, m.Names, true)
+	case *eventsv1.DetachTools:
+		s.changeTools(ctx, m.Names, false)
 	case *compactDone:
 		s.compactionDone(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:

@@ -20,6 +20,7 @@ func (s *session) state() *eventsv1.SessionState {
 		Usage:          s.usage.proto(),
 		AbandonedTools: s.abandoned.Load(),
 		Title:          s.title,
+		Todos:          s.todos,
 	}
 	st.PendingApprovals, st.PendingQuestion = s.pending()
 	window, percent := s.contextWindow(s.spec.Model)
