@@ -1,6 +1,7 @@
 package inlinetag
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -147,4 +148,15 @@ func FuzzChunking(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestInstructionDocumented: docs/context.md gives the line exactly.
+func TestInstructionDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/context.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "\n"+Instruction+"\n") {
+		t.Fatal("docs/context.md does not give inlinetag.Instruction on a line of its own")
+	}
 }
