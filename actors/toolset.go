@@ -70,7 +70,7 @@ func (s *session) changeTools(ctx actor.Context, names []string, attach bool) {
 		s.fail(ctx, events.CodeBadRequest, cmd+` needs at least one name in "names"`)
 		return
 	}
-	own := s.chain.Tools()
+	own := s.ownTools()
 	var changed, unknown []string
 	for i, n := range names {
 		has := s.has(n)
@@ -113,13 +113,26 @@ func (s *session) has(name string) bool {
 	return ok
 }
 
+// ownTools are the session's tools that are not the catalog's: its
+// plugins' tools, and any tool it was spawned with that the catalog does
+// not hold (an embedder's Spec), which it keeps until detached.
+func (s *session) ownTools() []tools.Tool {
+	own := s.chain.Tools()
+	for _, n := range s.spec.Tools.Names() {
+		if _, ok := catalogTools(s.env).Get(n); ok || slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }) {
+			continue
+		}
+		t, _ := s.spec.Tools.Get(n)
+		own = append(own, t)
+	}
+	return own
+}
+
 // known reports whether a tool called name can be attached: the catalog
 // or the session's plugins have it.
 func (s *session) known(name string, own []tools.Tool) bool {
-	if c := s.env.Tools; c != nil {
-		if _, ok := c.All().Get(name); ok {
-			return true
-		}
+	if _, ok := catalogTools(s.env).Get(name); ok {
+		return true
 	}
 	return slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == name })
 }
@@ -161,7 +174,7 @@ func (s *session) restoreDetached(detached []string) {
 	}
 	s.detached = detached
 	names := slices.DeleteFunc(s.spec.Tools.Names(), func(n string) bool { return slices.Contains(detached, n) })
-	set, err := ToolSet(s.env.Tools, names, s.chain.Tools())
+	set, err := ToolSet(s.env.Tools, names, s.ownTools())
 	if err != nil {
 		s.env.logger().Sugar().Errorw("the stored tool set could not be rebuilt; the session keeps its configured tools",
 			"session", s.spec.ID, "error", err)
@@ -174,6 +187,15 @@ func (s *session) restoreDetached(detached []string) {
 // call waited to run (for an approval).
 func notAttached(name string) string {
 	return fmt.Sprintf("tool %q was detached before the call could run", name)
+}
+
+// catalogTools is the Set of every tool of the runtime's catalog; nil
+// (empty) without one.
+func catalogTools(e *Env) *tools.Set {
+	if e.Tools == nil {
+		return nil
+	}
+	return e.Tools.All()
 }
 
 // quoteAll quotes names and joins them with commas.
