@@ -236,7 +236,9 @@ func TestCommandTable(t *testing.T) {
 		testRejectedCells(t, &eventsv1.Respond{Ref: "q-1", Response: "yes"}, events.CodeNoPendingQuestion)
 	})
 	t.Run("switch_model", testSwitchModelCells)
-	t.Run("attach_tools", func(t *testing.T) { testToolsCells(t, &eventsv1.AttachTools{Names: []string{"todo_write"}}, "+todo_write -") })
+	t.Run("attach_tools", func(t *testing.T) {
+		testToolsCells(t, &eventsv1.AttachTools{Names: []string{"todo_write"}}, "+todo_write -")
+	})
 	t.Run("detach_tools", func(t *testing.T) { testToolsCells(t, &eventsv1.DetachTools{Names: []string{"echo"}}, "+ -echo") })
 }
 
