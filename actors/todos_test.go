@@ -17,24 +17,26 @@ func TestTodoWrite(t *testing.T) {
 	h, _ := toolsHarness(t, `{"turns":[
 		{"tool_calls":[{"name":"todo_write","args":{"todos":[{"text":"read the code","status":"done"},{"text":"write tests","status":"in_progress"},{"text":"document","status":"pending"}]}}]},
 		{"tool_calls":[{"name":"todo_write","args":{"todos":[{"text":"read the code","status":"finished"}]}}]},
+		{"text":"done"},
 		{"tool_calls":[{"name":"todo_write","args":{"todos":[]}}]},
-		{"text":"done"}]}`, "todo_write")
+		{"text":"cleared"}]}`, nil, "todo_write")
 	if st := h.state(); st.Todos != nil {
 		t.Fatalf("todos before any todo_write: %v", st.Todos)
 	}
 	h.ok(&eventsv1.Prompt{Text: "go"})
-	h.waitFor("tool_execution_end", 2)
+	h.waitFor("agent_end", 1)
 	want := []*eventsv1.Todo{{Text: "read the code", Status: "done"}, {Text: "write tests", Status: "in_progress"}, {Text: "document", Status: "pending"}}
 	if got := h.state().Todos; !slices.EqualFunc(got, want, todoEqual) {
 		t.Fatalf("get_state todos %v, want %v", got, want)
 	}
-	h.waitFor("agent_end", 1)
+	h.ok(&eventsv1.Prompt{Text: "clear it"})
+	h.waitFor("agent_end", 2)
 
 	toolCall := one("state_changed", "message_start", "response_complete", "message_committed", "token_usage", "tool_calls", "state_changed", "agent_status")
 	written := one("tool_execution_start", "todo_change", "tool_execution_end", "tool_execution_metrics", "message_committed", "turn_end")
 	refused := one("tool_execution_start", "tool_execution_end", "tool_execution_metrics", "message_committed", "turn_end")
-	h.expect(seq(one("session_created"), runStart, toolCall, written, nextTurn, toolCall, refused,
-		nextTurn, toolCall, written, nextTurn, answer, runEnd)...)
+	h.expect(seq(one("session_created"), runStart, toolCall, written, nextTurn, toolCall, refused, nextTurn, answer, runEnd,
+		runStart, toolCall, written, nextTurn, answer, runEnd)...)
 	changes := findAll(h.rec.Events(), "todo_change")
 	if got := changes[0].GetTodoChange().Todos; !slices.EqualFunc(got, want, todoEqual) {
 		t.Fatalf("first todo_change %v", got)

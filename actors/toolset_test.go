@@ -11,16 +11,19 @@ import (
 	"github.com/tack-run/tack/tools/builtin"
 )
 
-// toolsHarness starts a session on scriptJSON with the tools named, in a
-// runtime whose catalog holds the demo tools and todo_write; it records
-// the requests sent.
-func toolsHarness(t *testing.T, scriptJSON string, names ...string) (*harness, *sentRequests) {
+// toolsHarness starts a session on scriptJSON with the tools named and
+// own, in a runtime whose catalog holds the demo tools and todo_write; it
+// records the requests sent.
+func toolsHarness(t *testing.T, scriptJSON string, own []tools.Tool, names ...string) (*harness, *sentRequests) {
 	t.Helper()
 	catalog, err := tools.NewCatalog(append(builtin.Demo(), TodoWrite())...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := ToolSet(catalog, names, nil)
+	for _, o := range own {
+		names = append(names, o.Spec().Name)
+	}
+	set, err := ToolSet(catalog, names, own)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,15 +64,17 @@ func toolsUpdated(evs []*eventsv1.Event) []string {
 // detached tool gets tool_call_unknown and an error result listing the
 // tools there are, and the run goes on.
 func TestToolsChangeMidRun(t *testing.T) {
+	g := newGate()
 	h, sent := toolsHarness(t, `{"turns":[
-		{"tool_calls":[{"name":"sleep","args":{"ms":200}}]},
+		{"tool_calls":[{"name":"hold"}]},
 		{"tool_calls":[{"name":"echo","args":{"text":"x"}}]},
-		{"text":"done"}]}`, "echo", "sleep")
+		{"text":"done"}]}`, []tools.Tool{holdTool("hold", tools.Killable, g)}, "echo")
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("tool_execution_start", 1)
 	mark := h.rec.Len()
 	h.ok(&eventsv1.DetachTools{Names: []string{"echo"}})
 	h.ok(&eventsv1.AttachTools{Names: []string{"todo_write"}})
+	g.open()
 	h.waitFor("agent_end", 1)
 
 	toolCall := one("state_changed", "message_start", "response_complete", "message_committed", "token_usage", "tool_calls", "state_changed", "agent_status")
@@ -80,7 +85,7 @@ func TestToolsChangeMidRun(t *testing.T) {
 	if got := toolsUpdated(h.since(mark)); !slices.Equal(got, []string{"+ -echo", "+todo_write -"}) {
 		t.Fatalf("tools_updated %q", got)
 	}
-	want := [][]string{{"echo", "sleep"}, {"sleep", "todo_write"}, {"sleep", "todo_write"}}
+	want := [][]string{{"echo", "hold"}, {"hold", "todo_write"}, {"hold", "todo_write"}}
 	if got := offered(sent); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("requests offered %q, want %q", got, want)
 	}
@@ -88,7 +93,7 @@ func TestToolsChangeMidRun(t *testing.T) {
 		t.Fatalf("tool_call_unknown %v", u)
 	}
 	msgs := h.history()
-	if r := msgs[4]; r.Role != "tool" || !r.IsError || r.Content != `unknown tool "echo"; available tools: sleep, todo_write` {
+	if r := msgs[4]; r.Role != "tool" || !r.IsError || r.Content != `unknown tool "echo"; available tools: hold, todo_write` {
 		t.Fatalf("result of the detached tool's call: %v", r)
 	}
 	if got := contents(msgs[5:]); !slices.Equal(got, []string{"assistant:done"}) {
@@ -101,7 +106,7 @@ func TestToolsChangeMidRun(t *testing.T) {
 // attached (or given twice) change nothing but are answered, and
 // tools_updated says nothing changed.
 func TestToolsChangeBadInput(t *testing.T) {
-	h, _ := toolsHarness(t, `{"turns":[{"text":"ok"}]}`, "echo")
+	h, _ := toolsHarness(t, `{"turns":[{"text":"ok"}]}`, nil, "echo")
 	for _, c := range []struct {
 		cmd        any
 		code, text string
