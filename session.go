@@ -122,6 +122,24 @@ func (s *Session) Compact(ctx context.Context) error {
 	return err
 }
 
+// AttachTools adds the named tools (of the runtime's catalog, or brought
+// by the session's plugins) to the session's tool set, from its next
+// model request on, in any state; tools_updated tells which were added.
+// An unknown name is unknown_tool and changes nothing.
+func (s *Session) AttachTools(ctx context.Context, names ...string) error {
+	_, err := s.Send(ctx, &eventsv1.AttachTools{Names: names})
+	return err
+}
+
+// DetachTools takes the named tools out of the session's tool set, from
+// its next model request on; a later call to one gets an error result and
+// tool_call_unknown. A name the session does not have is unknown_tool and
+// changes nothing.
+func (s *Session) DetachTools(ctx context.Context, names ...string) error {
+	_, err := s.Send(ctx, &eventsv1.DetachTools{Names: names})
+	return err
+}
+
 // Close stops the session (a stored one stays stored, to be restored on
 // its next use).
 func (s *Session) Close() { s.rt.closeSession(s.id) }

@@ -52,7 +52,7 @@ func New(opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	catalog, err := tools.NewCatalog(append(append(builtin.Demo(), actors.SubagentTool()), c.tools...)...)
+	catalog, err := tools.NewCatalog(append(append(builtin.Demo(), actors.SubagentTool(), actors.TodoWrite()), c.tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("tack: tools: %w", err)
 	}
@@ -74,7 +74,7 @@ func New(opts ...Option) (*Runtime, error) {
 		env: &actors.Env{
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
-			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models,
+			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models, Tools: catalog,
 			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL,
 		},
 	}
@@ -204,23 +204,20 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 // plugins bring; a name of a tool a plugin brings is that tool (a
 // sub-agent's tools name those of its inherited plugins).
 func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, error) {
-	var extra []tools.Tool
+	var own []tools.Tool
 	for _, p := range ps {
 		if tp, ok := p.(plugins.ToolProvider); ok {
-			extra = append(extra, tp.Tools()...)
+			own = append(own, tp.Tools()...)
 		}
 	}
-	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
-		return slices.ContainsFunc(extra, func(t tools.Tool) bool { return t.Spec().Name == n })
-	})
-	set, err := rt.catalog.Resolve(names)
-	if err != nil {
+	for _, t := range own {
+		names = append(names, t.Spec().Name)
+	}
+	set, err := actors.ToolSet(rt.catalog, names, own)
+	switch {
+	case errors.Is(err, tools.ErrUnknownTool):
 		return nil, &Error{Code: events.CodeUnknownTool, Message: err.Error()}
-	}
-	if len(extra) == 0 {
-		return set, nil
-	}
-	if set, err = set.With(extra...); err != nil {
+	case err != nil:
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
 	return set, nil

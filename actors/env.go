@@ -52,6 +52,9 @@ type Env struct {
 	PluginBudget time.Duration
 	// Models resolves the models plugins switch to; nil refuses switches.
 	Models llm.Resolver
+	// Tools holds the tools attach_tools may add besides a session's
+	// plugins' own; nil holds none.
+	Tools *tools.Catalog
 	// Store keeps sessions; nil keeps them in memory only.
 	Store store.Store
 	// Node names this process as the owner of the sessions it stores.

@@ -299,6 +299,7 @@ func (s *session) rollback(dropped []outItem) {
 		kept = &store.Volatile{}
 	}
 	s.prompts, s.steering, s.rules = slices.Clone(kept.PromptQueue), slices.Clone(kept.SteeringQueue), nil
+	s.todos = kept.Todos
 	for _, r := range kept.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}
@@ -351,7 +352,8 @@ func (s *session) holdWhileDown(ctx actor.Context) bool {
 // needsWrite reports whether a command changes what the store keeps.
 func (s *session) needsWrite(msg any) bool {
 	switch m := msg.(type) {
-	case *eventsv1.Prompt, *eventsv1.Steer, *eventsv1.Approve, *eventsv1.Reject, *eventsv1.Respond:
+	case *eventsv1.Prompt, *eventsv1.Steer, *eventsv1.Approve, *eventsv1.Reject, *eventsv1.Respond,
+		*eventsv1.AttachTools, *eventsv1.DetachTools:
 		return true
 	case *eventsv1.Abort:
 		return m.ClearQueue && len(s.prompts)+len(s.steering) > 0
@@ -408,6 +410,8 @@ func (s *session) volatile() *store.Volatile {
 		PromptQueue:   slices.Clone(s.prompts),
 		SteeringQueue: slices.Clone(s.steering),
 		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds, Subagents: s.subagents},
+		Todos:         s.todos,
+		DetachedTools: s.detached,
 	}
 	if s.subRan {
 		v.SubagentUsage = s.subUsage.proto()
@@ -479,7 +483,8 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.p.saved, s.p.savedBase, s.p.savedSeq = len(s.history), start, snap.EventSeq
 	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
 	s.restoreTitle()
-	s.prompts, s.steering = v.PromptQueue, v.SteeringQueue
+	s.prompts, s.steering, s.todos = v.PromptQueue, v.SteeringQueue, v.Todos
+	s.restoreDetached(v.DetachedTools)
 	s.runs, s.steers, s.holds, s.subagents = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds, v.Counters.Subagents
 	if v.SubagentUsage != nil {
 		s.subUsage, s.subRan = tallyOf(v.SubagentUsage), true

@@ -83,11 +83,16 @@ type session struct {
 	refused string
 
 	p persistence
-	// switched is set once the model was switched: every write then
-	// carries the configuration.
+	// switched is set once the model was switched or the tools changed:
+	// every write then carries the configuration.
 	switched bool
+	// todos is the todo list todo_write last wrote; detached names the
+	// tools detach_tools took out that a restore would bring back.
+	todos    []*eventsv1.Todo
+	detached []string
 
-	// title is the session's title (the first line of its first prompt);
+	// title is the session's title (the first line of its first prompt,
+	// or what the model last wrote in <title>);
 	// updated is when it last changed: a commit, a state change or
 	// anything else the store would keep.
 	title   string
@@ -223,6 +228,10 @@ func (s *session) common(ctx actor.Context) bool {
 		s.trim(m)
 	case *eventsv1.Compact:
 		s.compactCommand(ctx)
+	case *eventsv1.AttachTools:
+		s.changeTools(ctx, m.Names, true)
+	case *eventsv1.DetachTools:
+		s.changeTools(ctx, m.Names, false)
 	case *compactDone:
 		s.compactionDone(m)
 	case *subagentStarted:

@@ -20,6 +20,7 @@ func (s *session) state() *eventsv1.SessionState {
 		Usage:          s.usage.proto(),
 		AbandonedTools: s.abandoned.Load(),
 		Title:          s.title,
+		Todos:          s.todos,
 	}
 	if s.subRan {
 		st.SubagentUsage = s.subUsage.proto()

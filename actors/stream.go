@@ -11,6 +11,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/llm/inlinetag"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
@@ -34,8 +35,11 @@ type partial struct {
 	// turn (llm.Stateful): what a write stores while the request is in
 	// flight, so a crash before its response is committed plays it again.
 	modelState []byte
-	text       strings.Builder
-	thinking   strings.Builder
+	// text is the text shown so far (message_delta): the model's text
+	// less its inline tags, which tags takes out.
+	text     strings.Builder
+	thinking strings.Builder
+	tags     inlinetag.Extractor
 }
 
 // pump runs one model request on its own goroutine and reports every chunk
@@ -82,8 +86,7 @@ func (s *session) chunk(m *streamChunk) {
 	p := s.run.stream
 	switch c := m.chunk; c.Kind {
 	case llm.ChunkText:
-		p.text.WriteString(c.Text)
-		s.emit(&eventsv1.MessageDelta{Delta: c.Text})
+		s.showText(p, p.tags.Write(c.Text))
 	case llm.ChunkThinkingStart:
 		s.emit(&eventsv1.ThinkingStart{})
 	case llm.ChunkThinking:
@@ -117,6 +120,7 @@ func (s *session) responseDone(m *streamDone) {
 		return
 	}
 	p := s.run.stream
+	s.showText(p, p.tags.Flush())
 	s.run.stream = nil
 	resp := m.resp
 	usage := resp.Usage
@@ -126,15 +130,16 @@ func (s *session) responseDone(m *streamDone) {
 		s.tokenScale = float64(usage.InputTokens) / float64(est)
 	}
 	s.run.overflowed = false
-	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: usage})
-	s.commit(resp.Message)
+	msg := stripTags(resp.Message)
+	s.emit(&eventsv1.ResponseComplete{Message: msg, StopReason: resp.StopReason, Usage: usage})
+	s.commit(msg)
 	s.account(p.model, usage)
-	if d := s.hook(&plugins.Event{Hook: plugins.AfterResponse, Message: resp.Message}).Stop; d != nil {
-		s.responseStopped(resp.Message, d)
+	if d := s.hook(&plugins.Event{Hook: plugins.AfterResponse, Message: msg}).Stop; d != nil {
+		s.responseStopped(msg, d)
 		return
 	}
-	if len(resp.Message.ToolCalls) > 0 {
-		s.startBatch(resp.Message.ToolCalls)
+	if len(msg.ToolCalls) > 0 {
+		s.startBatch(msg.ToolCalls)
 		return
 	}
 	s.turnDone(false)
@@ -185,7 +190,7 @@ func (s *session) streamFailed(err error) {
 // it reports whether it did.
 func (s *session) retryCompacted(e *llm.Error) bool {
 	p := s.run.stream
-	if s.spec.Context == nil || s.run.overflowed || p == nil || p.text.Len() > 0 || p.thinking.Len() > 0 ||
+	if s.spec.Context == nil || s.run.overflowed || p == nil || p.text.Len() > 0 || p.thinking.Len() > 0 || p.tags.Holding() ||
 		s.compacting != nil || s.compactCut() == 0 {
 		return false
 	}
@@ -202,6 +207,9 @@ func (s *session) retryCompacted(e *llm.Error) bool {
 func (s *session) commitPartial() bool {
 	p := s.run.stream
 	s.run.stream = nil
+	if p != nil {
+		s.showText(p, p.tags.Flush())
+	}
 	if p == nil || (p.text.Len() == 0 && p.thinking.Len() == 0) {
 		return false
 	}

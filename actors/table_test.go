@@ -236,6 +236,30 @@ func TestCommandTable(t *testing.T) {
 		testRejectedCells(t, &eventsv1.Respond{Ref: "q-1", Response: "yes"}, events.CodeNoPendingQuestion)
 	})
 	t.Run("switch_model", testSwitchModelCells)
+	t.Run("attach_tools", func(t *testing.T) {
+		testToolsCells(t, &eventsv1.AttachTools{Names: []string{"todo_write"}}, "+todo_write -")
+	})
+	t.Run("detach_tools", func(t *testing.T) { testToolsCells(t, &eventsv1.DetachTools{Names: []string{"echo"}}, "+ -echo") })
+}
+
+// testToolsCells: attach_tools and detach_tools answer at once in every
+// state with tools_updated (told as "+attached -detached"), and leave the
+// state and the run as they were.
+func testToolsCells(t *testing.T, cmd any, told string) {
+	catalog, err := tools.NewCatalog(TodoWrite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, state := range tableStates {
+		t.Run(state, func(t *testing.T) {
+			c := newCell(t, state, &Env{Tools: catalog})
+			mark := c.rec.Len()
+			c.run(cmd, succeeds, step{now: one("tools_updated"), st: busyOrIdle(state), after: rest[state], history: restHistory[state]})
+			if got := toolsUpdated(c.since(mark)); !slices.Equal(got, []string{told}) {
+				t.Errorf("tools_updated %q, want %q", got, told)
+			}
+		})
+	}
 }
 
 // replyCheck checks a command's reply.

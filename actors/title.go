@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
 // titleRunes is the longest title, in runes, before the ellipsis.
@@ -43,4 +45,18 @@ func (s *session) restoreTitle() {
 			}
 		}
 	}
+}
+
+// generatedTitle makes the title a model wrote with <title> the session's
+// (cut as titleOf cuts a prompt), stored with it, and tells it.
+func (s *session) generatedTitle(text string) {
+	t := titleOf(text)
+	if t == "" {
+		return
+	}
+	if t != s.title {
+		s.title = t
+		s.touch()
+	}
+	s.emit(&eventsv1.TitleGenerated{Title: t})
 }

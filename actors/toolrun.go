@@ -161,6 +161,11 @@ func (s *session) launch(c *call) {
 	}
 	c.cancel = cancel
 	s.run.batch.pending++
+	if c.tool == nil { // detached while the call waited for an approval
+		s.root.Send(s.self, &toolDone{tag: s.run.tag(), index: c.index, ended: s.env.now(),
+			result: tools.Result{Content: notAttached(c.tc.Name), IsError: true}})
+		return
+	}
 	go runTool(ctx, s.root, s.self, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace(), &s.abandoned)
 }
 
@@ -209,6 +214,7 @@ func (s *session) toolDone(m *toolDone) {
 		return
 	}
 	s.run.batch.pending--
+	s.todoWritten(c, &m.result)
 	// Hooks get copies of the result that the actor never writes: a plugin
 	// that overran its budget may still be reading them.
 	res := m.result

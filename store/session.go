@@ -88,7 +88,7 @@ type Snapshot struct {
 }
 
 // Volatile is the part of a session that is not history and changes often:
-// queues, pending approvals and question, approval-always rules. It is
+// queues, pending approvals and question, approval-always rules, todos. It is
 // stored as one value, replaced as a whole by Batch.Volatile.
 type Volatile struct {
 	// PromptQueue holds prompts waiting for the current run to end.
@@ -111,6 +111,12 @@ type Volatile struct {
 	// ModelState is what the session's model provider keeps per session
 	// (llm.Stateful), opaque to the store; nil when it keeps nothing.
 	ModelState []byte
+	// Todos is the todo list as the todo_write tool last wrote it.
+	Todos []*eventsv1.Todo
+	// DetachedTools names tools detach_tools took out that the session's
+	// configuration brings without naming them in Config.Tools (a scripted
+	// model's demo tools, its plugins' tools): a restore leaves them out.
+	DetachedTools []string
 }
 
 // Counters are a session's id counters: runs (r-N), steering refs (st-N),

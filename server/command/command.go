@@ -66,8 +66,8 @@ var table = map[string]command{
 	"subscribe":      {new: func() proto.Message { return &eventsv1.Subscribe{} }, session: send},
 	"close_session":  {new: func() proto.Message { return &eventsv1.CloseSession{} }, session: closeSession},
 	"compact":        {new: func() proto.Message { return &eventsv1.Compact{} }, session: send},
-	"attach_tools":   {pending: true},
-	"detach_tools":   {pending: true},
+	"attach_tools":   {new: func() proto.Message { return &eventsv1.AttachTools{} }, required: []string{"names"}, check: checkNames, session: send},
+	"detach_tools":   {new: func() proto.Message { return &eventsv1.DetachTools{} }, required: []string{"names"}, check: checkNames, session: send},
 	"fork":           {pending: true},
 }
 
@@ -201,6 +201,18 @@ func checkAbort(msg proto.Message) error {
 	default:
 		return badRequest(fmt.Sprintf("kill_tools is killable, all or none, not %q", k))
 	}
+}
+
+// checkNames checks that attach_tools and detach_tools name a tool.
+func checkNames(msg proto.Message) error {
+	names, cmd := msg.(interface{ GetNames() []string }).GetNames(), "attach_tools"
+	if _, detach := msg.(*eventsv1.DetachTools); detach {
+		cmd = "detach_tools"
+	}
+	if len(names) == 0 {
+		return badRequest(cmd + ` needs at least one name in "names"`)
+	}
+	return nil
 }
 
 // checkList checks list_sessions' limit.

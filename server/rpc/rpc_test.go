@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,6 +96,14 @@ func TestErrorScenarios(t *testing.T) {
 		{"misspelt subagents option", `{"cmd":"create_session","model":"script:demo","subagents":{"max_deep":2}}`, "bad_request", `unknown field "max_deep" in create_session.subagents`},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
 		{"not implemented yet", `{"cmd":"fork","session":"s"}`, "bad_request", "fork is not implemented yet"},
+		{"attach an unknown tool", `{"cmd":"attach_tools","session":"s","names":["echo","teleport"]}`, "unknown_tool", `unknown tool "teleport"; nothing was changed`},
+		{"detach a tool the session lacks", `{"cmd":"detach_tools","session":"s","names":["todo_write"]}`, "unknown_tool", `the session has no tool "todo_write"; nothing was changed`},
+		{"attach without names", `{"cmd":"attach_tools","session":"s"}`, "bad_request", `attach_tools needs "names"`},
+		{"attach no names", `{"cmd":"attach_tools","session":"s","names":[]}`, "bad_request", `attach_tools needs at least one name in "names"`},
+		{"detach no names", `{"cmd":"detach_tools","session":"s","names":[]}`, "bad_request", `detach_tools needs at least one name in "names"`},
+		{"names of the wrong type", `{"cmd":"detach_tools","session":"s","names":"echo"}`, "bad_request", `field "names": expected an array`},
+		{"a name of the wrong type", `{"cmd":"attach_tools","session":"s","names":[7]}`, "bad_request", `field "names[0]": expected a string`},
+		{"misspelt attach field", `{"cmd":"attach_tools","session":"s","name":["echo"]}`, "bad_request", `unknown field "name" in attach_tools`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -212,4 +221,19 @@ func TestIDIsEchoed(t *testing.T) {
 	if resps[0]["id"] != "x-1" || resps[1]["id"] != float64(42) || resps[2]["id"] != nil {
 		t.Fatalf("ids: %v %v %v", resps[0]["id"], resps[1]["id"], resps[2]["id"])
 	}
+}
+
+// TestToolsCommands: attach_tools and detach_tools answer {}, and a
+// name attached by the first is detached by the second.
+func TestToolsCommands(t *testing.T) {
+	resps := serve(t, create,
+		`{"cmd":"attach_tools","id":"a","session":"s","names":["todo_write"]}`,
+		`{"cmd":"detach_tools","id":"d","session":"s","names":["todo_write","shell"]}`,
+		`{"cmd":"detach_tools","id":"again","session":"s","names":["todo_write"]}`)
+	for i, id := range []string{"a", "d"} {
+		if r := resps[i+1]; r["ok"] != true || r["id"] != id || fmt.Sprint(r["data"]) != "map[]" {
+			t.Fatalf("response %v, want ok with {}", r)
+		}
+	}
+	wantError(t, resps[3], "unknown_tool", `the session has no tool "todo_write"; nothing was changed`)
 }

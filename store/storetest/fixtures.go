@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -146,5 +147,11 @@ func wantVolatile(t *testing.T, what string, got, want *store.Volatile) {
 	}
 	if fmt.Sprint(got.Rules) != fmt.Sprint(want.Rules) {
 		fail("rules", got.Rules, want.Rules)
+	}
+	if !slices.EqualFunc(got.Todos, want.Todos, func(a, b *eventsv1.Todo) bool { return proto.Equal(a, b) }) {
+		fail("todos", got.Todos, want.Todos)
+	}
+	if !slices.Equal(got.DetachedTools, want.DetachedTools) {
+		fail("detached tools", got.DetachedTools, want.DetachedTools)
 	}
 }

@@ -27,6 +27,8 @@ func fullVolatile(deadline time.Time) *store.Volatile {
 		Counters:      store.Counters{Runs: 7, Steers: 3, Holds: 2, Subagents: 4},
 		ModelState:    []byte(`{"next":2}`),
 		SubagentUsage: &eventsv1.Usage{InputTokens: 30, OutputTokens: 12, TotalTokens: 42, CostUsd: 0.25},
+		Todos:         []*eventsv1.Todo{{Text: "read the code", Status: "done"}, {Text: "", Status: "pending"}},
+		DetachedTools: []string{"sleep", "ask_user"},
 	}
 }
 
@@ -44,6 +46,8 @@ func testVolatileReplace(t *testing.T, e *env) {
 		{"replaced as a whole", &store.Volatile{PromptQueue: []string{"only"}}, &store.Volatile{PromptQueue: []string{"only"}}},
 		{"question without deadline", &store.Volatile{Question: &store.Question{Pending: &eventsv1.PendingQuestion{Ref: "q"}}},
 			&store.Volatile{Question: &store.Question{Pending: &eventsv1.PendingQuestion{Ref: "q"}}}},
+		{"todos only", &store.Volatile{Todos: []*eventsv1.Todo{{Text: "ship", Status: "in_progress"}}},
+			&store.Volatile{Todos: []*eventsv1.Todo{{Text: "ship", Status: "in_progress"}}}},
 		{"cleared", &store.Volatile{}, &store.Volatile{}},
 	}
 	for _, st := range steps {

@@ -3,7 +3,7 @@
 // sequences and compare exact view states.
 
 import type { ContextUsage } from "./format";
-import type { TackEvent, WireApproval, WireMessage, WireQuestion, WireState } from "./wire";
+import type { TackEvent, WireApproval, WireMessage, WireQuestion, WireState, WireTodo } from "./wire";
 
 /** The fixed suffix of assistant text cut by an abort (PROTOCOL §1). */
 export const INTERRUPTED_MARK = "\n\n[interrupted]";
@@ -108,6 +108,8 @@ export interface ViewState {
   queue: QueueItem[];
   approvals: Approval[];
   question: Question | null;
+  /** The todo list as todo_write last wrote it. */
+  todos: WireTodo[];
 }
 
 /** Everything that changes the view state. */
@@ -146,6 +148,7 @@ export function initialState(session: string | null = null): ViewState {
     queue: [],
     approvals: [],
     question: null,
+    todos: [],
   };
 }
 
@@ -229,6 +232,7 @@ function seed(s: ViewState, st: WireState, wire: WireMessage[], replace: boolean
     queue,
     approvals,
     question,
+    todos: st.todos ?? s.todos,
     streaming: st.state === "streaming" || st.state === "running" ? s.streaming : null,
   };
 }
@@ -412,6 +416,8 @@ function applyEvent(s0: ViewState, e: TackEvent): ViewState {
       return addNotice(s, e.type, "info", `Forked from ${str(e.from_session)} at message ${num(e.index, 0)}`);
     case "title_generated":
       return { ...s, title: str(e.title) || s.title };
+    case "todo_change":
+      return { ...s, todos: Array.isArray(e.todos) ? (e.todos as WireTodo[]) : [] };
     case "intervention":
       return addNotice(s, e.type, "info", str(e.text));
     case "events_lost":

@@ -50,6 +50,14 @@ export interface WireState {
   message_count?: number;
   usage?: { total_tokens?: number };
   context?: { used?: number; window?: number | null; percent?: number | null };
+  todos?: WireTodo[];
+}
+
+/** One entry of a session's todo list (todo_write). */
+export interface WireTodo {
+  text: string;
+  /** pending, in_progress or done. */
+  status: string;
 }
 
 /** One session of GET /v1/sessions. */

@@ -506,3 +506,19 @@ test("a compaction's seed replaces the history: the summary first, nothing of th
   const over = apply(s, { type: "seed", state: idleState, messages: [{ role: "user", content: "[Summary of the earlier conversation]\np1 was answered.", summary: true }] });
   assert.equal(over.messages.length, 3);
 });
+
+test("todos: seeded from get_state, replaced whole by todo_change", () => {
+  let s = apply(initialState("s1"), { type: "seed", state: { ...idleState, todos: [{ text: "read", status: "done" }] }, messages: [] });
+  assert.deepEqual(s.todos, [{ text: "read", status: "done" }]);
+  s = run([{ type: "todo_change", todos: [{ text: "write", status: "in_progress" }, { text: "ship", status: "pending" }] }], s);
+  assert.deepEqual(s.todos, [
+    { text: "write", status: "in_progress" },
+    { text: "ship", status: "pending" },
+  ]);
+  s = run([{ type: "todo_change", todos: [] }], s);
+  assert.deepEqual(s.todos, []);
+  // A seed without todos (an older server) keeps what the events said.
+  s = run([{ type: "todo_change", todos: [{ text: "x", status: "pending" }] }], s);
+  s = apply(s, { type: "seed", state: idleState, messages: [] });
+  assert.deepEqual(s.todos, [{ text: "x", status: "pending" }]);
+});

@@ -23,6 +23,7 @@ func TestVolatileRoundTrip(t *testing.T) {
 		{"approval without deadline", store.Volatile{Approvals: []store.Approval{{Pending: &eventsv1.PendingApproval{ApprovalId: "a"}}}}},
 		{"question", store.Volatile{Question: &store.Question{Pending: &eventsv1.PendingQuestion{Ref: "q", Options: []string{"y", "n"}}, Deadline: at}}},
 		{"rules", store.Volatile{Rules: []store.Rule{{Tool: "shell", CommandFamily: "git"}, {Tool: "read"}}}},
+		{"todos and detached tools", store.Volatile{Todos: []*eventsv1.Todo{{Text: "a", Status: "done"}}, DetachedTools: []string{"sleep"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

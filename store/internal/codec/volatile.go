@@ -24,6 +24,8 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 		Subagents:     v.Counters.Subagents,
 		SubagentUsage: v.SubagentUsage,
 		ModelState:    v.ModelState,
+		Todos:         v.Todos,
+		DetachedTools: v.DetachedTools,
 	}
 	for _, a := range v.Approvals {
 		pb.Approvals = append(pb.Approvals, &storepb.Approval{Pending: a.Pending, DeadlineUnixNano: unixNano(a.Deadline),
@@ -54,7 +56,8 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 	}
 	v := store.Volatile{PromptQueue: pb.PromptQueue, SteeringQueue: pb.SteeringQueue, RunID: pb.RunId,
 		Counters:      store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds, Subagents: pb.Subagents},
-		SubagentUsage: pb.SubagentUsage, ModelState: pb.ModelState}
+		SubagentUsage: pb.SubagentUsage, ModelState: pb.ModelState,
+		Todos: pb.Todos, DetachedTools: pb.DetachedTools}
 	for _, a := range pb.Approvals {
 		v.Approvals = append(v.Approvals, store.Approval{Pending: orEmpty(a.Pending), Deadline: fromUnixNano(a.DeadlineUnixNano),
 			Family: a.Family, Hint: a.Hint, AutoResume: a.AutoResume})

@@ -1,6 +1,7 @@
 // Package storepb holds the protobuf form of a session's volatile state
 // (volatile.proto): queues, pending approvals and question with their
-// deadlines, and approval-always rules. It is internal to the store.
+// deadlines, approval-always rules, the todo list and the tools detached. It is
+// internal to the store.
 //
 // # Usage
 //

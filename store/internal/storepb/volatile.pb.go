@@ -50,6 +50,12 @@ type Volatile struct {
 	// subagent_usage is the part of the session's usage its sub-agents
 	// spent; absent when none ran.
 	SubagentUsage *v1.Usage `protobuf:"bytes,12,opt,name=subagent_usage,json=subagentUsage,proto3" json:"subagent_usage,omitempty"`
+	// todos is the todo list as the todo_write tool last wrote it.
+	Todos []*v1.Todo `protobuf:"bytes,13,rep,name=todos,proto3" json:"todos,omitempty"`
+	// detached_tools names the tools taken out of the session that its
+	// configuration would otherwise bring back: the demo tools of a
+	// scripted model and the tools of its plugins.
+	DetachedTools []string `protobuf:"bytes,14,rep,name=detached_tools,json=detachedTools,proto3" json:"detached_tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -164,6 +170,20 @@ func (x *Volatile) GetSubagents() uint64 {
 func (x *Volatile) GetSubagentUsage() *v1.Usage {
 	if x != nil {
 		return x.SubagentUsage
+	}
+	return nil
+}
+
+func (x *Volatile) GetTodos() []*v1.Todo {
+	if x != nil {
+		return x.Todos
+	}
+	return nil
+}
+
+func (x *Volatile) GetDetachedTools() []string {
+	if x != nil {
+		return x.DetachedTools
 	}
 	return nil
 }
@@ -355,7 +375,7 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xdf\x03\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xb2\x04\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
@@ -370,7 +390,9 @@ const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	" \x01(\fR\n" +
 	"modelState\x12\x1c\n" +
 	"\tsubagents\x18\v \x01(\x04R\tsubagents\x12<\n" +
-	"\x0esubagent_usage\x18\f \x01(\v2\x15.tack.events.v1.UsageR\rsubagentUsage\"\xc0\x01\n" +
+	"\x0esubagent_usage\x18\f \x01(\v2\x15.tack.events.v1.UsageR\rsubagentUsage\x12*\n" +
+	"\x05todos\x18\r \x03(\v2\x14.tack.events.v1.TodoR\x05todos\x12%\n" +
+	"\x0edetached_tools\x18\x0e \x03(\tR\rdetachedTools\"\xc0\x01\n" +
 	"\bApproval\x129\n" +
 	"\apending\x18\x01 \x01(\v2\x1f.tack.events.v1.PendingApprovalR\apending\x12,\n" +
 	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\x12\x16\n" +
@@ -405,8 +427,9 @@ var file_store_internal_storepb_volatile_proto_goTypes = []any{
 	(*Rule)(nil),               // 3: tack.store.v1.Rule
 	(*v1.SteeringItem)(nil),    // 4: tack.events.v1.SteeringItem
 	(*v1.Usage)(nil),           // 5: tack.events.v1.Usage
-	(*v1.PendingApproval)(nil), // 6: tack.events.v1.PendingApproval
-	(*v1.PendingQuestion)(nil), // 7: tack.events.v1.PendingQuestion
+	(*v1.Todo)(nil),            // 6: tack.events.v1.Todo
+	(*v1.PendingApproval)(nil), // 7: tack.events.v1.PendingApproval
+	(*v1.PendingQuestion)(nil), // 8: tack.events.v1.PendingQuestion
 }
 var file_store_internal_storepb_volatile_proto_depIdxs = []int32{
 	4, // 0: tack.store.v1.Volatile.steering_queue:type_name -> tack.events.v1.SteeringItem
@@ -414,13 +437,14 @@ var file_store_internal_storepb_volatile_proto_depIdxs = []int32{
 	2, // 2: tack.store.v1.Volatile.question:type_name -> tack.store.v1.Question
 	3, // 3: tack.store.v1.Volatile.rules:type_name -> tack.store.v1.Rule
 	5, // 4: tack.store.v1.Volatile.subagent_usage:type_name -> tack.events.v1.Usage
-	6, // 5: tack.store.v1.Approval.pending:type_name -> tack.events.v1.PendingApproval
-	7, // 6: tack.store.v1.Question.pending:type_name -> tack.events.v1.PendingQuestion
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	6, // 5: tack.store.v1.Volatile.todos:type_name -> tack.events.v1.Todo
+	7, // 6: tack.store.v1.Approval.pending:type_name -> tack.events.v1.PendingApproval
+	8, // 7: tack.store.v1.Question.pending:type_name -> tack.events.v1.PendingQuestion
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_store_internal_storepb_volatile_proto_init() }

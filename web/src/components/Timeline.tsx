@@ -16,6 +16,23 @@ export function AgentStatusLine({ status, tool }: { status: ViewState["status"];
   );
 }
 
+const TODO_MARK: Record<string, string> = { done: "✓", in_progress: "▸", pending: "○" };
+
+/** The todo list the model keeps with todo_write (hidden while empty). */
+export function TodoList({ todos }: { todos: ViewState["todos"] }) {
+  if (todos.length === 0) return null;
+  return (
+    <ul class="todos" data-testid="todos" aria-label="Todo list">
+      {todos.map((t, i) => (
+        <li key={i} class={`todo todo-${t.status}`} data-status={t.status}>
+          <span class="todo-mark" aria-hidden="true">{TODO_MARK[t.status] ?? "○"}</span>
+          {t.text}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function NoticeLine({ n }: { n: Notice }) {
   return (
     <div class={`notice notice-${n.level}`} data-testid="notice" data-kind={n.kind} role={n.level === "error" ? "alert" : undefined}>
@@ -77,6 +94,7 @@ export function Timeline({ v }: { v: ViewState }) {
     <div class="timeline" ref={ref} onScroll={onScroll} aria-label="Conversation" role="log">
       {items.length === 0 && <div class="empty">No messages yet. Type below to start.</div>}
       {items}
+      <TodoList todos={v.todos} />
       <AgentStatusLine status={v.status} tool={v.statusTool} />
     </div>
   );

@@ -1,0 +1,208 @@
+package actors
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/tools"
+)
+
+// A session's tools are the tools of the runtime's catalog it names
+// (Spec.Stored.Tools, with the demo tools a scripted model brings) and
+// the tools its plugins bring. attach_tools and detach_tools change them
+// in any state; the next request, in the current run too, offers the new
+// set, and a call to a tool no longer there gets tool_call_unknown.
+
+// ToolSet returns the Set of the named tools: a tool of own (the tools a
+// session's plugins bring) by its name, any other from catalog (nil holds
+// none). Names neither holds give an error wrapping tools.ErrUnknownTool
+// that names them; a tool of own that the catalog has too, an error that
+// says so.
+func ToolSet(catalog *tools.Catalog, names []string, own []tools.Tool) (*tools.Set, error) {
+	var fromCatalog []string
+	var mine []tools.Tool
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			continue
+		}
+		if j := slices.IndexFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }); j >= 0 {
+			mine = append(mine, own[j])
+			continue
+		}
+		fromCatalog = append(fromCatalog, n)
+	}
+	var set *tools.Set
+	if catalog != nil {
+		for _, t := range mine {
+			if _, dup := catalog.All().Get(t.Spec().Name); dup {
+				return nil, fmt.Errorf("tools: duplicate tool name %q: a plugin brings a tool the runtime has", t.Spec().Name)
+			}
+		}
+		var err error
+		if set, err = catalog.Resolve(fromCatalog); err != nil {
+			return nil, err
+		}
+	} else if len(fromCatalog) > 0 {
+		return nil, fmt.Errorf("%w %s", tools.ErrUnknownTool, quoteAll(fromCatalog))
+	}
+	if len(mine) == 0 {
+		return set, nil
+	}
+	return set.With(mine...)
+}
+
+// changeTools attaches (or detaches) the named tools: it answers {} and
+// tells tools_updated with the names that changed, or fails with
+// unknown_tool naming every name it cannot attach (or that the session
+// does not have), changing nothing.
+func (s *session) changeTools(ctx actor.Context, names []string, attach bool) {
+	cmd := "detach_tools"
+	if attach {
+		cmd = "attach_tools"
+	}
+	if len(names) == 0 {
+		s.fail(ctx, events.CodeBadRequest, cmd+` needs at least one name in "names"`)
+		return
+	}
+	own := s.ownTools()
+	var changed, unknown []string
+	for i, n := range names {
+		has := s.has(n)
+		switch {
+		case slices.Contains(names[:i], n): // a name given twice counts once
+		case !has && (!attach || !s.known(n, own)):
+			unknown = append(unknown, n)
+		case attach != has:
+			changed = append(changed, n)
+		}
+	}
+	if len(unknown) > 0 {
+		what := "unknown tool"
+		if !attach {
+			what = "the session has no tool"
+		}
+		s.fail(ctx, events.CodeUnknownTool, fmt.Sprintf("%s %s; nothing was changed", what, quoteAll(unknown)))
+		return
+	}
+	update := &eventsv1.ToolsUpdated{Attached: []string{}, Detached: []string{}}
+	if len(changed) > 0 {
+		now := s.spec.Tools.Names()
+		if attach {
+			now, update.Attached = append(now, changed...), changed
+		} else {
+			now, update.Detached = slices.DeleteFunc(now, func(n string) bool { return slices.Contains(changed, n) }), changed
+		}
+		if err := s.setTools(now, own); err != nil {
+			s.fail(ctx, events.CodeInternal, err.Error())
+			return
+		}
+	}
+	s.emit(update)
+	s.reply(ctx, &eventsv1.Reply{})
+}
+
+// has reports whether the session has the tool called name.
+func (s *session) has(name string) bool {
+	_, ok := s.spec.Tools.Get(name)
+	return ok
+}
+
+// ownTools are the session's tools that are not the catalog's: its
+// plugins' tools, and any tool it was spawned with that the catalog does
+// not hold (an embedder's Spec), which it keeps until detached.
+func (s *session) ownTools() []tools.Tool {
+	own := s.chain.Tools()
+	for _, n := range s.spec.Tools.Names() {
+		if _, ok := catalogTools(s.env).Get(n); ok || slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }) {
+			continue
+		}
+		t, _ := s.spec.Tools.Get(n)
+		own = append(own, t)
+	}
+	return own
+}
+
+// known reports whether a tool called name can be attached: the catalog
+// or the session's plugins have it.
+func (s *session) known(name string, own []tools.Tool) bool {
+	if _, ok := catalogTools(s.env).Get(name); ok {
+		return true
+	}
+	return slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == name })
+}
+
+// setTools makes names the session's tools, and what the store keeps of
+// them: the catalog's names in the configuration, and the tools the
+// session brings without naming them (a scripted model's demo tools, its
+// plugins') that are not among names as detached, so that a restore
+// leaves them out.
+func (s *session) setTools(names []string, own []tools.Tool) error {
+	set, err := ToolSet(s.env.Tools, names, own)
+	if err != nil {
+		return err
+	}
+	s.spec.Tools = set
+	brought := slices.Clone(s.spec.Model.ProvidesTools)
+	var configured []string
+	for _, t := range own {
+		brought = append(brought, t.Spec().Name)
+	}
+	for _, n := range set.Names() {
+		if !slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }) {
+			configured = append(configured, n)
+		}
+	}
+	s.spec.Stored.Tools = configured
+	s.detached = slices.DeleteFunc(slices.Sorted(slices.Values(brought)), func(n string) bool { return slices.Contains(names, n) })
+	s.detached = slices.Compact(s.detached)
+	s.switched = true
+	s.touch()
+	return nil
+}
+
+// restoreDetached takes the tools detached before a restart out of the
+// tool set the configuration rebuilt.
+func (s *session) restoreDetached(detached []string) {
+	if len(detached) == 0 {
+		return
+	}
+	s.detached = detached
+	names := slices.DeleteFunc(s.spec.Tools.Names(), func(n string) bool { return slices.Contains(detached, n) })
+	set, err := ToolSet(s.env.Tools, names, s.ownTools())
+	if err != nil {
+		s.env.logger().Sugar().Errorw("the stored tool set could not be rebuilt; the session keeps its configured tools",
+			"session", s.spec.ID, "error", err)
+		return
+	}
+	s.spec.Tools = set
+}
+
+// notAttached is the result of a call whose tool was detached while the
+// call waited to run (for an approval).
+func notAttached(name string) string {
+	return fmt.Sprintf("tool %q was detached before the call could run", name)
+}
+
+// catalogTools is the Set of every tool of the runtime's catalog; nil
+// (empty) without one.
+func catalogTools(e *Env) *tools.Set {
+	if e.Tools == nil {
+		return nil
+	}
+	return e.Tools.All()
+}
+
+// quoteAll quotes names and joins them with commas.
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
