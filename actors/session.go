@@ -40,6 +40,11 @@ type Spec struct {
 	Context *llm.ContextConfig
 	// CompactModel writes summaries; nil means the session's model.
 	CompactModel *llm.Model
+	// QueueMode is how queued prompts reach the model: QueueOneAtATime
+	// (also when empty) or QueueAll.
+	QueueMode string
+	// Fork, when set, makes the new session a fork (fork.go).
+	Fork *Fork
 }
 
 // session is the session actor's state. Only Receive touches it.
@@ -64,6 +69,11 @@ type session struct {
 	compacting    *compaction
 	compactWanted bool
 	compactions   uint64
+	// rolled are the messages rollbacks took out of the working history
+	// since base, in their places (rollback.go); rollbacks counts the
+	// rollbacks.
+	rolled    []rolledSpan
+	rollbacks uint64
 	// checked is how much of the history the repair pass has found valid.
 	checked  int
 	prompts  []string
@@ -118,7 +128,7 @@ func Props(env *Env, spec Spec) *actor.Props {
 func (s *session) Receive(ctx actor.Context) {
 	defer s.flush()
 	defer s.recoverPanic()
-	if s.holdWhileDown(ctx) || s.common(ctx) {
+	if s.holdWhileDown(ctx) || s.badOption(ctx) || s.common(ctx) {
 		return
 	}
 	switch s.machine.Current() {
@@ -147,6 +157,7 @@ func (s *session) common(ctx actor.Context) bool {
 			s.spec.Restore = nil
 		} else {
 			s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+			s.startFork()
 		}
 		s.startHook()
 	case *actor.Stopping:
@@ -205,8 +216,12 @@ func (s *session) common(ctx actor.Context) bool {
 		s.trim(m)
 	case *eventsv1.Compact:
 		s.compactCommand(ctx)
+	case *ForkPoint:
+		s.forkPoint(ctx, m)
 	case *compactDone:
 		s.compactionDone(m)
+	case *abortDue:
+		s.abortTimedOut(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:
 		if s.refused != "" {
 			s.fail(ctx, events.CodeNotAlive, s.refused)
@@ -224,11 +239,11 @@ func (s *session) common(ctx actor.Context) bool {
 func (s *session) idle(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.promptIdle(ctx, m.Text)
+		s.promptAtIdle(ctx, m)
 	case *eventsv1.Steer:
 		s.steerIdle(ctx, m.Text)
 	case *eventsv1.Abort:
-		s.abortIdle(ctx, m, time.Now())
+		s.abortAt(ctx, m, time.Now())
 	default:
 		s.stray(ctx)
 	}
@@ -238,11 +253,11 @@ func (s *session) idle(ctx actor.Context) {
 func (s *session) running(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.queuePrompt(ctx, m.Text)
+		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, false)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m, time.Now())
+		s.abortAt(ctx, m, time.Now())
 	case *streamChunk:
 		s.firstChunk(m)
 	case *streamDone:
@@ -256,11 +271,11 @@ func (s *session) running(ctx actor.Context) {
 func (s *session) streaming(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.queuePrompt(ctx, m.Text)
+		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, false)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m, time.Now())
+		s.abortAt(ctx, m, time.Now())
 	case *streamChunk:
 		s.chunk(m)
 	case *streamDone:
@@ -274,11 +289,11 @@ func (s *session) streaming(ctx actor.Context) {
 func (s *session) executingTools(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.queuePrompt(ctx, m.Text)
+		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, m.InterruptTools == nil || *m.InterruptTools)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m, time.Now())
+		s.abortAt(ctx, m, time.Now())
 	case *toolUpdate:
 		s.toolUpdate(m)
 	case *toolDone:

@@ -129,6 +129,9 @@ func (s *session) responseDone(m *streamDone) {
 	s.emit(&eventsv1.ResponseComplete{Message: resp.Message, StopReason: resp.StopReason, Usage: usage})
 	s.commit(resp.Message)
 	s.account(p.model, usage)
+	if s.abortAfterResponse(resp.Message) {
+		return
+	}
 	if d := s.hook(&plugins.Event{Hook: plugins.AfterResponse, Message: resp.Message}).Stop; d != nil {
 		s.responseStopped(resp.Message, d)
 		return

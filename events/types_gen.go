@@ -11,7 +11,7 @@ import (
 )
 
 // numTypes is the number of members of Event.payload.
-const numTypes = 56
+const numTypes = 57
 
 // typeNames holds the wire names of the event types in proto order.
 var typeNames = [numTypes]string{
@@ -71,6 +71,7 @@ var typeNames = [numTypes]string{
 	"events_lost",
 	"error",
 	"agent_recovered",
+	"session_forked",
 }
 
 // Type indexes of the events this package builds itself.
@@ -197,6 +198,8 @@ func typeIndex(ev *eventsv1.Event) int {
 		return 54
 	case *eventsv1.Event_AgentRecovered:
 		return 55
+	case *eventsv1.Event_SessionForked:
+		return 56
 	}
 	return -1
 }
@@ -317,6 +320,8 @@ func payloadOf(ev *eventsv1.Event) (int, proto.Message) {
 		return 54, p.Error
 	case *eventsv1.Event_AgentRecovered:
 		return 55, p.AgentRecovered
+	case *eventsv1.Event_SessionForked:
+		return 56, p.SessionForked
 	}
 	return -1, nil
 }
@@ -773,6 +778,14 @@ func New(payload proto.Message) *eventsv1.Event {
 			w  eventsv1.Event_AgentRecovered
 		}{}
 		b.w.AgentRecovered = p
+		b.ev.Payload = &b.w
+		return &b.ev
+	case *eventsv1.SessionForked:
+		b := &struct {
+			ev eventsv1.Event
+			w  eventsv1.Event_SessionForked
+		}{}
+		b.w.SessionForked = p
 		b.ev.Payload = &b.w
 		return &b.ev
 	}

@@ -28,6 +28,9 @@ type Config struct {
 	// Context is the session's context options (llm.ContextConfig as
 	// JSON), stored verbatim; nil when it has none.
 	Context json.RawMessage
+	// QueueMode is how the session's queued prompts reach the model
+	// ("one_at_a_time", "all"); "" for the default.
+	QueueMode string
 	// User is the user the session belongs to (the HTTP server's caller),
 	// "" for sessions made without one (tack rpc, tack chat). Create sets
 	// it; it never changes after: Batch.Config leaves it as it is.
@@ -155,6 +158,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: context options are not valid JSON", ErrInvalid)
 	}
 	if err := CheckText("model", c.Model); err != nil {
+		return err
+	}
+	if err := CheckText("queue mode", c.QueueMode); err != nil {
 		return err
 	}
 	if err := CheckText("user", c.User); err != nil {

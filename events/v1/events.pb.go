@@ -146,7 +146,10 @@ type Message struct {
 	Summary bool `protobuf:"varint,7,opt,name=summary,proto3" json:"summary,omitempty"`
 	// compacted marks, in get_messages with all, a message compaction
 	// replaced; it is never set in the working history.
-	Compacted     bool `protobuf:"varint,8,opt,name=compacted,proto3" json:"compacted,omitempty"`
+	Compacted bool `protobuf:"varint,8,opt,name=compacted,proto3" json:"compacted,omitempty"`
+	// rolled_back marks, in get_messages with all, a message a rollback took
+	// out of the working history; it is never set in the working history.
+	RolledBack    bool `protobuf:"varint,9,opt,name=rolled_back,json=rolledBack,proto3" json:"rolled_back,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -233,6 +236,13 @@ func (x *Message) GetSummary() bool {
 func (x *Message) GetCompacted() bool {
 	if x != nil {
 		return x.Compacted
+	}
+	return false
+}
+
+func (x *Message) GetRolledBack() bool {
+	if x != nil {
+		return x.RolledBack
 	}
 	return false
 }
@@ -386,6 +396,7 @@ type Event struct {
 	//	*Event_EventsLost
 	//	*Event_Error
 	//	*Event_AgentRecovered
+	//	*Event_SessionForked
 	Payload       isEvent_Payload `protobuf_oneof:"payload"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -953,6 +964,15 @@ func (x *Event) GetAgentRecovered() *AgentRecovered {
 	return nil
 }
 
+func (x *Event) GetSessionForked() *SessionForked {
+	if x != nil {
+		if x, ok := x.Payload.(*Event_SessionForked); ok {
+			return x.SessionForked
+		}
+	}
+	return nil
+}
+
 type isEvent_Payload interface {
 	isEvent_Payload()
 }
@@ -1181,6 +1201,10 @@ type Event_AgentRecovered struct {
 	AgentRecovered *AgentRecovered `protobuf:"bytes,65,opt,name=agent_recovered,json=agentRecovered,proto3,oneof"`
 }
 
+type Event_SessionForked struct {
+	SessionForked *SessionForked `protobuf:"bytes,69,opt,name=session_forked,json=sessionForked,proto3,oneof"`
+}
+
 func (*Event_SessionCreated) isEvent_Payload() {}
 
 func (*Event_StateChanged) isEvent_Payload() {}
@@ -1292,6 +1316,8 @@ func (*Event_EventsLost) isEvent_Payload() {}
 func (*Event_Error) isEvent_Payload() {}
 
 func (*Event_AgentRecovered) isEvent_Payload() {}
+
+func (*Event_SessionForked) isEvent_Payload() {}
 
 type SessionCreated struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -4304,6 +4330,60 @@ func (x *AgentRecovered) GetResumed() bool {
 	return false
 }
 
+// A session made by fork: from_session is the session it was forked
+// from, index the number of messages of its history it took.
+type SessionForked struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FromSession   string                 `protobuf:"bytes,1,opt,name=from_session,json=fromSession,proto3" json:"from_session,omitempty"`
+	Index         int32                  `protobuf:"varint,2,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionForked) Reset() {
+	*x = SessionForked{}
+	mi := &file_events_v1_events_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionForked) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionForked) ProtoMessage() {}
+
+func (x *SessionForked) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_events_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionForked.ProtoReflect.Descriptor instead.
+func (*SessionForked) Descriptor() ([]byte, []int) {
+	return file_events_v1_events_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *SessionForked) GetFromSession() string {
+	if x != nil {
+		return x.FromSession
+	}
+	return ""
+}
+
+func (x *SessionForked) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
 var File_events_v1_events_proto protoreflect.FileDescriptor
 
 const file_events_v1_events_proto_rawDesc = "" +
@@ -4314,7 +4394,7 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12+\n" +
-	"\x04args\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"\x81\x02\n" +
+	"\x04args\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"\xa2\x02\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x1a\n" +
@@ -4325,14 +4405,16 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"toolCallId\x12\x19\n" +
 	"\bis_error\x18\x06 \x01(\bR\aisError\x12\x18\n" +
 	"\asummary\x18\a \x01(\bR\asummary\x12\x1c\n" +
-	"\tcompacted\x18\b \x01(\bR\tcompacted\"\xe8\x01\n" +
+	"\tcompacted\x18\b \x01(\bR\tcompacted\x12\x1f\n" +
+	"\vrolled_back\x18\t \x01(\bR\n" +
+	"rolledBack\"\xe8\x01\n" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x03R\vinputTokens\x12#\n" +
 	"\routput_tokens\x18\x02 \x01(\x03R\foutputTokens\x12!\n" +
 	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\x12\x19\n" +
 	"\bcost_usd\x18\x04 \x01(\x01R\acostUsd\x12.\n" +
 	"\x13cached_input_tokens\x18\x05 \x01(\x03R\x11cachedInputTokens\x12)\n" +
-	"\x10reasoning_tokens\x18\x06 \x01(\x03R\x0freasoningTokens\"\x89 \n" +
+	"\x10reasoning_tokens\x18\x06 \x01(\x03R\x0freasoningTokens\"\xd1 \n" +
 	"\x05Event\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12 \n" +
@@ -4402,7 +4484,8 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\vevents_lost\x18? \x01(\v2\x1a.tack.events.v1.EventsLostH\x00R\n" +
 	"eventsLost\x12-\n" +
 	"\x05error\x18@ \x01(\v2\x15.tack.events.v1.ErrorH\x00R\x05error\x12I\n" +
-	"\x0fagent_recovered\x18A \x01(\v2\x1e.tack.events.v1.AgentRecoveredH\x00R\x0eagentRecoveredB\t\n" +
+	"\x0fagent_recovered\x18A \x01(\v2\x1e.tack.events.v1.AgentRecoveredH\x00R\x0eagentRecovered\x12F\n" +
+	"\x0esession_forked\x18E \x01(\v2\x1d.tack.events.v1.SessionForkedH\x00R\rsessionForkedB\t\n" +
 	"\apayload\"&\n" +
 	"\x0eSessionCreated\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\"2\n" +
@@ -4601,7 +4684,10 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\x11interrupted_calls\x18\x02 \x01(\x05R\x10interruptedCalls\x12\x1a\n" +
 	"\x06run_id\x18\x03 \x01(\tH\x00R\x05runId\x88\x01\x01\x12\x18\n" +
 	"\aresumed\x18\x04 \x01(\bR\aresumedB\t\n" +
-	"\a_run_idB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
+	"\a_run_id\"H\n" +
+	"\rSessionForked\x12!\n" +
+	"\ffrom_session\x18\x01 \x01(\tR\vfromSession\x12\x14\n" +
+	"\x05index\x18\x02 \x01(\x05R\x05indexB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
 
 var (
 	file_events_v1_events_proto_rawDescOnce sync.Once
@@ -4615,7 +4701,7 @@ func file_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_events_v1_events_proto_rawDescData
 }
 
-var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_events_v1_events_proto_goTypes = []any{
 	(*RawJSON)(nil),                // 0: tack.events.v1.RawJSON
 	(*ToolCall)(nil),               // 1: tack.events.v1.ToolCall
@@ -4678,6 +4764,7 @@ var file_events_v1_events_proto_goTypes = []any{
 	(*EventsLost)(nil),             // 58: tack.events.v1.EventsLost
 	(*Error)(nil),                  // 59: tack.events.v1.Error
 	(*AgentRecovered)(nil),         // 60: tack.events.v1.AgentRecovered
+	(*SessionForked)(nil),          // 61: tack.events.v1.SessionForked
 }
 var file_events_v1_events_proto_depIdxs = []int32{
 	0,  // 0: tack.events.v1.ToolCall.args:type_name -> tack.events.v1.RawJSON
@@ -4738,19 +4825,20 @@ var file_events_v1_events_proto_depIdxs = []int32{
 	58, // 55: tack.events.v1.Event.events_lost:type_name -> tack.events.v1.EventsLost
 	59, // 56: tack.events.v1.Event.error:type_name -> tack.events.v1.Error
 	60, // 57: tack.events.v1.Event.agent_recovered:type_name -> tack.events.v1.AgentRecovered
-	3,  // 58: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
-	2,  // 59: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
-	3,  // 60: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
-	2,  // 61: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
-	0,  // 62: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
-	0,  // 63: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
-	4,  // 64: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
-	0,  // 65: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
-	66, // [66:66] is the sub-list for method output_type
-	66, // [66:66] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	61, // 58: tack.events.v1.Event.session_forked:type_name -> tack.events.v1.SessionForked
+	3,  // 59: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
+	2,  // 60: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
+	3,  // 61: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
+	2,  // 62: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
+	0,  // 63: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
+	0,  // 64: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
+	4,  // 65: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
+	0,  // 66: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
+	67, // [67:67] is the sub-list for method output_type
+	67, // [67:67] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_events_proto_init() }
@@ -4815,6 +4903,7 @@ func file_events_v1_events_proto_init() {
 		(*Event_EventsLost)(nil),
 		(*Event_Error)(nil),
 		(*Event_AgentRecovered)(nil),
+		(*Event_SessionForked)(nil),
 	}
 	file_events_v1_events_proto_msgTypes[7].OneofWrappers = []any{}
 	file_events_v1_events_proto_msgTypes[15].OneofWrappers = []any{}
@@ -4827,7 +4916,7 @@ func file_events_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_events_proto_rawDesc), len(file_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   61,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

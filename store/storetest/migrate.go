@@ -24,18 +24,25 @@ var rewinds = []struct {
 	version int
 	stmts   []string
 }{
+	{5, []string{ // before queue modes
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
+		`DELETE FROM schema_migrations WHERE version = 6`,
+	}},
 	{4, []string{ // before context options and compaction
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
 		`ALTER TABLE sessions DROP COLUMN context`,
 		`ALTER TABLE sessions DROP COLUMN history_start`,
-		`DELETE FROM schema_migrations WHERE version = 5`,
+		`DELETE FROM schema_migrations WHERE version >= 5`,
 	}},
 	{3, []string{ // before titles
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
 		`ALTER TABLE sessions DROP COLUMN context`,
 		`ALTER TABLE sessions DROP COLUMN history_start`,
 		`ALTER TABLE sessions DROP COLUMN title`,
 		`DELETE FROM schema_migrations WHERE version >= 4`,
 	}},
 	{2, []string{ // before users
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
 		`ALTER TABLE sessions DROP COLUMN context`,
 		`ALTER TABLE sessions DROP COLUMN history_start`,
 		`ALTER TABLE sessions DROP COLUMN title`,
@@ -47,7 +54,7 @@ var rewinds = []struct {
 
 // RunMigrate checks that a database an older release wrote (schema
 // version 2, before sessions had users; 3, before titles; 4, before
-// context options) opens at the newest version with its sessions intact,
+// context options; 5, before queue modes) opens at the newest version with its sessions intact,
 // as nobody's and untitled, and takes users and titles from then on
 // (CheckMigrated). newDB gives each case a database of its own.
 func RunMigrate(t *testing.T, newDB func(t *testing.T) SQL) {
@@ -93,7 +100,7 @@ func CheckMigrated(t *testing.T, st store.Store, reopen func() store.Store) {
 	t.Helper()
 	snap, err := st.Get(t.Context(), "old")
 	if err != nil || snap.Config.User != "" || snap.Title != "" || snap.Config.Model != "script:demo" ||
-		snap.Config.Context != nil || snap.HistoryStart != 0 {
+		snap.Config.Context != nil || snap.HistoryStart != 0 || snap.Config.QueueMode != "" {
 		t.Fatalf("old session after migration: %+v, %v", snap, err)
 	}
 	if err := st.Create(t.Context(), "new", store.Config{Model: "script:demo", User: "alice"}); err != nil {

@@ -18,8 +18,9 @@ func testCreateGet(t *testing.T, e *env) {
 		Tools:   []string{"shell", "read_file"},
 		Plugins: json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
 		Script:  json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
-		Context: json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
-		User:    "alice",
+		Context:   json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
+		QueueMode: "all",
+		User:      "alice",
 	}
 	if err := e.st.Create(e.ctx, "s1", cfg); err != nil {
 		t.Fatal(err)
