@@ -72,7 +72,7 @@ type persistence struct {
 	// savedRollbacks is the rollbacks the store holds.
 	savedRollbacks uint64
 	savedSeq       uint64 // event sequence stored
-	savedTitle string // title stored
+	savedTitle     string // title stored
 	// kept is the volatile state as stored: what a failed write falls back to.
 	kept *store.Volatile
 	// down is the error of the write that failed for good; nil while the
@@ -94,9 +94,9 @@ type stored struct {
 	// rollbacks when the write started.
 	rolled    int
 	rollbacks uint64
-	seq   uint64
-	title string
-	kept  *store.Volatile
+	seq       uint64
+	title     string
+	kept      *store.Volatile
 }
 
 // rewrite asks for another try at a write that failed.

@@ -13,11 +13,11 @@ import (
 
 func testCreateGet(t *testing.T, e *env) {
 	cfg := store.Config{
-		Model:   "local/qwen3-8b",
-		System:  "You are terse.\n",
-		Tools:   []string{"shell", "read_file"},
-		Plugins: json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
-		Script:  json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
+		Model:     "local/qwen3-8b",
+		System:    "You are terse.\n",
+		Tools:     []string{"shell", "read_file"},
+		Plugins:   json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
+		Script:    json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
 		Context:   json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
 		QueueMode: "all",
 		User:      "alice",
