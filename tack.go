@@ -134,6 +134,11 @@ type SessionConfig struct {
 	// compacted (docs/context.md); nil: no limit, no automatic compaction,
 	// and a context overflow is an error.
 	Context *llm.ContextConfig
+	// QueueMode is how prompts queued while the agent works reach the
+	// model: "one_at_a_time" (also when empty: each its own turn) or "all"
+	// (all of them in the next turn, as one user message joined by blank
+	// lines). See docs/control.md.
+	QueueMode string
 }
 
 // Spawn starts a session (and, with a store, records it first).
@@ -172,7 +177,10 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context}
+	if err := actors.CheckQueueMode(cfg.QueueMode); err != nil {
+		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, QueueMode: cfg.QueueMode}
 	if c := cfg.Context; c != nil {
 		if err := c.Validate(); err != nil {
 			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}

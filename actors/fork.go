@@ -31,8 +31,6 @@ type ForkSource struct {
 	// Config is the session's configuration as the store keeps it (after
 	// a model switch, naming the new model).
 	Config store.Config
-	// QueueMode is the session's queue_mode.
-	QueueMode string
 	// Fork is what the new session starts from.
 	Fork Fork
 }
@@ -57,9 +55,8 @@ func (s *session) forkPoint(ctx actor.Context, m *ForkPoint) {
 	}
 	n := TurnBoundary(s.history, m.Index)
 	ctx.Respond(&ForkSource{
-		Config:    s.spec.Stored,
-		QueueMode: s.spec.QueueMode,
-		Fork:      Fork{From: s.spec.ID, Index: n, Messages: slices.Clone(s.history[:n])},
+		Config: s.spec.Stored,
+		Fork:   Fork{From: s.spec.ID, Index: n, Messages: slices.Clone(s.history[:n])},
 	})
 }
 
