@@ -92,7 +92,16 @@ func TestErrorScenarios(t *testing.T) {
 		{"negative keep_recent", `{"cmd":"create_session","model":"script:demo","context":{"keep_recent":-2}}`, "bad_request", "context.keep_recent must not be negative, not -2"},
 		{"unknown compact_model", `{"cmd":"create_session","model":"script:demo","context":{"compact_model":"gpt-nothing"}}`, "unknown_model", `unknown model "gpt-nothing"`},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
-		{"not implemented yet", `{"cmd":"fork","session":"s"}`, "bad_request", "fork is not implemented yet"},
+		{"not implemented yet", `{"cmd":"attach_tools","session":"s"}`, "bad_request", "attach_tools is not implemented yet"},
+		{"unknown if_busy", `{"cmd":"prompt","session":"s","text":"x","if_busy":"later"}`, "bad_request", `if_busy is queue, steer, reject, interrupt or rollback, not "later"`},
+		{"if_busy of the wrong type", `{"cmd":"prompt","session":"s","text":"x","if_busy":true}`, "bad_request", `field "if_busy": expected a string`},
+		{"unknown abort at", `{"cmd":"abort","session":"s","at":"soon"}`, "bad_request", `at is now, after_response or after_tools, not "soon"`},
+		{"negative timeout_ms", `{"cmd":"abort","session":"s","at":"after_tools","timeout_ms":-5}`, "bad_request", "timeout_ms must not be negative, not -5"},
+		{"unknown queue_mode", `{"cmd":"create_session","model":"script:demo","queue_mode":"every"}`, "bad_request", `queue_mode is one_at_a_time or all, not "every"`},
+		{"fork without an index", `{"cmd":"fork","session":"s"}`, "bad_request", `fork needs "index"`},
+		{"fork beyond the history", `{"cmd":"fork","session":"s","index":1}`, "bad_request", "index 1 is out of range: the history has 0 messages"},
+		{"fork with a negative index", `{"cmd":"fork","session":"s","index":-1}`, "bad_request", "index -1 is out of range: the history has 0 messages"},
+		{"fork onto a taken id", `{"cmd":"fork","session":"s","index":0,"new_session":"s"}`, "bad_request", `session "s" exists`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
