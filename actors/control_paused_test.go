@@ -1,12 +1,17 @@
 package actors
 
 import (
+	"context"
+	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/memory"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -138,5 +143,83 @@ func TestControlStubborn(t *testing.T) {
 				t.Errorf("history = %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestControlRollbackStored: with a store, a rollback that leaves fewer
+// messages than were stored, followed by new ones, is written as one
+// rewrite: the store holds the rolled-back messages marked, in their
+// place, then the new run's, and a restore splits them again.
+func TestControlRollbackStored(t *testing.T) {
+	mem := memory.New()
+	gates := map[string]gate{"hold": newGate(), "hold_immune": newGate()}
+	set := demoSet(t, holdTool("hold", tools.Killable, gates["hold"]), holdTool("hold_immune", tools.Immune, gates["hold_immune"]))
+	h := storedHarness(t, mem, Spec{Model: scriptModel(t, "", tableTools), Tools: set})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("tool_execution_start", 2)
+	promptQueued(true)(t, h.send(&eventsv1.Prompt{Text: "p", IfBusy: IfBusyRollback}))
+	gates["hold_immune"].open()
+	h.waitRunEnd("r-2")
+	want := []string{"user:go", "assistant:", "tool:" + tools.InterruptedByAbort, "tool:hold_immune done", "user:p", "assistant:A2"}
+	all := h.ok(&eventsv1.GetMessages{All: true}).GetMessages().GetMessages()
+	if got := contents(all); !slices.Equal(got, want) {
+		t.Fatalf("all messages = %q, want %q", got, want)
+	}
+	snap, err := mem.Load(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marks []bool
+	for _, m := range snap.Messages {
+		marks = append(marks, m.RolledBack)
+	}
+	if got := contents(snap.Messages); !slices.Equal(got, want) || !slices.Equal(marks, []bool{true, true, true, true, false, false}) {
+		t.Fatalf("stored %q, rolled back %v", got, marks)
+	}
+	history, spans := splitRolled(snap.Messages)
+	if got := contents(history); !slices.Equal(got, want[4:]) || len(spans) != 1 || spans[0].at != 0 || len(spans[0].msgs) != 4 {
+		t.Errorf("split: history %q, spans %v", got, spans)
+	}
+}
+
+// failingStore fails every Apply while fail is set.
+type failingStore struct {
+	store.Store
+	fail atomic.Bool
+}
+
+func (f *failingStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	if f.fail.Load() {
+		return errors.New("disk full")
+	}
+	return f.Store.Apply(ctx, id, b)
+}
+
+// TestControlRollbackStoreFails: a rollback whose write fails for good is
+// undone with the rest of what the write held: the session goes back to
+// the history the store has, nothing marked rolled back.
+func TestControlRollbackStoreFails(t *testing.T) {
+	fs := &failingStore{Store: memory.New()}
+	g := newGate()
+	h := storedHarness(t, fs, Spec{Model: held(t, "", `{"turns":[{"text":"abcd"}]}`, g, 0), Tools: demoSet(t)})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("request_start", 1) // the prompt is stored: its events are out
+	fs.fail.Store(true)
+	h.ok(&eventsv1.Abort{Rollback: true})
+	if e := h.waitFor("error", 1).GetError(); e.Code != codeStoreFailed {
+		t.Fatalf("error %v", e)
+	}
+	want := []string{"user:go"}
+	if got := contents(h.history()); !slices.Equal(got, want) {
+		t.Errorf("history = %q, want %q", got, want)
+	}
+	all := h.ok(&eventsv1.GetMessages{All: true}).GetMessages().GetMessages()
+	if len(all) != 1 || all[0].RolledBack {
+		t.Errorf("all messages = %v", all)
+	}
+	fs.fail.Store(false)
+	snap, err := fs.Load(t.Context(), "s1")
+	if err != nil || !slices.Equal(contents(snap.Messages), want) || snap.Messages[0].RolledBack {
+		t.Fatalf("stored %v, %v", snap, err)
 	}
 }

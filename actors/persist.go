@@ -364,7 +364,7 @@ func (s *session) needsWrite(msg any) bool {
 	case *eventsv1.Prompt, *eventsv1.Steer, *eventsv1.Approve, *eventsv1.Reject, *eventsv1.Respond:
 		return true
 	case *eventsv1.Abort:
-		return m.ClearQueue && len(s.prompts)+len(s.steering) > 0
+		return m.ClearQueue && len(s.prompts)+len(s.steering) > 0 || m.Rollback && s.run != nil
 	}
 	return false
 }
@@ -396,7 +396,7 @@ func (s *session) batch() *store.Batch {
 	b := &store.Batch{
 		Owner:    s.env.Node,
 		From:     s.base + s.rolledCount() + s.p.saved,
-		Messages: slices.Clone(s.history[s.p.saved:]),
+		Messages: slices.Clone(s.history[min(s.p.saved, len(s.history)):]), // a rewrite replaces it when the history shrank
 		State:    string(s.machine.Current()),
 		Usage:    s.usage.proto(),
 		EventSeq: seq,
