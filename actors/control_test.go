@@ -192,6 +192,29 @@ func testAbortAtCells(t *testing.T) {
 			history: []string{"user:go", "assistant:", interrupted, interrupted},
 		})
 	})
+	// after_tools with tool calls in flight: the response is committed and
+	// its batch runs to the end; the run stops before the next request.
+	t.Run("running/after_tools,tool_calls", func(t *testing.T) {
+		c := &cell{t: t, req: newGate(), gates: map[string]gate{"hold": newGate(), "hold_immune": newGate()}}
+		c.harness = newHarnessModel(t, held(t, "", tableTools, c.req, 0), nil,
+			holdTool("hold", tools.Killable, c.gates["hold"]), holdTool("hold_immune", tools.Immune, c.gates["hold_immune"]))
+		c.ok(&eventsv1.Prompt{Text: "go"})
+		c.waitFor("request_start", 1)
+		mark := c.rec.Len()
+		succeeds(t, c.send(&eventsv1.Abort{At: AtAfterTools}))
+		busyWant("running").check(t, c.state())
+		expectLabelled(t, "after the command", c.since(mark), one("agent_abort"))
+		c.req.open()
+		c.waitFor("tool_execution_start", 2)
+		c.gates["hold"].open()
+		c.waitToolEnd("c-1")
+		c.gates["hold_immune"].open()
+		c.waitRunEnd("r-1")
+		expectLabelled(t, "up to idle", c.since(mark+1), seq(toolAnswer, batchStart, toolEnd, toolEnd, twoResults, one("turn_end"), abortEnd))
+		if got, want := contents(c.history()), []string{"user:go", "assistant:", "tool:hold done", "tool:hold_immune done"}; !slices.Equal(got, want) {
+			t.Errorf("history = %q, want %q", got, want)
+		}
+	})
 	// A waiting abort is upgraded by a later now, and by its timeout.
 	t.Run("executing_tools/after_tools,then_now", func(t *testing.T) {
 		c := newCell(t, "executing_tools", nil)
