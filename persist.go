@@ -41,13 +41,9 @@ func (rt *Runtime) closeSession(id string) {
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 	rt.users.Store(id, c.User)
-	cfg := SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
-		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User}
-	if len(c.Context) > 0 {
-		cfg.Context = &llm.ContextConfig{}
-		if err := json.Unmarshal(c.Context, cfg.Context); err != nil {
-			return actors.Spec{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored context options of %s: %v", id, err)}
-		}
+	cfg, err := sessionConfig(id, c)
+	if err != nil {
+		return actors.Spec{}, err
 	}
 	if len(c.Subagents) > 0 {
 		cfg.Subagents = &SubagentConfig{}
@@ -58,9 +54,22 @@ func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 	return rt.spec(id, cfg)
 }
 
+// sessionConfig is the SessionConfig of a stored configuration.
+func sessionConfig(id string, c store.Config) (SessionConfig, error) {
+	cfg := SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
+		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User, QueueMode: c.QueueMode}
+	if len(c.Context) > 0 {
+		cfg.Context = &llm.ContextConfig{}
+		if err := json.Unmarshal(c.Context, cfg.Context); err != nil {
+			return SessionConfig{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored context options of %s: %v", id, err)}
+		}
+	}
+	return cfg, nil
+}
+
 // storedConfig is what the store keeps of a session's configuration.
 func storedConfig(cfg SessionConfig, model string) store.Config {
-	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User}
+	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User, QueueMode: cfg.QueueMode}
 	if len(cfg.Plugins) > 0 {
 		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins)) // names and raw JSON: cannot fail
 	}

@@ -2,6 +2,7 @@ package tack
 
 import (
 	"context"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -30,10 +31,25 @@ func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
 	return s.rt.request(ctx, s.pid, cmd)
 }
 
+// PromptOptions tune Prompt.
+type PromptOptions struct {
+	// IfBusy is what the prompt does while a run is in progress: "queue"
+	// (also when empty), "steer", "reject" (the error busy), "interrupt"
+	// (abort the run, keep what it committed, start this prompt) or
+	// "rollback" (abort the run, take its messages out of the working
+	// history, start this prompt). See docs/control.md.
+	IfBusy string
+}
+
 // Prompt sends user input: it starts a run when idle and is queued
-// otherwise (queued reports which).
-func (s *Session) Prompt(ctx context.Context, text string) (queued bool, err error) {
-	r, err := s.Send(ctx, &eventsv1.Prompt{Text: text})
+// otherwise (queued reports which); at most one PromptOptions says what
+// it does while the agent works.
+func (s *Session) Prompt(ctx context.Context, text string, opt ...PromptOptions) (queued bool, err error) {
+	cmd := &eventsv1.Prompt{Text: text}
+	if len(opt) > 0 {
+		cmd.IfBusy = opt[0].IfBusy
+	}
+	r, err := s.Send(ctx, cmd)
 	return r.GetPrompt().GetQueued(), err
 }
 
@@ -58,11 +74,24 @@ type AbortOptions struct {
 	KillTools string
 	// ClearQueue drops queued prompts and steering.
 	ClearQueue bool
+	// At is where the run stops: "now" (also when empty),
+	// "after_response" (the response in flight is committed, its tool
+	// calls do not run) or "after_tools" (the running tool batch
+	// finishes). See docs/control.md.
+	At string
+	// Timeout, when positive, makes an abort that waits for At act now
+	// after it (whole milliseconds).
+	Timeout time.Duration
+	// Rollback takes the run's messages out of the working history once
+	// it has stopped (they stay in AllMessages, marked RolledBack).
+	Rollback bool
 }
 
-// Abort stops the run: agent_abort reaches subscribers at once.
+// Abort stops the run: agent_abort reaches subscribers at once, agent_end
+// once the run has stopped.
 func (s *Session) Abort(ctx context.Context, opt AbortOptions) error {
-	_, err := s.Send(ctx, &eventsv1.Abort{KillTools: opt.KillTools, ClearQueue: opt.ClearQueue})
+	_, err := s.Send(ctx, &eventsv1.Abort{KillTools: opt.KillTools, ClearQueue: opt.ClearQueue,
+		At: opt.At, TimeoutMs: opt.Timeout.Milliseconds(), Rollback: opt.Rollback})
 	return err
 }
 

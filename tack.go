@@ -138,6 +138,11 @@ type SessionConfig struct {
 	// (docs/context.md); nil: the defaults (children get the session's
 	// model, tools and plugins, and start no sub-agents of their own).
 	Subagents *SubagentConfig
+	// QueueMode is how prompts queued while the agent works reach the
+	// model: "one_at_a_time" (also when empty: each its own turn) or "all"
+	// (all of them in the next turn, as one user message joined by blank
+	// lines). See docs/control.md.
+	QueueMode string
 }
 
 // SubagentConfig configures a session's sub-agents; its Depth is set by
@@ -181,7 +186,10 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents}
+	if err := actors.CheckQueueMode(cfg.QueueMode); err != nil {
+		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents, QueueMode: cfg.QueueMode}
 	if c := cfg.Subagents; c != nil {
 		if err := c.Validate(); err != nil {
 			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}

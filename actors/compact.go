@@ -169,12 +169,11 @@ func (s *session) applySummary(cut int, summary string) int {
 		summary = out.Summary
 	}
 	msg := &llm.Message{Role: llm.RoleUser, Content: SummaryPrefix + summary, Summary: true}
-	if s.base == s.p.savedBase {
-		s.p.before = s.history // what a failed write goes back to
-	}
-	s.archive = append(s.archive, s.history[:cut]...)
-	s.archivedCalls += countCalls(s.history[:cut])
-	s.base += cut
+	s.keepBefore() // what a failed write goes back to
+	archived := s.compactRolled(cut)
+	s.archive = append(s.archive, archived...)
+	s.archivedCalls += countCalls(archived)
+	s.base += len(archived)
 	s.history = append([]*llm.Message{msg}, s.history[cut:]...)
 	s.checked = 0
 	s.touch()
@@ -182,15 +181,16 @@ func (s *session) applySummary(cut int, summary string) int {
 }
 
 // allMessages is every message ever committed, in order: the archive,
-// marked compacted, then the working history.
+// marked compacted, then the working history with what rollbacks took
+// out in its places, marked rolled back.
 func (s *session) allMessages() []*llm.Message {
-	out := make([]*llm.Message, 0, len(s.archive)+len(s.history))
+	out := make([]*llm.Message, 0, len(s.archive)+len(s.history)+s.rolledCount())
 	for _, m := range s.archive {
 		c := proto.Clone(m).(*llm.Message)
 		c.Compacted = true
 		out = append(out, c)
 	}
-	return append(out, s.history...)
+	return append(out, s.storedView()...)
 }
 
 // transcript renders messages as plain text for the summary request.

@@ -55,7 +55,11 @@ func (s *session) queueSteer(ctx actor.Context, text string, interruptTools bool
 	s.touch()
 	s.steering = append(s.steering, &eventsv1.SteeringItem{Ref: ref, Text: text})
 	s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "accepted"})
-	s.reply(ctx, steerReply(ref))
+	if _, prompt := ctx.Message().(*eventsv1.Prompt); prompt { // if_busy steer
+		s.reply(ctx, promptReply(true))
+	} else {
+		s.reply(ctx, steerReply(ref))
+	}
 	if interruptTools && !s.run.aborted {
 		s.skipForSteering()
 	}
@@ -73,26 +77,13 @@ func (s *session) skipForSteering() {
 	s.batchProgress()
 }
 
-// abortIdle: nothing runs, but the abort is still reported. A run paused
-// for a person's answer is aborted: its pending approvals and questions
-// are resolved as rejected.
+// abortIdle: nothing runs, but the abort is still reported. (A run paused
+// for a person's answer is aborted by abortAt: its pending approvals and
+// questions are resolved as rejected.)
 func (s *session) abortIdle(ctx actor.Context, m *eventsv1.Abort, received time.Time) {
-	if s.run != nil {
-		s.abortRun(ctx, m, received)
-		return
-	}
 	s.tellAbort(&eventsv1.AgentAbort{Reason: abortReason}, received)
 	s.clearQueues(m)
 	s.reply(ctx, &eventsv1.Reply{})
-}
-
-// abortRun is the user's abort of the run in progress: agent_abort goes
-// out at once, then the run stops as far as kill_tools allows. received is
-// when the session took the command up.
-func (s *session) abortRun(ctx actor.Context, m *eventsv1.Abort, received time.Time) {
-	s.markAborted(abortReason, EndAborted, received)
-	s.reply(ctx, &eventsv1.Reply{})
-	s.stop(m, EndAborted)
 }
 
 // markAborted reports an abort (agent_abort, with why) and makes the run
@@ -170,10 +161,14 @@ func (s *session) clearQueues(m *eventsv1.Abort) {
 	s.prompts, s.steering = nil, nil
 }
 
-// promptIdle starts a run with a prompt, unless a plugin refuses it.
-func (s *session) promptIdle(ctx actor.Context, text string) {
+// promptIdle starts a run with a prompt, unless a plugin refuses it; with
+// rollback, a paused run it supersedes is rolled back.
+func (s *session) promptIdle(ctx actor.Context, text string, rollback bool) {
 	if !s.promptHook(ctx, text) {
 		return
+	}
+	if rollback {
+		s.run.ctl.rollback = true
 	}
 	s.supersede()
 	s.startRun(text)

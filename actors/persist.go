@@ -66,11 +66,13 @@ type persistence struct {
 	dirtyAfter bool      // changes since the write in flight started
 	saved      int       // messages of the history stored
 	savedBase  int       // the history's start as stored
-	// before is the history as it was before a compaction the store does
-	// not hold yet: what a failed write goes back to.
-	before     []*llm.Message
-	savedSeq   uint64 // event sequence stored
-	savedTitle string // title stored
+	// before is the history as it was before a compaction or a rollback
+	// the store does not hold yet: what a failed write goes back to.
+	before *rewind
+	// savedRollbacks is the rollbacks the store holds.
+	savedRollbacks uint64
+	savedSeq       uint64 // event sequence stored
+	savedTitle     string // title stored
 	// kept is the volatile state as stored: what a failed write falls back to.
 	kept *store.Volatile
 	// down is the error of the write that failed for good; nil while the
@@ -88,9 +90,13 @@ type stored struct {
 	err   error
 	count int
 	base  int
-	seq   uint64
-	title string
-	kept  *store.Volatile
+	// rolled and rollbacks are the session's rolled-back messages and
+	// rollbacks when the write started.
+	rolled    int
+	rollbacks uint64
+	seq       uint64
+	title     string
+	kept      *store.Volatile
 }
 
 // rewrite asks for another try at a write that failed.
@@ -133,22 +139,24 @@ func (s *session) flush() {
 		s.p.gate = true
 	}
 	b := s.batch()
-	if s.p.down != nil || s.base != s.p.savedBase {
+	if s.p.down != nil || s.rewritePending() {
 		// A write that failed may have landed all the same (a commit whose
 		// answer was lost): the first write after it replaces the history,
 		// so the store holds exactly what the session does. A compaction
 		// writes the history anew from its start, in the same way.
-		b.From, b.Messages, b.Rewrite, b.HistoryStart = s.base, slices.Clone(s.history), true, s.base
+		b.From, b.Messages, b.Rewrite, b.HistoryStart = s.base, s.storedView(), true, s.base
 	}
 	s.p.inflight, s.p.upTo, s.p.dirtyAfter = true, len(s.p.outbox), false
 	st, id, root, self, obs, base := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer(), s.base
+	rolled, rollbacks := s.rolledCount(), s.rollbacks
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		start := time.Now()
 		err := st.Apply(ctx, id, b)
 		obs.StoreWrite(time.Since(start), err)
 		cancel()
-		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), base: base, seq: b.EventSeq, title: b.Title, kept: b.Volatile})
+		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), base: base, rolled: rolled, rollbacks: rollbacks,
+			seq: b.EventSeq, title: b.Title, kept: b.Volatile})
 	}()
 }
 
@@ -167,8 +175,9 @@ func (s *session) stored(m *stored) {
 		return
 	}
 	s.p.failures = 0
-	s.p.saved, s.p.savedBase, s.p.savedSeq, s.p.kept = m.count-m.base, m.base, m.seq, m.kept
-	if m.base == s.base {
+	s.p.saved, s.p.savedBase, s.p.savedSeq, s.p.kept = m.count-m.base-m.rolled, m.base, m.seq, m.kept
+	s.p.savedRollbacks = m.rollbacks
+	if !s.rewritePending() {
 		s.p.before = nil
 	}
 	if m.title != "" {
@@ -286,8 +295,9 @@ func (s *session) rollback(dropped []outItem) {
 			s.trimLater()
 		}
 	}
-	if s.base != s.p.savedBase { // a compaction the store does not hold
-		s.history, s.base = s.p.before, s.p.savedBase
+	if s.rewritePending() { // a compaction or a rollback the store does not hold
+		s.history, s.rolled, s.base = s.p.before.history, s.p.before.rolled, s.p.savedBase
+		s.rollbacks = s.p.savedRollbacks
 		s.archive = slices.Clip(s.archive[:s.base])
 		s.archivedCalls, s.p.before, s.checked = countCalls(s.archive), nil, 0
 	}
@@ -356,7 +366,7 @@ func (s *session) needsWrite(msg any) bool {
 		*eventsv1.AttachTools, *eventsv1.DetachTools:
 		return true
 	case *eventsv1.Abort:
-		return m.ClearQueue && len(s.prompts)+len(s.steering) > 0
+		return m.ClearQueue && len(s.prompts)+len(s.steering) > 0 || m.Rollback && s.run != nil
 	}
 	return false
 }
@@ -387,8 +397,8 @@ func (s *session) batch() *store.Batch {
 	}
 	b := &store.Batch{
 		Owner:    s.env.Node,
-		From:     s.base + s.p.saved,
-		Messages: slices.Clone(s.history[s.p.saved:]),
+		From:     s.base + s.rolledCount() + s.p.saved,
+		Messages: slices.Clone(s.history[min(s.p.saved, len(s.history)):]), // a rewrite replaces it when the history shrank
 		State:    string(s.machine.Current()),
 		Usage:    s.usage.proto(),
 		EventSeq: seq,
@@ -478,7 +488,8 @@ func (s *session) publish(ev *eventsv1.Event) {
 func (s *session) recover(snap *store.Snapshot) {
 	v := snap.Volatile
 	start := min(snap.HistoryStart, len(snap.Messages))
-	s.archive, s.history = slices.Clip(snap.Messages[:start]), snap.Messages[start:]
+	s.archive = slices.Clip(snap.Messages[:start])
+	s.history, s.rolled = splitRolled(snap.Messages[start:])
 	s.base, s.archivedCalls = start, countCalls(s.archive)
 	s.p.saved, s.p.savedBase, s.p.savedSeq = len(s.history), start, snap.EventSeq
 	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
@@ -507,6 +518,7 @@ func (s *session) recover(snap *store.Snapshot) {
 	if held {
 		s.run = newRun(s.runs, v.RunID)
 		s.run.batch = b
+		s.run.ctl.from = recoveredFrom(s.history)
 		s.emit(rec)
 		s.commitSettled(b)
 		s.restartTimers(b)

@@ -104,12 +104,19 @@ type prop struct {
 
 	limits *llm.ContextConfig // nil on a third of the seeds
 	sent   *sentRequests
+	all    bool // queue_mode all, on a third of the seeds
 
 	accepted []string // texts of accepted prompts and steering messages
 	refused  []string // texts of steering messages refused as queue_full
 	aborts   int
-	models   int
-	trace    []string // what the test did, for a failure's report
+	// interrupts counts prompts with if_busy interrupt or rollback: each
+	// aborts the run, if one was in progress.
+	interrupts int
+	// steersFull counts steers (and prompts with if_busy steer) refused
+	// as queue_full: each is told by steering_received rejected_full.
+	steersFull int
+	models     int
+	trace      []string // what the test did, for a failure's report
 }
 
 func newProp(t *testing.T, sys *actor.ActorSystem, reg *Registry, set *tools.Set, seed uint64) *prop {
@@ -118,7 +125,13 @@ func newProp(t *testing.T, sys *actor.ActorSystem, reg *Registry, set *tools.Set
 	if p.rng.IntN(3) > 0 {
 		p.limits = &llm.ContextConfig{MaxMessages: p.rng.IntN(8), MaxTokens: int64(p.rng.IntN(3) * (5 + p.rng.IntN(40)))}
 	}
-	p.h = spawnSpec(t, sys, reg, Spec{ID: fmt.Sprintf("prop-%d", seed), Model: p.model("script:m0"), System: "be brief", Tools: set, Context: p.limits})
+	p.all = p.rng.IntN(3) == 0
+	mode := QueueOneAtATime
+	if p.all {
+		mode = QueueAll
+	}
+	p.h = spawnSpec(t, sys, reg, Spec{ID: fmt.Sprintf("prop-%d", seed), Model: p.model("script:m0"), System: "be brief", Tools: set,
+		Context: p.limits, QueueMode: mode})
 	p.h.ok(&SubscribeSink{Sink: kicker(p.kick)})
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -165,12 +178,23 @@ func (p *prop) play() {
 }
 
 func (p *prop) prompt(text string) {
-	r := p.h.send(&eventsv1.Prompt{Text: text})
-	if r.Error != nil {
-		p.t.Fatalf("prompt %s: %v", text, r.Error)
+	ifBusy := []string{"", IfBusyQueue, IfBusySteer, IfBusyReject, IfBusyInterrupt, IfBusyRollback}[p.rng.IntN(6)]
+	r := p.h.send(&eventsv1.Prompt{Text: text, IfBusy: ifBusy})
+	switch code := r.GetError().GetCode(); {
+	case code == "":
+		p.accepted = append(p.accepted, text)
+	case code == events.CodeBusy && ifBusy == IfBusyReject:
+		p.refused = append(p.refused, text)
+	case code == events.CodeQueueFull && ifBusy == IfBusySteer:
+		p.refused = append(p.refused, text)
+		p.steersFull++
+	default:
+		p.t.Fatalf("prompt %s if_busy %q: %v", text, ifBusy, r.Error)
 	}
-	p.accepted = append(p.accepted, text)
-	p.trace = append(p.trace, fmt.Sprintf("prompt %s (queued %v)", text, r.GetPrompt().Queued))
+	if ifBusy == IfBusyInterrupt || ifBusy == IfBusyRollback {
+		p.interrupts++
+	}
+	p.trace = append(p.trace, fmt.Sprintf("prompt %s if_busy=%q (queued %v, error %q)", text, ifBusy, r.GetPrompt().GetQueued(), r.GetError().GetCode()))
 }
 
 func (p *prop) steer(text string) {
@@ -190,6 +214,7 @@ func (p *prop) steer(text string) {
 		p.trace = append(p.trace, fmt.Sprintf("steer %s interrupt_tools=%s (%s)", text, interrupt, r.GetSteer().GetRef()))
 	case events.CodeQueueFull:
 		p.refused = append(p.refused, text)
+		p.steersFull++
 		p.trace = append(p.trace, fmt.Sprintf("steer %s refused", text))
 	default:
 		p.t.Fatalf("steer %s: %v", text, r.Error)
@@ -200,12 +225,23 @@ func (p *prop) abort() {
 	cmd := &eventsv1.Abort{
 		KillTools:  []string{"", KillKillable, KillAll, KillNone}[p.rng.IntN(4)],
 		ClearQueue: p.rng.IntN(2) == 0,
+		At:         []string{"", AtNow, AtAfterResponse, AtAfterTools}[p.rng.IntN(4)],
+		TimeoutMs:  []int64{0, 0, 5, 30}[p.rng.IntN(4)],
+		Rollback:   p.rng.IntN(4) == 0,
 	}
+	before := len(findAll(p.h.rec.Events(), "agent_abort"))
 	if r := p.h.send(cmd); r.Error != nil {
 		p.t.Fatalf("abort: %v", r.Error)
 	}
 	p.aborts++
-	p.trace = append(p.trace, fmt.Sprintf("abort kill_tools=%q clear_queue=%v", cmd.KillTools, cmd.ClearQueue))
+	// Told at once whatever at says: agent_abort is published before the
+	// answer goes out (and never waits for a write), so it is recorded by
+	// the time the answer is here.
+	if n := len(findAll(p.h.rec.Events(), "agent_abort")); n <= before {
+		p.t.Errorf("the abort at=%q was answered before agent_abort was told", cmd.At)
+	}
+	p.trace = append(p.trace, fmt.Sprintf("abort kill_tools=%q clear_queue=%v at=%q timeout_ms=%d rollback=%v",
+		cmd.KillTools, cmd.ClearQueue, cmd.At, cmd.TimeoutMs, cmd.Rollback))
 }
 
 func (p *prop) switchModel() {
@@ -272,6 +308,7 @@ func (p *prop) check(st *eventsv1.SessionState) {
 	if err := llm.Validate(msgs); err != nil {
 		p.t.Fatalf("history: %v", err)
 	}
+	all := p.h.ok(&eventsv1.GetMessages{All: true}).GetMessages().GetMessages()
 	evs := p.h.rec.Events()
 	for _, problem := range logProblems(evs) {
 		p.t.Error(problem)
@@ -279,10 +316,23 @@ func (p *prop) check(st *eventsv1.SessionState) {
 
 	// Nothing lost: each accepted text is in exactly one place, once.
 	where := map[string][]string{}
-	for _, m := range msgs {
-		if m.Role == llm.RoleUser {
-			where[m.Content] = append(where[m.Content], "history")
+	for _, m := range all {
+		place := "history"
+		if m.RolledBack {
+			place = "rolled_back"
 		}
+		texts := []string{m.Content}
+		if p.all {
+			texts = strings.Split(m.Content, QueueJoin)
+		}
+		for _, text := range texts {
+			if m.Role == llm.RoleUser {
+				where[text] = append(where[text], place)
+			}
+		}
+	}
+	if rolled := len(all) - len(msgs); rolled < 0 {
+		p.t.Errorf("get_messages all has %d messages, the history %d", len(all), len(msgs))
 	}
 	for _, q := range st.PromptQueue {
 		where[q] = append(where[q], "prompt_queue")
@@ -310,19 +360,22 @@ func (p *prop) check(st *eventsv1.SessionState) {
 	}
 	for _, text := range p.refused {
 		if len(where[text]) != 0 {
-			p.t.Errorf("refused steering %q is found: %q", text, where[text])
+			p.t.Errorf("refused %q is found: %q", text, where[text])
 		}
 	}
 	for text, places := range where {
 		p.t.Errorf("%q was never accepted but is found: %q", text, places)
 	}
-	if rejectedFull != len(p.refused) {
-		p.t.Errorf("%d steering_received rejected_full for %d refused steers", rejectedFull, len(p.refused))
+	if rejectedFull != p.steersFull {
+		p.t.Errorf("%d steering_received rejected_full for %d refused steers", rejectedFull, p.steersFull)
 	}
 
 	p.checkRequests(evs)
-	if n := len(findAll(evs, "agent_abort")); n != p.aborts {
-		p.t.Errorf("%d agent_abort events for %d aborts", n, p.aborts)
+	// Each abort tells once; a prompt with if_busy interrupt or rollback
+	// tells once when a run was in progress (the test cannot know whether
+	// one was).
+	if n := len(findAll(evs, "agent_abort")); n < p.aborts || n > p.aborts+p.interrupts {
+		p.t.Errorf("%d agent_abort events for %d aborts and %d prompts that may interrupt a run", n, p.aborts, p.interrupts)
 	}
 	ended := map[string]int{}
 	for _, ev := range findAll(evs, "agent_end") {

@@ -44,6 +44,8 @@ type run struct {
 	// after an abort, once the last tool that survived it is done; after a
 	// rejected approval, once the batch is done.
 	end string
+	// ctl is conversation control's (control.go).
+	ctl control
 }
 
 func (r *run) tag() tag { return tag{run: r.n, turn: r.turn} }
@@ -86,11 +88,10 @@ func (s *session) startRun(text string) {
 	s.run = newRun(s.runs, "")
 	s.env.observer().RunStarted()
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
-	for _, p := range s.prompts {
-		s.commit(llm.UserMessage(p))
+	s.run.ctl.from = len(s.history)
+	for _, m := range s.queued(text) {
+		s.commit(m)
 	}
-	s.prompts = nil
-	s.commit(llm.UserMessage(text))
 	s.startTurn()
 }
 
@@ -246,9 +247,7 @@ func (s *session) turnDone(afterTools bool) {
 	case afterTools, len(s.steering) > 0, len(s.interventions) > 0:
 		s.startTurn()
 	case len(s.prompts) > 0:
-		next := s.prompts[0]
-		s.prompts = s.prompts[1:]
-		s.commit(llm.UserMessage(next))
+		s.commit(s.nextQueued())
 		s.startTurn()
 	case !s.finishHook():
 		s.finishRun(fsm.Finish, EndCompleted)
@@ -266,12 +265,14 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 		s.emit(&eventsv1.AgentStatus{Status: "idle"})
 	}
 	s.env.observer().RunEnded(reason)
+	s.endControl(r)
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 	s.trimLater()
 	if s.compactWanted && s.compacting == nil {
 		s.compactWanted = false
 		s.startCompaction(false)
 	}
+	s.afterRun(r)
 }
 
 // trimLater shrinks the event buffer of a session that stays idle: a

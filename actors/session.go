@@ -43,6 +43,11 @@ type Spec struct {
 	// Subagents configures the sub-agents the subagent tool starts and
 	// tells the session's depth; nil means the defaults at depth 0.
 	Subagents *SubagentConfig
+	// QueueMode is how queued prompts reach the model: QueueOneAtATime
+	// (also when empty) or QueueAll.
+	QueueMode string
+	// Fork, when set, makes the new session a fork (fork.go).
+	Fork *Fork
 }
 
 // session is the session actor's state. Only Receive touches it.
@@ -70,6 +75,11 @@ type session struct {
 	compacting    *compaction
 	compactWanted bool
 	compactions   uint64
+	// rolled are the messages rollbacks took out of the working history
+	// since base, in their places (rollback.go); rollbacks counts the
+	// rollbacks.
+	rolled    []rolledSpan
+	rollbacks uint64
 	// checked is how much of the history the repair pass has found valid.
 	checked  int
 	prompts  []string
@@ -139,7 +149,7 @@ func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 func (s *session) Receive(ctx actor.Context) {
 	defer s.flush()
 	defer s.recoverPanic()
-	if s.holdWhileDown(ctx) || s.common(ctx) {
+	if s.holdWhileDown(ctx) || s.badOption(ctx) || s.common(ctx) {
 		return
 	}
 	switch s.machine.Current() {
@@ -168,6 +178,7 @@ func (s *session) common(ctx actor.Context) bool {
 			s.spec.Restore = nil
 		} else {
 			s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+			s.startFork()
 		}
 		s.startHook()
 	case *actor.Stopping:
@@ -232,8 +243,12 @@ func (s *session) common(ctx actor.Context) bool {
 		s.changeTools(ctx, m.Names, true)
 	case *eventsv1.DetachTools:
 		s.changeTools(ctx, m.Names, false)
+	case *ForkPoint:
+		s.forkPoint(ctx, m)
 	case *compactDone:
 		s.compactionDone(m)
+	case *abortDue:
+		s.abortTimedOut(m)
 	case *subagentStarted:
 		s.subagentStarted(m)
 	case *childEvent:
@@ -255,11 +270,11 @@ func (s *session) common(ctx actor.Context) bool {
 func (s *session) idle(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.promptIdle(ctx, m.Text)
+		s.promptAtIdle(ctx, m)
 	case *eventsv1.Steer:
 		s.steerIdle(ctx, m.Text)
 	case *eventsv1.Abort:
-		s.abortIdle(ctx, m, time.Now())
+		s.abortAt(ctx, m, time.Now())
 	default:
 		s.stray(ctx)
 	}
@@ -269,11 +284,11 @@ func (s *session) idle(ctx actor.Context) {
 func (s *session) running(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.queuePrompt(ctx, m.Text)
+		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, false)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m, time.Now())
+		s.abortAt(ctx, m, time.Now())
 	case *streamChunk:
 		s.firstChunk(m)
 	case *streamDone:
@@ -287,11 +302,11 @@ func (s *session) running(ctx actor.Context) {
 func (s *session) streaming(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.queuePrompt(ctx, m.Text)
+		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, false)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m, time.Now())
+		s.abortAt(ctx, m, time.Now())
 	case *streamChunk:
 		s.chunk(m)
 	case *streamDone:
@@ -305,11 +320,11 @@ func (s *session) streaming(ctx actor.Context) {
 func (s *session) executingTools(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		s.queuePrompt(ctx, m.Text)
+		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
 		s.queueSteer(ctx, m.Text, m.InterruptTools == nil || *m.InterruptTools)
 	case *eventsv1.Abort:
-		s.abortRun(ctx, m, time.Now())
+		s.abortAt(ctx, m, time.Now())
 	case *toolUpdate:
 		s.toolUpdate(m)
 	case *toolDone:

@@ -134,6 +134,9 @@ func (s *session) responseDone(m *streamDone) {
 	s.emit(&eventsv1.ResponseComplete{Message: msg, StopReason: resp.StopReason, Usage: usage})
 	s.commit(msg)
 	s.account(p.model, usage)
+	if s.abortAfterResponse(msg) {
+		return
+	}
 	if d := s.hook(&plugins.Event{Hook: plugins.AfterResponse, Message: msg}).Stop; d != nil {
 		s.responseStopped(msg, d)
 		return

@@ -183,6 +183,9 @@ type step struct {
 	after   []string // events once the gates are open, up to idle
 	history []string // history at the end
 	final   want     // get_state at the end; zero: idle, empty queues
+	// lastRun is the run to wait for at the end when it is not the one
+	// get_state shows after the command (a run started later).
+	lastRun string
 }
 
 // run sends cmd (checking its reply with reply), then checks s.
@@ -200,6 +203,9 @@ func (c *cell) check(mark int, s step) {
 	eventsNow := c.since(mark)
 	expectLabelled(c.t, "after the command", eventsNow, s.now)
 	c.finish()
+	if s.lastRun != "" {
+		c.waitRunEnd(s.lastRun)
+	}
 	expectLabelled(c.t, "up to idle", c.since(mark+len(eventsNow)), s.after)
 	if got := contents(c.history()); !slices.Equal(got, s.history) {
 		c.t.Errorf("history = %q\nwant %q", got, s.history)
@@ -240,6 +246,8 @@ func TestCommandTable(t *testing.T) {
 		testToolsCells(t, &eventsv1.AttachTools{Names: []string{"todo_write"}}, "+todo_write -")
 	})
 	t.Run("detach_tools", func(t *testing.T) { testToolsCells(t, &eventsv1.DetachTools{Names: []string{"echo"}}, "+ -echo") })
+	t.Run("prompt_if_busy", testIfBusyCells)
+	t.Run("abort_at", testAbortAtCells)
 }
 
 // testToolsCells: attach_tools and detach_tools answer at once in every
@@ -300,7 +308,23 @@ func succeeds(t testing.TB, r *eventsv1.Reply) {
 }
 
 func testPromptCells(t *testing.T) {
-	steps := map[string]step{
+	steps := promptSteps()
+	for _, state := range tableStates {
+		t.Run(state, func(t *testing.T) {
+			c := newCell(t, state, nil)
+			mark := c.rec.Len()
+			c.run(&eventsv1.Prompt{Text: "p"}, promptQueued(state != "idle"), steps[state])
+			if q := c.rec.Events()[mark].GetPromptQueued(); state != "idle" && (q.GetText() != "p" || q.GetPosition() != 1) {
+				t.Errorf("prompt_queued = %v, want p at position 1", q)
+			}
+		})
+	}
+	testPromptVariants(t)
+}
+
+// promptSteps are the prompt "p"'s cells.
+func promptSteps() map[string]step {
+	return map[string]step{
 		"idle": {
 			now: runStart, st: want{state: "running", run: "r-1"},
 			after: seq(answer2, runEnd), history: []string{"user:p", "assistant:abcdefgh"},
@@ -323,16 +347,10 @@ func testPromptCells(t *testing.T) {
 			history: []string{"user:go", "assistant:", "tool:hold done", "tool:hold_immune done", "assistant:A2", "user:p", "assistant:A3"},
 		},
 	}
-	for _, state := range tableStates {
-		t.Run(state, func(t *testing.T) {
-			c := newCell(t, state, nil)
-			mark := c.rec.Len()
-			c.run(&eventsv1.Prompt{Text: "p"}, promptQueued(state != "idle"), steps[state])
-			if q := c.rec.Events()[mark].GetPromptQueued(); state != "idle" && (q.GetText() != "p" || q.GetPosition() != 1) {
-				t.Errorf("prompt_queued = %v, want p at position 1", q)
-			}
-		})
-	}
+}
+
+// testPromptVariants are the prompt cells of particular situations.
+func testPromptVariants(t *testing.T) {
 	// A prompt while an aborted run waits for its surviving tools is
 	// queued, and stays queued once the run has ended.
 	t.Run("executing_tools/after_abort", func(t *testing.T) {
@@ -373,9 +391,10 @@ func leftoverCell(t *testing.T) *cell {
 	return c
 }
 
-func testSteerCells(t *testing.T) {
+// steerSteps are the steer "s"'s cells.
+func steerSteps() map[string]step {
 	applied := one("turn_end", "message_committed", "steering_applied")
-	steps := map[string]step{
+	return map[string]step{
 		"idle": {
 			now: runStart, st: want{state: "running", run: "r-1"},
 			after: seq(answer2, runEnd), history: []string{"user:s", "assistant:abcdefgh"},
@@ -400,6 +419,11 @@ func testSteerCells(t *testing.T) {
 				"user:s", "assistant:A2"},
 		},
 	}
+}
+
+func testSteerCells(t *testing.T) {
+	applied := one("turn_end", "message_committed", "steering_applied")
+	steps := steerSteps()
 	for _, state := range tableStates {
 		t.Run(state, func(t *testing.T) {
 			c := newCell(t, state, nil)

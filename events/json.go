@@ -253,5 +253,8 @@ func appendConversation(dst []byte, msg *eventsv1.Message) []byte {
 	if msg.GetCompacted() {
 		dst = append(dst, `,"compacted":true`...)
 	}
+	if msg.GetRolledBack() {
+		dst = append(dst, `,"rolled_back":true`...)
+	}
 	return append(dst, '}')
 }

@@ -22,6 +22,10 @@ func TestMarshalJSONReplies(t *testing.T) {
 	}{
 		{"prompt reply", &eventsv1.PromptReply{Queued: true}, `{"queued":true}`},
 		{"empty message list", &eventsv1.MessageList{}, `{"messages":[]}`},
+		{"marked messages", &eventsv1.MessageList{Messages: []*eventsv1.Message{
+			{Role: "user", Content: "old", Compacted: true, RolledBack: true},
+			{Role: "user", Content: "s", Summary: true},
+		}}, `{"messages":[{"role":"user","content":"old","compacted":true,"rolled_back":true},{"role":"user","content":"s","summary":true}]}`},
 		{
 			name: "message list as in docs/protocol.md",
 			m: &eventsv1.MessageList{Messages: []*eventsv1.Message{

@@ -11,7 +11,7 @@ import (
 )
 
 // numTypes is the number of members of Event.payload.
-const numTypes = 59
+const numTypes = 60
 
 // typeNames holds the wire names of the event types in proto order.
 var typeNames = [numTypes]string{
@@ -74,6 +74,7 @@ var typeNames = [numTypes]string{
 	"todo_change",
 	"status_update",
 	"title_generated",
+	"session_forked",
 }
 
 // Type indexes of the events this package builds itself.
@@ -206,6 +207,8 @@ func typeIndex(ev *eventsv1.Event) int {
 		return 57
 	case *eventsv1.Event_TitleGenerated:
 		return 58
+	case *eventsv1.Event_SessionForked:
+		return 59
 	}
 	return -1
 }
@@ -332,6 +335,8 @@ func payloadOf(ev *eventsv1.Event) (int, proto.Message) {
 		return 57, p.StatusUpdate
 	case *eventsv1.Event_TitleGenerated:
 		return 58, p.TitleGenerated
+	case *eventsv1.Event_SessionForked:
+		return 59, p.SessionForked
 	}
 	return -1, nil
 }
@@ -812,6 +817,14 @@ func New(payload proto.Message) *eventsv1.Event {
 			w  eventsv1.Event_TitleGenerated
 		}{}
 		b.w.TitleGenerated = p
+		b.ev.Payload = &b.w
+		return &b.ev
+	case *eventsv1.SessionForked:
+		b := &struct {
+			ev eventsv1.Event
+			w  eventsv1.Event_SessionForked
+		}{}
+		b.w.SessionForked = p
 		b.ev.Payload = &b.w
 		return &b.ev
 	}

@@ -32,6 +32,9 @@ type Config struct {
 	// (actors.SubagentConfig as JSON), stored verbatim; nil when it has
 	// none.
 	Subagents json.RawMessage
+	// QueueMode is how the session's queued prompts reach the model
+	// ("one_at_a_time", "all"); "" for the default.
+	QueueMode string
 	// User is the user the session belongs to (the HTTP server's caller),
 	// "" for sessions made without one (tack rpc, tack chat). Create sets
 	// it; it never changes after: Batch.Config leaves it as it is.
@@ -171,6 +174,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: sub-agent options are not valid JSON", ErrInvalid)
 	}
 	if err := CheckText("model", c.Model); err != nil {
+		return err
+	}
+	if err := CheckText("queue mode", c.QueueMode); err != nil {
 		return err
 	}
 	if err := CheckText("user", c.User); err != nil {

@@ -88,7 +88,11 @@ type CreateSession struct {
 	Plugins []*PluginConfig        `protobuf:"bytes,6,rep,name=plugins,proto3" json:"plugins,omitempty"`
 	Context *ContextOptions        `protobuf:"bytes,7,opt,name=context,proto3" json:"context,omitempty"`
 	// subagents configures the sub-agents the subagent tool starts.
-	Subagents     *SubagentOptions `protobuf:"bytes,8,opt,name=subagents,proto3" json:"subagents,omitempty"`
+	Subagents *SubagentOptions `protobuf:"bytes,8,opt,name=subagents,proto3" json:"subagents,omitempty"`
+	// queue_mode is "one_at_a_time" (the default when empty: each queued
+	// prompt is a turn of its own) or "all" (every queued prompt goes into
+	// the next turn as one user message).
+	QueueMode     string `protobuf:"bytes,9,opt,name=queue_mode,json=queueMode,proto3" json:"queue_mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -177,6 +181,13 @@ func (x *CreateSession) GetSubagents() *SubagentOptions {
 		return x.Subagents
 	}
 	return nil
+}
+
+func (x *CreateSession) GetQueueMode() string {
+	if x != nil {
+		return x.QueueMode
+	}
+	return ""
 }
 
 // SubagentOptions configure the child sessions a session's subagent tool
@@ -350,9 +361,12 @@ func (x *ContextOptions) GetCompactModel() string {
 	return ""
 }
 
+// if_busy says what the prompt does when a run is in progress: "queue"
+// (the default when empty), "steer", "reject", "interrupt" or "rollback".
 type Prompt struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	IfBusy        string                 `protobuf:"bytes,2,opt,name=if_busy,json=ifBusy,proto3" json:"if_busy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -390,6 +404,13 @@ func (*Prompt) Descriptor() ([]byte, []int) {
 func (x *Prompt) GetText() string {
 	if x != nil {
 		return x.Text
+	}
+	return ""
+}
+
+func (x *Prompt) GetIfBusy() string {
+	if x != nil {
+		return x.IfBusy
 	}
 	return ""
 }
@@ -447,11 +468,17 @@ func (x *Steer) GetInterruptTools() bool {
 	return false
 }
 
-// kill_tools is "killable" (the default when empty), "all" or "none".
+// kill_tools is "killable" (the default when empty), "all" or "none". at
+// is "now" (the default when empty), "after_response" or "after_tools";
+// timeout_ms, when positive, makes a waiting abort act as "now" after it;
+// rollback takes the run's messages out of the working history.
 type Abort struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	KillTools     string                 `protobuf:"bytes,1,opt,name=kill_tools,json=killTools,proto3" json:"kill_tools,omitempty"`
 	ClearQueue    bool                   `protobuf:"varint,2,opt,name=clear_queue,json=clearQueue,proto3" json:"clear_queue,omitempty"`
+	At            string                 `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
+	TimeoutMs     int64                  `protobuf:"varint,4,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	Rollback      bool                   `protobuf:"varint,5,opt,name=rollback,proto3" json:"rollback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -500,6 +527,82 @@ func (x *Abort) GetClearQueue() bool {
 	return false
 }
 
+func (x *Abort) GetAt() string {
+	if x != nil {
+		return x.At
+	}
+	return ""
+}
+
+func (x *Abort) GetTimeoutMs() int64 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+func (x *Abort) GetRollback() bool {
+	if x != nil {
+		return x.Rollback
+	}
+	return false
+}
+
+// Fork makes a new session (named new_session, or generated) with the
+// same configuration and the first index messages of the working history,
+// moved back to a turn boundary. It is answered with Reply.created.
+type Fork struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	NewSession    string                 `protobuf:"bytes,2,opt,name=new_session,json=newSession,proto3" json:"new_session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Fork) Reset() {
+	*x = Fork{}
+	mi := &file_events_v1_commands_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Fork) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Fork) ProtoMessage() {}
+
+func (x *Fork) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Fork.ProtoReflect.Descriptor instead.
+func (*Fork) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Fork) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *Fork) GetNewSession() string {
+	if x != nil {
+		return x.NewSession
+	}
+	return ""
+}
+
 type Approve struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ApprovalId    string                 `protobuf:"bytes,1,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
@@ -510,7 +613,7 @@ type Approve struct {
 
 func (x *Approve) Reset() {
 	*x = Approve{}
-	mi := &file_events_v1_commands_proto_msgTypes[7]
+	mi := &file_events_v1_commands_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -522,7 +625,7 @@ func (x *Approve) String() string {
 func (*Approve) ProtoMessage() {}
 
 func (x *Approve) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[7]
+	mi := &file_events_v1_commands_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -535,7 +638,7 @@ func (x *Approve) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approve.ProtoReflect.Descriptor instead.
 func (*Approve) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{7}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Approve) GetApprovalId() string {
@@ -562,7 +665,7 @@ type Reject struct {
 
 func (x *Reject) Reset() {
 	*x = Reject{}
-	mi := &file_events_v1_commands_proto_msgTypes[8]
+	mi := &file_events_v1_commands_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -574,7 +677,7 @@ func (x *Reject) String() string {
 func (*Reject) ProtoMessage() {}
 
 func (x *Reject) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[8]
+	mi := &file_events_v1_commands_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -587,7 +690,7 @@ func (x *Reject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reject.ProtoReflect.Descriptor instead.
 func (*Reject) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{8}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Reject) GetApprovalId() string {
@@ -614,7 +717,7 @@ type Respond struct {
 
 func (x *Respond) Reset() {
 	*x = Respond{}
-	mi := &file_events_v1_commands_proto_msgTypes[9]
+	mi := &file_events_v1_commands_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -626,7 +729,7 @@ func (x *Respond) String() string {
 func (*Respond) ProtoMessage() {}
 
 func (x *Respond) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[9]
+	mi := &file_events_v1_commands_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -639,7 +742,7 @@ func (x *Respond) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Respond.ProtoReflect.Descriptor instead.
 func (*Respond) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{9}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Respond) GetRef() string {
@@ -665,7 +768,7 @@ type SwitchModel struct {
 
 func (x *SwitchModel) Reset() {
 	*x = SwitchModel{}
-	mi := &file_events_v1_commands_proto_msgTypes[10]
+	mi := &file_events_v1_commands_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -677,7 +780,7 @@ func (x *SwitchModel) String() string {
 func (*SwitchModel) ProtoMessage() {}
 
 func (x *SwitchModel) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[10]
+	mi := &file_events_v1_commands_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -690,7 +793,7 @@ func (x *SwitchModel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchModel.ProtoReflect.Descriptor instead.
 func (*SwitchModel) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{10}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SwitchModel) GetModel() string {
@@ -708,7 +811,7 @@ type GetState struct {
 
 func (x *GetState) Reset() {
 	*x = GetState{}
-	mi := &file_events_v1_commands_proto_msgTypes[11]
+	mi := &file_events_v1_commands_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -720,7 +823,7 @@ func (x *GetState) String() string {
 func (*GetState) ProtoMessage() {}
 
 func (x *GetState) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[11]
+	mi := &file_events_v1_commands_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -733,7 +836,7 @@ func (x *GetState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetState.ProtoReflect.Descriptor instead.
 func (*GetState) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{11}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{12}
 }
 
 type Compact struct {
@@ -744,7 +847,7 @@ type Compact struct {
 
 func (x *Compact) Reset() {
 	*x = Compact{}
-	mi := &file_events_v1_commands_proto_msgTypes[12]
+	mi := &file_events_v1_commands_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -756,7 +859,7 @@ func (x *Compact) String() string {
 func (*Compact) ProtoMessage() {}
 
 func (x *Compact) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[12]
+	mi := &file_events_v1_commands_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -769,7 +872,7 @@ func (x *Compact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Compact.ProtoReflect.Descriptor instead.
 func (*Compact) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{12}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{13}
 }
 
 // AttachTools and DetachTools change a session's tool set from its next
@@ -783,7 +886,7 @@ type AttachTools struct {
 
 func (x *AttachTools) Reset() {
 	*x = AttachTools{}
-	mi := &file_events_v1_commands_proto_msgTypes[13]
+	mi := &file_events_v1_commands_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -795,7 +898,7 @@ func (x *AttachTools) String() string {
 func (*AttachTools) ProtoMessage() {}
 
 func (x *AttachTools) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[13]
+	mi := &file_events_v1_commands_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -808,7 +911,7 @@ func (x *AttachTools) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTools.ProtoReflect.Descriptor instead.
 func (*AttachTools) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{13}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AttachTools) GetNames() []string {
@@ -827,7 +930,7 @@ type DetachTools struct {
 
 func (x *DetachTools) Reset() {
 	*x = DetachTools{}
-	mi := &file_events_v1_commands_proto_msgTypes[14]
+	mi := &file_events_v1_commands_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -839,7 +942,7 @@ func (x *DetachTools) String() string {
 func (*DetachTools) ProtoMessage() {}
 
 func (x *DetachTools) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[14]
+	mi := &file_events_v1_commands_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -852,7 +955,7 @@ func (x *DetachTools) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachTools.ProtoReflect.Descriptor instead.
 func (*DetachTools) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{14}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DetachTools) GetNames() []string {
@@ -873,7 +976,7 @@ type GetMessages struct {
 
 func (x *GetMessages) Reset() {
 	*x = GetMessages{}
-	mi := &file_events_v1_commands_proto_msgTypes[15]
+	mi := &file_events_v1_commands_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -885,7 +988,7 @@ func (x *GetMessages) String() string {
 func (*GetMessages) ProtoMessage() {}
 
 func (x *GetMessages) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[15]
+	mi := &file_events_v1_commands_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -898,7 +1001,7 @@ func (x *GetMessages) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessages.ProtoReflect.Descriptor instead.
 func (*GetMessages) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{15}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetMessages) GetAll() bool {
@@ -920,7 +1023,7 @@ type Subscribe struct {
 
 func (x *Subscribe) Reset() {
 	*x = Subscribe{}
-	mi := &file_events_v1_commands_proto_msgTypes[16]
+	mi := &file_events_v1_commands_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -932,7 +1035,7 @@ func (x *Subscribe) String() string {
 func (*Subscribe) ProtoMessage() {}
 
 func (x *Subscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[16]
+	mi := &file_events_v1_commands_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -945,7 +1048,7 @@ func (x *Subscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subscribe.ProtoReflect.Descriptor instead.
 func (*Subscribe) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{16}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Subscribe) GetSince() uint64 {
@@ -970,7 +1073,7 @@ type CloseSession struct {
 
 func (x *CloseSession) Reset() {
 	*x = CloseSession{}
-	mi := &file_events_v1_commands_proto_msgTypes[17]
+	mi := &file_events_v1_commands_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1085,7 @@ func (x *CloseSession) String() string {
 func (*CloseSession) ProtoMessage() {}
 
 func (x *CloseSession) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[17]
+	mi := &file_events_v1_commands_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1098,7 @@ func (x *CloseSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSession.ProtoReflect.Descriptor instead.
 func (*CloseSession) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{17}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{18}
 }
 
 // ListSessions asks for a page of sessions: limit (default 100, at most
@@ -1010,7 +1113,7 @@ type ListSessions struct {
 
 func (x *ListSessions) Reset() {
 	*x = ListSessions{}
-	mi := &file_events_v1_commands_proto_msgTypes[18]
+	mi := &file_events_v1_commands_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1022,7 +1125,7 @@ func (x *ListSessions) String() string {
 func (*ListSessions) ProtoMessage() {}
 
 func (x *ListSessions) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[18]
+	mi := &file_events_v1_commands_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1035,7 +1138,7 @@ func (x *ListSessions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessions.ProtoReflect.Descriptor instead.
 func (*ListSessions) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{18}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListSessions) GetLimit() int32 {
@@ -1063,7 +1166,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1075,7 +1178,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1088,7 +1191,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ErrorInfo) GetCode() string {
@@ -1126,7 +1229,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1138,7 +1241,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1151,7 +1254,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Reply) GetError() *ErrorInfo {
@@ -1286,7 +1389,7 @@ type Created struct {
 
 func (x *Created) Reset() {
 	*x = Created{}
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1401,7 @@ func (x *Created) String() string {
 func (*Created) ProtoMessage() {}
 
 func (x *Created) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1414,7 @@ func (x *Created) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Created.ProtoReflect.Descriptor instead.
 func (*Created) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Created) GetSession() string {
@@ -1330,7 +1433,7 @@ type PromptReply struct {
 
 func (x *PromptReply) Reset() {
 	*x = PromptReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1342,7 +1445,7 @@ func (x *PromptReply) String() string {
 func (*PromptReply) ProtoMessage() {}
 
 func (x *PromptReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1355,7 +1458,7 @@ func (x *PromptReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptReply.ProtoReflect.Descriptor instead.
 func (*PromptReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *PromptReply) GetQueued() bool {
@@ -1374,7 +1477,7 @@ type SteerReply struct {
 
 func (x *SteerReply) Reset() {
 	*x = SteerReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1386,7 +1489,7 @@ func (x *SteerReply) String() string {
 func (*SteerReply) ProtoMessage() {}
 
 func (x *SteerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1399,7 +1502,7 @@ func (x *SteerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteerReply.ProtoReflect.Descriptor instead.
 func (*SteerReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SteerReply) GetRef() string {
@@ -1418,7 +1521,7 @@ type MessageList struct {
 
 func (x *MessageList) Reset() {
 	*x = MessageList{}
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1430,7 +1533,7 @@ func (x *MessageList) String() string {
 func (*MessageList) ProtoMessage() {}
 
 func (x *MessageList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1443,7 +1546,7 @@ func (x *MessageList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageList.ProtoReflect.Descriptor instead.
 func (*MessageList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *MessageList) GetMessages() []*Message {
@@ -1462,7 +1565,7 @@ type EventList struct {
 
 func (x *EventList) Reset() {
 	*x = EventList{}
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1474,7 +1577,7 @@ func (x *EventList) String() string {
 func (*EventList) ProtoMessage() {}
 
 func (x *EventList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1487,7 +1590,7 @@ func (x *EventList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventList.ProtoReflect.Descriptor instead.
 func (*EventList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EventList) GetEvents() []*Event {
@@ -1509,7 +1612,7 @@ type SessionList struct {
 
 func (x *SessionList) Reset() {
 	*x = SessionList{}
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1521,7 +1624,7 @@ func (x *SessionList) String() string {
 func (*SessionList) ProtoMessage() {}
 
 func (x *SessionList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1534,7 +1637,7 @@ func (x *SessionList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionList.ProtoReflect.Descriptor instead.
 func (*SessionList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SessionList) GetSessions() []*SessionSummary {
@@ -1570,7 +1673,7 @@ type SessionSummary struct {
 
 func (x *SessionSummary) Reset() {
 	*x = SessionSummary{}
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +1685,7 @@ func (x *SessionSummary) String() string {
 func (*SessionSummary) ProtoMessage() {}
 
 func (x *SessionSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +1698,7 @@ func (x *SessionSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSummary.ProtoReflect.Descriptor instead.
 func (*SessionSummary) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SessionSummary) GetSession() string {
@@ -1657,7 +1760,7 @@ type SteeringItem struct {
 
 func (x *SteeringItem) Reset() {
 	*x = SteeringItem{}
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1669,7 +1772,7 @@ func (x *SteeringItem) String() string {
 func (*SteeringItem) ProtoMessage() {}
 
 func (x *SteeringItem) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1682,7 +1785,7 @@ func (x *SteeringItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringItem.ProtoReflect.Descriptor instead.
 func (*SteeringItem) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SteeringItem) GetRef() string {
@@ -1712,7 +1815,7 @@ type PendingApproval struct {
 
 func (x *PendingApproval) Reset() {
 	*x = PendingApproval{}
-	mi := &file_events_v1_commands_proto_msgTypes[29]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1724,7 +1827,7 @@ func (x *PendingApproval) String() string {
 func (*PendingApproval) ProtoMessage() {}
 
 func (x *PendingApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[29]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1737,7 +1840,7 @@ func (x *PendingApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingApproval.ProtoReflect.Descriptor instead.
 func (*PendingApproval) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PendingApproval) GetApprovalId() string {
@@ -1787,7 +1890,7 @@ type PendingQuestion struct {
 
 func (x *PendingQuestion) Reset() {
 	*x = PendingQuestion{}
-	mi := &file_events_v1_commands_proto_msgTypes[30]
+	mi := &file_events_v1_commands_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1799,7 +1902,7 @@ func (x *PendingQuestion) String() string {
 func (*PendingQuestion) ProtoMessage() {}
 
 func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[30]
+	mi := &file_events_v1_commands_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1812,7 +1915,7 @@ func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingQuestion.ProtoReflect.Descriptor instead.
 func (*PendingQuestion) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PendingQuestion) GetRef() string {
@@ -1854,7 +1957,7 @@ type RunningTool struct {
 
 func (x *RunningTool) Reset() {
 	*x = RunningTool{}
-	mi := &file_events_v1_commands_proto_msgTypes[31]
+	mi := &file_events_v1_commands_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +1969,7 @@ func (x *RunningTool) String() string {
 func (*RunningTool) ProtoMessage() {}
 
 func (x *RunningTool) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[31]
+	mi := &file_events_v1_commands_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +1982,7 @@ func (x *RunningTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunningTool.ProtoReflect.Descriptor instead.
 func (*RunningTool) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{31}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RunningTool) GetCallId() string {
@@ -1914,7 +2017,7 @@ type ContextInfo struct {
 
 func (x *ContextInfo) Reset() {
 	*x = ContextInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[32]
+	mi := &file_events_v1_commands_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1926,7 +2029,7 @@ func (x *ContextInfo) String() string {
 func (*ContextInfo) ProtoMessage() {}
 
 func (x *ContextInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[32]
+	mi := &file_events_v1_commands_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1939,7 +2042,7 @@ func (x *ContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{32}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ContextInfo) GetUsed() int64 {
@@ -1994,7 +2097,7 @@ type SessionState struct {
 
 func (x *SessionState) Reset() {
 	*x = SessionState{}
-	mi := &file_events_v1_commands_proto_msgTypes[33]
+	mi := &file_events_v1_commands_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2006,7 +2109,7 @@ func (x *SessionState) String() string {
 func (*SessionState) ProtoMessage() {}
 
 func (x *SessionState) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[33]
+	mi := &file_events_v1_commands_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2019,7 +2122,7 @@ func (x *SessionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionState.ProtoReflect.Descriptor instead.
 func (*SessionState) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{33}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SessionState) GetState() string {
@@ -2134,7 +2237,7 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x18events/v1/commands.proto\x12\x0etack.events.v1\x1a\x16events/v1/events.proto\"S\n" +
 	"\fPluginConfig\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
-	"\x06config\x18\x02 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\"\xcf\x02\n" +
+	"\x06config\x18\x02 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\"\xee\x02\n" +
 	"\rCreateSession\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12/\n" +
@@ -2143,7 +2246,9 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x05tools\x18\x05 \x03(\tR\x05tools\x126\n" +
 	"\aplugins\x18\x06 \x03(\v2\x1c.tack.events.v1.PluginConfigR\aplugins\x128\n" +
 	"\acontext\x18\a \x01(\v2\x1e.tack.events.v1.ContextOptionsR\acontext\x12=\n" +
-	"\tsubagents\x18\b \x01(\v2\x1f.tack.events.v1.SubagentOptionsR\tsubagents\"\xaf\x01\n" +
+	"\tsubagents\x18\b \x01(\v2\x1f.tack.events.v1.SubagentOptionsR\tsubagents\x12\x1d\n" +
+	"\n" +
+	"queue_mode\x18\t \x01(\tR\tqueueMode\"\xaf\x01\n" +
 	"\x0fSubagentOptions\x12 \n" +
 	"\tmax_depth\x18\x01 \x01(\x05H\x00R\bmaxDepth\x88\x01\x01\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x14\n" +
@@ -2166,18 +2271,27 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\v_max_tokensB\x0e\n" +
 	"\f_max_percentB\x15\n" +
 	"\x13_compact_at_percentB\x0e\n" +
-	"\f_keep_recent\"\x1c\n" +
+	"\f_keep_recent\"5\n" +
 	"\x06Prompt\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\"]\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x17\n" +
+	"\aif_busy\x18\x02 \x01(\tR\x06ifBusy\"]\n" +
 	"\x05Steer\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12,\n" +
 	"\x0finterrupt_tools\x18\x02 \x01(\bH\x00R\x0einterruptTools\x88\x01\x01B\x12\n" +
-	"\x10_interrupt_tools\"G\n" +
+	"\x10_interrupt_tools\"\x92\x01\n" +
 	"\x05Abort\x12\x1d\n" +
 	"\n" +
 	"kill_tools\x18\x01 \x01(\tR\tkillTools\x12\x1f\n" +
 	"\vclear_queue\x18\x02 \x01(\bR\n" +
-	"clearQueue\"B\n" +
+	"clearQueue\x12\x0e\n" +
+	"\x02at\x18\x03 \x01(\tR\x02at\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\x12\x1a\n" +
+	"\brollback\x18\x05 \x01(\bR\brollback\"=\n" +
+	"\x04Fork\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x1f\n" +
+	"\vnew_session\x18\x02 \x01(\tR\n" +
+	"newSession\"B\n" +
 	"\aApprove\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\tR\n" +
 	"approvalId\x12\x16\n" +
@@ -2300,7 +2414,7 @@ func file_events_v1_commands_proto_rawDescGZIP() []byte {
 	return file_events_v1_commands_proto_rawDescData
 }
 
-var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_events_v1_commands_proto_goTypes = []any{
 	(*PluginConfig)(nil),    // 0: tack.events.v1.PluginConfig
 	(*CreateSession)(nil),   // 1: tack.events.v1.CreateSession
@@ -2309,65 +2423,66 @@ var file_events_v1_commands_proto_goTypes = []any{
 	(*Prompt)(nil),          // 4: tack.events.v1.Prompt
 	(*Steer)(nil),           // 5: tack.events.v1.Steer
 	(*Abort)(nil),           // 6: tack.events.v1.Abort
-	(*Approve)(nil),         // 7: tack.events.v1.Approve
-	(*Reject)(nil),          // 8: tack.events.v1.Reject
-	(*Respond)(nil),         // 9: tack.events.v1.Respond
-	(*SwitchModel)(nil),     // 10: tack.events.v1.SwitchModel
-	(*GetState)(nil),        // 11: tack.events.v1.GetState
-	(*Compact)(nil),         // 12: tack.events.v1.Compact
-	(*AttachTools)(nil),     // 13: tack.events.v1.AttachTools
-	(*DetachTools)(nil),     // 14: tack.events.v1.DetachTools
-	(*GetMessages)(nil),     // 15: tack.events.v1.GetMessages
-	(*Subscribe)(nil),       // 16: tack.events.v1.Subscribe
-	(*CloseSession)(nil),    // 17: tack.events.v1.CloseSession
-	(*ListSessions)(nil),    // 18: tack.events.v1.ListSessions
-	(*ErrorInfo)(nil),       // 19: tack.events.v1.ErrorInfo
-	(*Reply)(nil),           // 20: tack.events.v1.Reply
-	(*Created)(nil),         // 21: tack.events.v1.Created
-	(*PromptReply)(nil),     // 22: tack.events.v1.PromptReply
-	(*SteerReply)(nil),      // 23: tack.events.v1.SteerReply
-	(*MessageList)(nil),     // 24: tack.events.v1.MessageList
-	(*EventList)(nil),       // 25: tack.events.v1.EventList
-	(*SessionList)(nil),     // 26: tack.events.v1.SessionList
-	(*SessionSummary)(nil),  // 27: tack.events.v1.SessionSummary
-	(*SteeringItem)(nil),    // 28: tack.events.v1.SteeringItem
-	(*PendingApproval)(nil), // 29: tack.events.v1.PendingApproval
-	(*PendingQuestion)(nil), // 30: tack.events.v1.PendingQuestion
-	(*RunningTool)(nil),     // 31: tack.events.v1.RunningTool
-	(*ContextInfo)(nil),     // 32: tack.events.v1.ContextInfo
-	(*SessionState)(nil),    // 33: tack.events.v1.SessionState
-	(*RawJSON)(nil),         // 34: tack.events.v1.RawJSON
-	(*Message)(nil),         // 35: tack.events.v1.Message
-	(*Event)(nil),           // 36: tack.events.v1.Event
-	(*Usage)(nil),           // 37: tack.events.v1.Usage
-	(*Todo)(nil),            // 38: tack.events.v1.Todo
+	(*Fork)(nil),            // 7: tack.events.v1.Fork
+	(*Approve)(nil),         // 8: tack.events.v1.Approve
+	(*Reject)(nil),          // 9: tack.events.v1.Reject
+	(*Respond)(nil),         // 10: tack.events.v1.Respond
+	(*SwitchModel)(nil),     // 11: tack.events.v1.SwitchModel
+	(*GetState)(nil),        // 12: tack.events.v1.GetState
+	(*Compact)(nil),         // 13: tack.events.v1.Compact
+	(*AttachTools)(nil),     // 14: tack.events.v1.AttachTools
+	(*DetachTools)(nil),     // 15: tack.events.v1.DetachTools
+	(*GetMessages)(nil),     // 16: tack.events.v1.GetMessages
+	(*Subscribe)(nil),       // 17: tack.events.v1.Subscribe
+	(*CloseSession)(nil),    // 18: tack.events.v1.CloseSession
+	(*ListSessions)(nil),    // 19: tack.events.v1.ListSessions
+	(*ErrorInfo)(nil),       // 20: tack.events.v1.ErrorInfo
+	(*Reply)(nil),           // 21: tack.events.v1.Reply
+	(*Created)(nil),         // 22: tack.events.v1.Created
+	(*PromptReply)(nil),     // 23: tack.events.v1.PromptReply
+	(*SteerReply)(nil),      // 24: tack.events.v1.SteerReply
+	(*MessageList)(nil),     // 25: tack.events.v1.MessageList
+	(*EventList)(nil),       // 26: tack.events.v1.EventList
+	(*SessionList)(nil),     // 27: tack.events.v1.SessionList
+	(*SessionSummary)(nil),  // 28: tack.events.v1.SessionSummary
+	(*SteeringItem)(nil),    // 29: tack.events.v1.SteeringItem
+	(*PendingApproval)(nil), // 30: tack.events.v1.PendingApproval
+	(*PendingQuestion)(nil), // 31: tack.events.v1.PendingQuestion
+	(*RunningTool)(nil),     // 32: tack.events.v1.RunningTool
+	(*ContextInfo)(nil),     // 33: tack.events.v1.ContextInfo
+	(*SessionState)(nil),    // 34: tack.events.v1.SessionState
+	(*RawJSON)(nil),         // 35: tack.events.v1.RawJSON
+	(*Message)(nil),         // 36: tack.events.v1.Message
+	(*Event)(nil),           // 37: tack.events.v1.Event
+	(*Usage)(nil),           // 38: tack.events.v1.Usage
+	(*Todo)(nil),            // 39: tack.events.v1.Todo
 }
 var file_events_v1_commands_proto_depIdxs = []int32{
-	34, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
-	34, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
+	35, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
+	35, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
 	0,  // 2: tack.events.v1.CreateSession.plugins:type_name -> tack.events.v1.PluginConfig
 	3,  // 3: tack.events.v1.CreateSession.context:type_name -> tack.events.v1.ContextOptions
 	2,  // 4: tack.events.v1.CreateSession.subagents:type_name -> tack.events.v1.SubagentOptions
-	19, // 5: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
-	21, // 6: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
-	22, // 7: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
-	23, // 8: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
-	33, // 9: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
-	24, // 10: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
-	25, // 11: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
-	26, // 12: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
-	35, // 13: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
-	36, // 14: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
-	27, // 15: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
-	34, // 16: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
-	28, // 17: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
-	29, // 18: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
-	30, // 19: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
-	31, // 20: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
-	37, // 21: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
-	32, // 22: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
-	38, // 23: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
-	37, // 24: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
+	20, // 5: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
+	22, // 6: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
+	23, // 7: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
+	24, // 8: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
+	34, // 9: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
+	25, // 10: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
+	26, // 11: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
+	27, // 12: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
+	36, // 13: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
+	37, // 14: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
+	28, // 15: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
+	35, // 16: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
+	29, // 17: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
+	30, // 18: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
+	31, // 19: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
+	32, // 20: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
+	38, // 21: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
+	33, // 22: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
+	39, // 23: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
+	38, // 24: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
 	25, // [25:25] is the sub-list for method output_type
 	25, // [25:25] is the sub-list for method input_type
 	25, // [25:25] is the sub-list for extension type_name
@@ -2384,7 +2499,7 @@ func file_events_v1_commands_proto_init() {
 	file_events_v1_commands_proto_msgTypes[2].OneofWrappers = []any{}
 	file_events_v1_commands_proto_msgTypes[3].OneofWrappers = []any{}
 	file_events_v1_commands_proto_msgTypes[5].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[20].OneofWrappers = []any{
+	file_events_v1_commands_proto_msgTypes[21].OneofWrappers = []any{
 		(*Reply_Created)(nil),
 		(*Reply_Prompt)(nil),
 		(*Reply_Steer)(nil),
@@ -2393,15 +2508,15 @@ func file_events_v1_commands_proto_init() {
 		(*Reply_Events)(nil),
 		(*Reply_Sessions)(nil),
 	}
-	file_events_v1_commands_proto_msgTypes[32].OneofWrappers = []any{}
 	file_events_v1_commands_proto_msgTypes[33].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[34].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_commands_proto_rawDesc), len(file_events_v1_commands_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   34,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -146,7 +146,10 @@ type Message struct {
 	Summary bool `protobuf:"varint,7,opt,name=summary,proto3" json:"summary,omitempty"`
 	// compacted marks, in get_messages with all, a message compaction
 	// replaced; it is never set in the working history.
-	Compacted     bool `protobuf:"varint,8,opt,name=compacted,proto3" json:"compacted,omitempty"`
+	Compacted bool `protobuf:"varint,8,opt,name=compacted,proto3" json:"compacted,omitempty"`
+	// rolled_back marks, in get_messages with all, a message a rollback took
+	// out of the working history; it is never set in the working history.
+	RolledBack    bool `protobuf:"varint,9,opt,name=rolled_back,json=rolledBack,proto3" json:"rolled_back,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -233,6 +236,13 @@ func (x *Message) GetSummary() bool {
 func (x *Message) GetCompacted() bool {
 	if x != nil {
 		return x.Compacted
+	}
+	return false
+}
+
+func (x *Message) GetRolledBack() bool {
+	if x != nil {
+		return x.RolledBack
 	}
 	return false
 }
@@ -443,6 +453,7 @@ type Event struct {
 	//	*Event_TodoChange
 	//	*Event_StatusUpdate
 	//	*Event_TitleGenerated
+	//	*Event_SessionForked
 	Payload       isEvent_Payload `protobuf_oneof:"payload"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1037,6 +1048,15 @@ func (x *Event) GetTitleGenerated() *TitleGenerated {
 	return nil
 }
 
+func (x *Event) GetSessionForked() *SessionForked {
+	if x != nil {
+		if x, ok := x.Payload.(*Event_SessionForked); ok {
+			return x.SessionForked
+		}
+	}
+	return nil
+}
+
 type isEvent_Payload interface {
 	isEvent_Payload()
 }
@@ -1277,6 +1297,10 @@ type Event_TitleGenerated struct {
 	TitleGenerated *TitleGenerated `protobuf:"bytes,68,opt,name=title_generated,json=titleGenerated,proto3,oneof"`
 }
 
+type Event_SessionForked struct {
+	SessionForked *SessionForked `protobuf:"bytes,69,opt,name=session_forked,json=sessionForked,proto3,oneof"`
+}
+
 func (*Event_SessionCreated) isEvent_Payload() {}
 
 func (*Event_StateChanged) isEvent_Payload() {}
@@ -1394,6 +1418,8 @@ func (*Event_TodoChange) isEvent_Payload() {}
 func (*Event_StatusUpdate) isEvent_Payload() {}
 
 func (*Event_TitleGenerated) isEvent_Payload() {}
+
+func (*Event_SessionForked) isEvent_Payload() {}
 
 type SessionCreated struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -4541,6 +4567,60 @@ func (x *TitleGenerated) GetTitle() string {
 	return ""
 }
 
+// A session made by fork: from_session is the session it was forked
+// from, index the number of messages of its history it took.
+type SessionForked struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FromSession   string                 `protobuf:"bytes,1,opt,name=from_session,json=fromSession,proto3" json:"from_session,omitempty"`
+	Index         int32                  `protobuf:"varint,2,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionForked) Reset() {
+	*x = SessionForked{}
+	mi := &file_events_v1_events_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionForked) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionForked) ProtoMessage() {}
+
+func (x *SessionForked) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_events_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionForked.ProtoReflect.Descriptor instead.
+func (*SessionForked) Descriptor() ([]byte, []int) {
+	return file_events_v1_events_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *SessionForked) GetFromSession() string {
+	if x != nil {
+		return x.FromSession
+	}
+	return ""
+}
+
+func (x *SessionForked) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
 var File_events_v1_events_proto protoreflect.FileDescriptor
 
 const file_events_v1_events_proto_rawDesc = "" +
@@ -4551,7 +4631,7 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12+\n" +
-	"\x04args\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"\x81\x02\n" +
+	"\x04args\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"\xa2\x02\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x1a\n" +
@@ -4562,7 +4642,9 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"toolCallId\x12\x19\n" +
 	"\bis_error\x18\x06 \x01(\bR\aisError\x12\x18\n" +
 	"\asummary\x18\a \x01(\bR\asummary\x12\x1c\n" +
-	"\tcompacted\x18\b \x01(\bR\tcompacted\"2\n" +
+	"\tcompacted\x18\b \x01(\bR\tcompacted\x12\x1f\n" +
+	"\vrolled_back\x18\t \x01(\bR\n" +
+	"rolledBack\"2\n" +
 	"\x04Todo\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\"\xe8\x01\n" +
@@ -4572,7 +4654,7 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\x12\x19\n" +
 	"\bcost_usd\x18\x04 \x01(\x01R\acostUsd\x12.\n" +
 	"\x13cached_input_tokens\x18\x05 \x01(\x03R\x11cachedInputTokens\x12)\n" +
-	"\x10reasoning_tokens\x18\x06 \x01(\x03R\x0freasoningTokens\"\xd8!\n" +
+	"\x10reasoning_tokens\x18\x06 \x01(\x03R\x0freasoningTokens\"\xa0\"\n" +
 	"\x05Event\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12 \n" +
@@ -4646,7 +4728,8 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\vtodo_change\x18B \x01(\v2\x1a.tack.events.v1.TodoChangeH\x00R\n" +
 	"todoChange\x12C\n" +
 	"\rstatus_update\x18C \x01(\v2\x1c.tack.events.v1.StatusUpdateH\x00R\fstatusUpdate\x12I\n" +
-	"\x0ftitle_generated\x18D \x01(\v2\x1e.tack.events.v1.TitleGeneratedH\x00R\x0etitleGeneratedB\t\n" +
+	"\x0ftitle_generated\x18D \x01(\v2\x1e.tack.events.v1.TitleGeneratedH\x00R\x0etitleGenerated\x12F\n" +
+	"\x0esession_forked\x18E \x01(\v2\x1d.tack.events.v1.SessionForkedH\x00R\rsessionForkedB\t\n" +
 	"\apayload\"&\n" +
 	"\x0eSessionCreated\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\"2\n" +
@@ -4852,7 +4935,10 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\fStatusUpdate\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"&\n" +
 	"\x0eTitleGenerated\x12\x14\n" +
-	"\x05title\x18\x01 \x01(\tR\x05titleB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
+	"\x05title\x18\x01 \x01(\tR\x05title\"H\n" +
+	"\rSessionForked\x12!\n" +
+	"\ffrom_session\x18\x01 \x01(\tR\vfromSession\x12\x14\n" +
+	"\x05index\x18\x02 \x01(\x05R\x05indexB-Z+github.com/tack-run/tack/events/v1;eventsv1b\x06proto3"
 
 var (
 	file_events_v1_events_proto_rawDescOnce sync.Once
@@ -4866,7 +4952,7 @@ func file_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_events_v1_events_proto_rawDescData
 }
 
-var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
+var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_events_v1_events_proto_goTypes = []any{
 	(*RawJSON)(nil),                // 0: tack.events.v1.RawJSON
 	(*ToolCall)(nil),               // 1: tack.events.v1.ToolCall
@@ -4933,6 +5019,7 @@ var file_events_v1_events_proto_goTypes = []any{
 	(*TodoChange)(nil),             // 62: tack.events.v1.TodoChange
 	(*StatusUpdate)(nil),           // 63: tack.events.v1.StatusUpdate
 	(*TitleGenerated)(nil),         // 64: tack.events.v1.TitleGenerated
+	(*SessionForked)(nil),          // 65: tack.events.v1.SessionForked
 }
 var file_events_v1_events_proto_depIdxs = []int32{
 	0,  // 0: tack.events.v1.ToolCall.args:type_name -> tack.events.v1.RawJSON
@@ -4996,20 +5083,21 @@ var file_events_v1_events_proto_depIdxs = []int32{
 	62, // 58: tack.events.v1.Event.todo_change:type_name -> tack.events.v1.TodoChange
 	63, // 59: tack.events.v1.Event.status_update:type_name -> tack.events.v1.StatusUpdate
 	64, // 60: tack.events.v1.Event.title_generated:type_name -> tack.events.v1.TitleGenerated
-	4,  // 61: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
-	2,  // 62: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
-	4,  // 63: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
-	2,  // 64: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
-	0,  // 65: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
-	0,  // 66: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
-	5,  // 67: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
-	0,  // 68: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
-	3,  // 69: tack.events.v1.TodoChange.todos:type_name -> tack.events.v1.Todo
-	70, // [70:70] is the sub-list for method output_type
-	70, // [70:70] is the sub-list for method input_type
-	70, // [70:70] is the sub-list for extension type_name
-	70, // [70:70] is the sub-list for extension extendee
-	0,  // [0:70] is the sub-list for field type_name
+	65, // 61: tack.events.v1.Event.session_forked:type_name -> tack.events.v1.SessionForked
+	4,  // 62: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
+	2,  // 63: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
+	4,  // 64: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
+	2,  // 65: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
+	0,  // 66: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
+	0,  // 67: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
+	5,  // 68: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
+	0,  // 69: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
+	3,  // 70: tack.events.v1.TodoChange.todos:type_name -> tack.events.v1.Todo
+	71, // [71:71] is the sub-list for method output_type
+	71, // [71:71] is the sub-list for method input_type
+	71, // [71:71] is the sub-list for extension type_name
+	71, // [71:71] is the sub-list for extension extendee
+	0,  // [0:71] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_events_proto_init() }
@@ -5077,6 +5165,7 @@ func file_events_v1_events_proto_init() {
 		(*Event_TodoChange)(nil),
 		(*Event_StatusUpdate)(nil),
 		(*Event_TitleGenerated)(nil),
+		(*Event_SessionForked)(nil),
 	}
 	file_events_v1_events_proto_msgTypes[8].OneofWrappers = []any{}
 	file_events_v1_events_proto_msgTypes[16].OneofWrappers = []any{}
@@ -5089,7 +5178,7 @@ func file_events_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_events_proto_rawDesc), len(file_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   65,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/tack-run/tack/internal/ansi"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -204,7 +205,13 @@ func (c *Chat) command(ctx context.Context, line string) bool {
 	case "/quit", "/exit":
 		return true
 	case "/abort":
-		err = c.Session.Abort(ctx, tack.AbortOptions{})
+		err = c.Session.Abort(ctx, tack.AbortOptions{At: strings.TrimSpace(arg)})
+	case "/rollback":
+		err = c.rollback(ctx, strings.TrimSpace(arg))
+	case "/interrupt", "/queue":
+		_, err = c.Session.Prompt(ctx, strings.TrimSpace(arg), tack.PromptOptions{IfBusy: name[1:]})
+	case "/fork":
+		err = c.fork(ctx, strings.TrimSpace(arg))
 	case "/model":
 		err = c.Session.SwitchModel(ctx, strings.TrimSpace(arg))
 	case "/state":
@@ -214,12 +221,48 @@ func (c *Chat) command(ctx context.Context, line string) bool {
 				st.State, st.Model, st.MessageCount, len(st.PromptQueue), len(st.SteeringQueue)))
 		}
 	default:
-		c.print("commands: /abort, /model NAME, /state, /quit — Enter while busy steers, Ctrl-C aborts (twice quits)\n")
+		c.print(help)
 	}
 	if err != nil {
 		c.print(paint(c.Color, ansi.Red, err.Error()) + "\n")
 	}
 	return false
+}
+
+// help lists the slash commands.
+const help = `commands:
+  /abort [now|after_response|after_tools]  stop the run, now or at that point
+  /rollback [TEXT]     stop the run and take its messages out; with TEXT, send it instead (edit and resend)
+  /interrupt TEXT      stop the run, keep its messages, send TEXT as a new run
+  /queue TEXT          send TEXT after the run instead of steering it
+  /fork N              copy this session with its first N messages into a new one
+  /model NAME, /state, /quit
+Enter while busy steers; Ctrl-C aborts (twice quits)
+`
+
+// rollback takes the run's messages out: with text, by a prompt that
+// replaces the run; without, by an abort.
+func (c *Chat) rollback(ctx context.Context, text string) error {
+	if text != "" {
+		_, err := c.Session.Prompt(ctx, text, tack.PromptOptions{IfBusy: "rollback"})
+		return err
+	}
+	return c.Session.Abort(ctx, tack.AbortOptions{Rollback: true})
+}
+
+// fork copies the session's first n messages into a new session, which
+// the person opens with tack chat --session.
+func (c *Chat) fork(ctx context.Context, arg string) error {
+	n, err := strconv.Atoi(arg)
+	if err != nil {
+		return fmt.Errorf("/fork takes the number of messages to keep, not %q", arg)
+	}
+	f, err := c.Session.Fork(ctx, n, "")
+	if err != nil {
+		return err
+	}
+	c.print(fmt.Sprintf("forked as %s: tack chat --session %s goes on there\n", f.ID(), f.ID()))
+	return nil
 }
 
 func (c *Chat) snapshot() Status {

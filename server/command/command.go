@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
@@ -45,16 +46,13 @@ type command struct {
 	global func(ctx context.Context, env Env, id string, msg proto.Message) (proto.Message, error)
 	// session runs commands on a loaded (or restored) session.
 	session func(ctx context.Context, env Env, s *tack.Session, msg proto.Message) (proto.Message, error)
-	// pending marks commands of the protocol this runtime does not
-	// implement yet: they answer bad_request.
-	pending bool
 }
 
 // table is the command table of docs/protocol.md.
 var table = map[string]command{
 	"create_session": {new: func() proto.Message { return &eventsv1.CreateSession{} }, global: createSession},
 	"list_sessions":  {new: func() proto.Message { return &eventsv1.ListSessions{} }, check: checkList, global: listSessions},
-	"prompt":         {new: func() proto.Message { return &eventsv1.Prompt{} }, required: []string{"text"}, session: send},
+	"prompt":         {new: func() proto.Message { return &eventsv1.Prompt{} }, required: []string{"text"}, check: checkPrompt, session: send},
 	"steer":          {new: func() proto.Message { return &eventsv1.Steer{} }, required: []string{"text"}, session: send},
 	"abort":          {new: func() proto.Message { return &eventsv1.Abort{} }, check: checkAbort, session: send},
 	"approve":        {new: func() proto.Message { return &eventsv1.Approve{} }, required: []string{"approval_id"}, session: send},
@@ -68,7 +66,7 @@ var table = map[string]command{
 	"compact":        {new: func() proto.Message { return &eventsv1.Compact{} }, session: send},
 	"attach_tools":   {new: func() proto.Message { return &eventsv1.AttachTools{} }, required: []string{"names"}, check: checkNames, session: send},
 	"detach_tools":   {new: func() proto.Message { return &eventsv1.DetachTools{} }, required: []string{"names"}, check: checkNames, session: send},
-	"fork":           {pending: true},
+	"fork":           {new: func() proto.Message { return &eventsv1.Fork{} }, required: []string{"index"}, session: fork},
 }
 
 // Known reports whether name is a command of the protocol.
@@ -132,9 +130,6 @@ func Decode(name string, obj map[string]json.RawMessage) (proto.Message, error) 
 	if !ok {
 		return nil, &tack.Error{Code: events.CodeUnknownCommand, Message: fmt.Sprintf("unknown command %q", name)}
 	}
-	if cmd.pending {
-		return nil, badRequest(name + " is not implemented yet")
-	}
 	return cmd.decode(name, obj)
 }
 
@@ -193,14 +188,37 @@ func replyData(r *eventsv1.Reply) proto.Message {
 	return nil
 }
 
-// checkAbort checks abort's kill_tools.
+// checkAbort checks abort's kill_tools, at and timeout_ms.
 func checkAbort(msg proto.Message) error {
-	switch k := msg.(*eventsv1.Abort).KillTools; k {
-	case "", "killable", "all", "none":
-		return nil
-	default:
-		return badRequest(fmt.Sprintf("kill_tools is killable, all or none, not %q", k))
+	if err := actors.CheckAbort(msg.(*eventsv1.Abort)); err != nil {
+		return badRequest(err.Error())
 	}
+	return nil
+}
+
+// checkPrompt checks prompt's if_busy.
+func checkPrompt(msg proto.Message) error {
+	if err := actors.CheckPrompt(msg.(*eventsv1.Prompt)); err != nil {
+		return badRequest(err.Error())
+	}
+	return nil
+}
+
+// fork makes the new session and answers with its id; Use follows it as
+// create_session's.
+func fork(ctx context.Context, env Env, s *tack.Session, msg proto.Message) (proto.Message, error) {
+	m := msg.(*eventsv1.Fork)
+	f, err := s.Fork(ctx, int(m.Index), m.NewSession)
+	if err != nil {
+		return nil, err
+	}
+	if env.Use != nil {
+		if err := env.Use(ctx, f); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return &eventsv1.Created{Session: f.ID()}, nil
 }
 
 // checkNames checks that attach_tools and detach_tools name a tool.
@@ -239,7 +257,7 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	s, err := env.Runtime.Spawn(tack.SessionConfig{
 		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
 		System: m.System, Tools: m.Tools, Plugins: ps, User: env.User, Context: contextConfig(m.Context),
-		Subagents: subagentConfig(m.Subagents),
+		Subagents: subagentConfig(m.Subagents), QueueMode: m.QueueMode,
 	})
 	if err != nil {
 		return nil, err

@@ -138,6 +138,7 @@ func (s *Server) routes() {
 		"compact", "attach_tools", "detach_tools"} {
 		s.handle("POST /v1/sessions/{id}/"+name, s.session(name, http.StatusOK, jsonBody))
 	}
+	s.handle("POST /v1/sessions/{id}/fork", s.session("fork", http.StatusCreated, jsonBody))
 	s.handle("GET /v1/sessions/{id}/events", http.HandlerFunc(s.events))
 	s.handle("GET /v1/sessions/{id}/ws", http.HandlerFunc(s.socket))
 	s.handle("POST /v1/sessions/{id}/agui", s.agui())

@@ -95,7 +95,6 @@ func TestErrorScenarios(t *testing.T) {
 		{"negative subagents.max_depth", `{"cmd":"create_session","model":"script:demo","subagents":{"max_depth":-1}}`, "bad_request", "subagents.max_depth must not be negative, not -1"},
 		{"misspelt subagents option", `{"cmd":"create_session","model":"script:demo","subagents":{"max_deep":2}}`, "bad_request", `unknown field "max_deep" in create_session.subagents`},
 		{"create without a model", `{"cmd":"create_session","session":"t"}`, "bad_request", "a session needs a model or a script, and no default_model is configured"},
-		{"not implemented yet", `{"cmd":"fork","session":"s"}`, "bad_request", "fork is not implemented yet"},
 		{"attach an unknown tool", `{"cmd":"attach_tools","session":"s","names":["echo","teleport"]}`, "unknown_tool", `unknown tool "teleport"; nothing was changed`},
 		{"detach a tool the session lacks", `{"cmd":"detach_tools","session":"s","names":["todo_write"]}`, "unknown_tool", `the session has no tool "todo_write"; nothing was changed`},
 		{"attach without names", `{"cmd":"attach_tools","session":"s"}`, "bad_request", `attach_tools needs "names"`},
@@ -104,6 +103,15 @@ func TestErrorScenarios(t *testing.T) {
 		{"names of the wrong type", `{"cmd":"detach_tools","session":"s","names":"echo"}`, "bad_request", `field "names": expected an array`},
 		{"a name of the wrong type", `{"cmd":"attach_tools","session":"s","names":[7]}`, "bad_request", `field "names[0]": expected a string`},
 		{"misspelt attach field", `{"cmd":"attach_tools","session":"s","name":["echo"]}`, "bad_request", `unknown field "name" in attach_tools`},
+		{"unknown if_busy", `{"cmd":"prompt","session":"s","text":"x","if_busy":"later"}`, "bad_request", `if_busy is queue, steer, reject, interrupt or rollback, not "later"`},
+		{"if_busy of the wrong type", `{"cmd":"prompt","session":"s","text":"x","if_busy":true}`, "bad_request", `field "if_busy": expected a string`},
+		{"unknown abort at", `{"cmd":"abort","session":"s","at":"soon"}`, "bad_request", `at is now, after_response or after_tools, not "soon"`},
+		{"negative timeout_ms", `{"cmd":"abort","session":"s","at":"after_tools","timeout_ms":-5}`, "bad_request", "timeout_ms must not be negative, not -5"},
+		{"unknown queue_mode", `{"cmd":"create_session","model":"script:demo","queue_mode":"every"}`, "bad_request", `queue_mode is one_at_a_time or all, not "every"`},
+		{"fork without an index", `{"cmd":"fork","session":"s"}`, "bad_request", `fork needs "index"`},
+		{"fork beyond the history", `{"cmd":"fork","session":"s","index":1}`, "bad_request", "index 1 is out of range: the history has 0 messages"},
+		{"fork with a negative index", `{"cmd":"fork","session":"s","index":-1}`, "bad_request", "index -1 is out of range: the history has 0 messages"},
+		{"fork onto a taken id", `{"cmd":"fork","session":"s","index":0,"new_session":"s"}`, "bad_request", `session "s" exists`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

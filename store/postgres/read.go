@@ -16,7 +16,7 @@ import (
 )
 
 // sessionCols are the record columns scanSession reads, in order.
-const sessionCols = `id, model, system, tools, plugins::text, script::text, context::text, subagents::text, user_name, state, message_count, history_start, title,
+const sessionCols = `id, model, system, tools, plugins::text, script::text, context::text, subagents::text, queue_mode, user_name, state, message_count, history_start, title,
 	input_tokens, output_tokens, total_tokens, cached_input_tokens, reasoning_tokens, cost_usd,
 	event_seq, owner, lease_expires, created_at, updated_at`
 
@@ -27,7 +27,7 @@ func scanSession(row pgx.Row, extra ...any) (*store.Session, error) {
 	var seq int64
 	var expires *time.Time
 	u := s.Usage
-	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &s.Config.Tools, &plugins, &script, &cctx, &subs, &s.Config.User, &s.State, &s.MessageCount, &s.HistoryStart, &s.Title,
+	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &s.Config.Tools, &plugins, &script, &cctx, &subs, &s.Config.QueueMode, &s.Config.User, &s.State, &s.MessageCount, &s.HistoryStart, &s.Title,
 		&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.ReasoningTokens, &u.CostUsd,
 		&seq, &s.Owner, &expires, &s.CreatedAt, &s.UpdatedAt}, extra...)
 	if err := row.Scan(dest...); err != nil {

@@ -25,9 +25,9 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		now := s.opts.Now()
-		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, subagents, user_name, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), plugins(cfg.Script), plugins(cfg.Context), plugins(cfg.Subagents), cfg.User, now)
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, subagents, queue_mode, user_name, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), plugins(cfg.Script), plugins(cfg.Context), plugins(cfg.Subagents), cfg.QueueMode, cfg.User, now)
 		if err == nil && tag.RowsAffected() == 0 {
 			return fmt.Errorf("%w: %s", store.ErrExists, id)
 		}
@@ -116,6 +116,7 @@ func (u *update) fields(b *store.Batch) error {
 		u.add("script", plugins(c.Script))
 		u.add("context", plugins(c.Context))
 		u.add("subagents", plugins(c.Subagents))
+		u.add("queue_mode", c.QueueMode)
 	}
 	if b.HistoryStart != 0 {
 		u.add("history_start", b.HistoryStart)

@@ -24,9 +24,9 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	tools, plugins, script, cctx, subs := configArgs(&cfg)
 	return s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.opts.Now().UnixMicro()
-		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, subagents, user_name, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools, plugins, script, cctx, subs, cfg.User, now, now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, subagents, queue_mode, user_name, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.System, tools, plugins, script, cctx, subs, cfg.QueueMode, cfg.User, now, now)
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func updates(b *store.Batch) (string, []any, error) {
 	}
 	if c := b.Config; c != nil {
 		tools, plugins, script, cctx, subs := configArgs(c)
-		add("model = ?, system = ?, tools = ?, plugins = ?, script = ?, context = ?, subagents = ?", c.Model, c.System, tools, plugins, script, cctx, subs)
+		add("model = ?, system = ?, tools = ?, plugins = ?, script = ?, context = ?, subagents = ?, queue_mode = ?", c.Model, c.System, tools, plugins, script, cctx, subs, c.QueueMode)
 	}
 	if b.HistoryStart != 0 {
 		add("history_start = ?", b.HistoryStart)

@@ -24,17 +24,24 @@ var rewinds = []struct {
 	version int
 	stmts   []string
 }{
+	{6, []string{ // before queue modes
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
+		`DELETE FROM schema_migrations WHERE version = 7`,
+	}},
 	{5, []string{ // before sub-agent options
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
 		`ALTER TABLE sessions DROP COLUMN subagents`,
-		`DELETE FROM schema_migrations WHERE version = 6`,
+		`DELETE FROM schema_migrations WHERE version >= 6`,
 	}},
 	{4, []string{ // before context options and compaction
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
 		`ALTER TABLE sessions DROP COLUMN subagents`,
 		`ALTER TABLE sessions DROP COLUMN context`,
 		`ALTER TABLE sessions DROP COLUMN history_start`,
 		`DELETE FROM schema_migrations WHERE version >= 5`,
 	}},
 	{3, []string{ // before titles
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
 		`ALTER TABLE sessions DROP COLUMN subagents`,
 		`ALTER TABLE sessions DROP COLUMN context`,
 		`ALTER TABLE sessions DROP COLUMN history_start`,
@@ -42,6 +49,7 @@ var rewinds = []struct {
 		`DELETE FROM schema_migrations WHERE version >= 4`,
 	}},
 	{2, []string{ // before users
+		`ALTER TABLE sessions DROP COLUMN queue_mode`,
 		`ALTER TABLE sessions DROP COLUMN subagents`,
 		`ALTER TABLE sessions DROP COLUMN context`,
 		`ALTER TABLE sessions DROP COLUMN history_start`,
@@ -54,7 +62,7 @@ var rewinds = []struct {
 
 // RunMigrate checks that a database an older release wrote (schema
 // version 2, before sessions had users; 3, before titles; 4, before
-// context options; 5, before sub-agent options) opens at the newest version with its sessions intact,
+// context options; 5, before sub-agent options; 6, before queue modes) opens at the newest version with its sessions intact,
 // as nobody's and untitled, and takes users and titles from then on
 // (CheckMigrated). newDB gives each case a database of its own.
 func RunMigrate(t *testing.T, newDB func(t *testing.T) SQL) {
@@ -100,7 +108,7 @@ func CheckMigrated(t *testing.T, st store.Store, reopen func() store.Store) {
 	t.Helper()
 	snap, err := st.Get(t.Context(), "old")
 	if err != nil || snap.Config.User != "" || snap.Title != "" || snap.Config.Model != "script:demo" ||
-		snap.Config.Context != nil || snap.HistoryStart != 0 || snap.Config.Subagents != nil {
+		snap.Config.Context != nil || snap.HistoryStart != 0 || snap.Config.Subagents != nil || snap.Config.QueueMode != "" {
 		t.Fatalf("old session after migration: %+v, %v", snap, err)
 	}
 	if err := st.Create(t.Context(), "new", store.Config{Model: "script:demo", User: "alice"}); err != nil {

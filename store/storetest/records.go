@@ -20,6 +20,7 @@ func testCreateGet(t *testing.T, e *env) {
 		Script:    json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
 		Context:   json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
 		Subagents: json.RawMessage(`{"max_depth": 2,  "depth": 1}`),
+		QueueMode: "all",
 		User:      "alice",
 	}
 	if err := e.st.Create(e.ctx, "s1", cfg); err != nil {

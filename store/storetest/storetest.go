@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"CancelledContext", testCancelledContext},
 		{"Rewrite", testRewrite},
 		{"CompactRewrite", testCompactRewrite},
+		{"RollbackRewrite", testRollbackRewrite},
 		{"MessagesPage", testMessagesPage},
 		{"BatchFields", testBatchFields},
 		{"VolatileReplace", testVolatileReplace},

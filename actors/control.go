@@ -1,0 +1,329 @@
+package actors
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+)
+
+// Conversation control (docs/control.md): what a prompt does while a run
+// is in progress (if_busy), aborts that wait for a safe point (at), and
+// how queued prompts reach the model (queue_mode). Rollback and fork have
+// files of their own.
+
+// Values of Prompt.if_busy.
+const (
+	IfBusyQueue     = "queue"
+	IfBusySteer     = "steer"
+	IfBusyReject    = "reject"
+	IfBusyInterrupt = "interrupt"
+	IfBusyRollback  = "rollback"
+)
+
+// Values of Abort.at.
+const (
+	AtNow           = "now"
+	AtAfterResponse = "after_response"
+	AtAfterTools    = "after_tools"
+)
+
+// Values of CreateSession.queue_mode.
+const (
+	QueueOneAtATime = "one_at_a_time"
+	QueueAll        = "all"
+)
+
+// QueueJoin separates the queued prompts that queue_mode all delivers as
+// one user message.
+const QueueJoin = "\n\n"
+
+// CheckPrompt reports a prompt option that is not allowed, naming it.
+func CheckPrompt(m *eventsv1.Prompt) error {
+	switch m.IfBusy {
+	case "", IfBusyQueue, IfBusySteer, IfBusyReject, IfBusyInterrupt, IfBusyRollback:
+		return nil
+	}
+	return fmt.Errorf("if_busy is queue, steer, reject, interrupt or rollback, not %q", m.IfBusy)
+}
+
+// CheckAbort reports an abort option that is not allowed, naming it.
+func CheckAbort(m *eventsv1.Abort) error {
+	switch m.KillTools {
+	case "", KillKillable, KillAll, KillNone:
+	default:
+		return fmt.Errorf("kill_tools is killable, all or none, not %q", m.KillTools)
+	}
+	switch m.At {
+	case "", AtNow, AtAfterResponse, AtAfterTools:
+	default:
+		return fmt.Errorf("at is now, after_response or after_tools, not %q", m.At)
+	}
+	if m.TimeoutMs < 0 {
+		return fmt.Errorf("timeout_ms must not be negative, not %d", m.TimeoutMs)
+	}
+	return nil
+}
+
+// CheckQueueMode reports a queue_mode that is not allowed, naming it.
+func CheckQueueMode(mode string) error {
+	switch mode {
+	case "", QueueOneAtATime, QueueAll:
+		return nil
+	}
+	return fmt.Errorf("queue_mode is one_at_a_time or all, not %q", mode)
+}
+
+// badOption answers a prompt or abort whose options are not allowed with
+// bad_request; it reports whether it did.
+func (s *session) badOption(ctx actor.Context) bool {
+	var err error
+	switch m := ctx.Message().(type) {
+	case *eventsv1.Prompt:
+		err = CheckPrompt(m)
+	case *eventsv1.Abort:
+		err = CheckAbort(m)
+	}
+	if err != nil {
+		s.fail(ctx, events.CodeBadRequest, err.Error())
+	}
+	return err != nil
+}
+
+// promptAtIdle: at idle every if_busy starts a run; a run paused for a
+// person's answer counts as busy for reject (error busy) and rollback
+// (its messages leave the working history before the new run starts).
+func (s *session) promptAtIdle(ctx actor.Context, m *eventsv1.Prompt) {
+	switch {
+	case s.run != nil && m.IfBusy == IfBusyReject:
+		s.failBusy(ctx)
+	default:
+		s.promptIdle(ctx, m.Text, s.run != nil && m.IfBusy == IfBusyRollback)
+	}
+}
+
+// promptBusy is a prompt while a run is in progress, as if_busy says.
+func (s *session) promptBusy(ctx actor.Context, m *eventsv1.Prompt) {
+	switch m.IfBusy {
+	case IfBusySteer:
+		s.queueSteer(ctx, m.Text, s.run.batch != nil)
+	case IfBusyReject:
+		s.failBusy(ctx)
+	case IfBusyInterrupt, IfBusyRollback:
+		s.restart(ctx, m.Text, m.IfBusy == IfBusyRollback)
+	default:
+		s.queuePrompt(ctx, m.Text)
+	}
+}
+
+// failBusy answers a prompt with if_busy reject: nothing changes.
+func (s *session) failBusy(ctx actor.Context) {
+	s.fail(ctx, events.CodeBusy, fmt.Sprintf("the session is %s with run %s in progress", s.machine.Current(), s.run.id))
+}
+
+// restart aborts the run in progress (kill_tools killable) and starts a
+// run with text once it has stopped: at once, or, while immune tools
+// finish, from the prompt queue where text waits meanwhile. With rollback
+// the aborted run's messages leave the working history first.
+func (s *session) restart(ctx actor.Context, text string, rollback bool) {
+	if !s.promptHook(ctx, text) {
+		return
+	}
+	r := s.run
+	s.markAborted(abortReason, EndAborted, time.Now())
+	r.ctl.rollback = r.ctl.rollback || rollback
+	r.ctl.next = &text
+	s.stopNow(&eventsv1.Abort{}, EndAborted)
+	if s.run != r {
+		s.reply(ctx, promptReply(false))
+		return
+	}
+	r.ctl.next, r.ctl.restart = nil, true
+	s.touch()
+	s.prompts = append(s.prompts, text)
+	s.emit(&eventsv1.PromptQueued{Text: text, Position: int32(len(s.prompts))})
+	s.reply(ctx, promptReply(true))
+}
+
+// waitingAbort is an abort that waits for a safe point of the run.
+type waitingAbort struct {
+	at        string
+	killTools string
+	timers    []*time.Timer
+}
+
+// abortDue says a waiting abort's timeout_ms is over.
+type abortDue struct{ run uint64 }
+
+// rank orders the points an abort stops at: a later, stronger one wins.
+func rank(at string) int {
+	switch at {
+	case AtAfterTools:
+		return 1
+	case AtAfterResponse:
+		return 2
+	}
+	return 3
+}
+
+// abortAt is the user's abort in any state. agent_abort goes out at once;
+// the run stops now or, with at, at the safe point it names: after the
+// response in flight (whose tool calls then do not run) or after the
+// running tool batch. Where that point is already past — after_response
+// while tools run, anything while a run is paused for a person — the
+// abort acts now. A stronger abort upgrades one that waits.
+func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Time) {
+	r := s.run
+	if r == nil {
+		s.abortIdle(ctx, m, received)
+		return
+	}
+	at := m.At
+	st := s.machine.Current()
+	if at == "" || st == fsm.Idle || (at == AtAfterResponse && st == fsm.ExecutingTools) {
+		at = AtNow
+	}
+	if w := r.ctl.waiting; w != nil && rank(w.at) >= rank(at) {
+		at = w.at // a weaker abort leaves the stronger one waiting
+	}
+	s.markAborted(abortReason, EndAborted, received)
+	r.ctl.rollback = r.ctl.rollback || m.Rollback
+	s.reply(ctx, &eventsv1.Reply{})
+	if at == AtNow {
+		s.stopNow(m, EndAborted)
+		return
+	}
+	s.clearQueues(m)
+	if r.ctl.waiting == nil {
+		r.ctl.waiting = &waitingAbort{}
+	}
+	r.ctl.waiting.at, r.ctl.waiting.killTools = at, m.KillTools
+	if m.TimeoutMs > 0 {
+		root, self, n := s.root, s.self, r.n
+		r.ctl.waiting.timers = append(r.ctl.waiting.timers, time.AfterFunc(time.Duration(m.TimeoutMs)*time.Millisecond, func() {
+			root.Send(self, &abortDue{run: n})
+		}))
+	}
+}
+
+// stopNow stops the run as an abort at now does, dropping any abort that
+// waited.
+func (s *session) stopNow(m *eventsv1.Abort, end string) {
+	s.run.stopWaiting()
+	s.stop(m, end)
+}
+
+// abortTimedOut makes a waiting abort whose timeout is over act now, with
+// its kill_tools.
+func (s *session) abortTimedOut(m *abortDue) {
+	r := s.run
+	if r == nil || r.n != m.run || r.ctl.waiting == nil {
+		return
+	}
+	s.stopNow(&eventsv1.Abort{KillTools: r.ctl.waiting.killTools}, EndAborted)
+}
+
+// stopWaiting forgets the waiting abort and stops its timers.
+func (r *run) stopWaiting() {
+	if r.ctl.waiting == nil {
+		return
+	}
+	for _, t := range r.ctl.waiting.timers {
+		t.Stop()
+	}
+	r.ctl.waiting = nil
+}
+
+// abortAfterResponse ends the run once a response is committed, when an
+// abort waits for that point: its tool calls are answered as interrupted
+// by the abort and never run. It reports whether it did.
+func (s *session) abortAfterResponse(msg *llm.Message) bool {
+	if w := s.run.ctl.waiting; w == nil || w.at != AtAfterResponse {
+		return false
+	}
+	s.run.stopWaiting()
+	for _, tc := range msg.ToolCalls {
+		s.commit(llm.ToolResultMessage(tc.Id, tools.InterruptedByAbort, true))
+	}
+	s.endTurn()
+	s.finishRun(fsm.Abort, EndAborted)
+	return true
+}
+
+// endControl is what a run that has stopped leaves to do before its end
+// is told: forget a waiting abort, and take its messages out of the
+// working history when it was rolled back.
+func (s *session) endControl(r *run) {
+	r.stopWaiting()
+	if r.ctl.rollback {
+		s.rollBack(r.ctl.from)
+	}
+}
+
+// afterRun starts the run an interrupting prompt asked for, once the
+// run it interrupted has ended.
+func (s *session) afterRun(r *run) {
+	switch {
+	case r.ctl.next != nil:
+		s.startRun(*r.ctl.next)
+	case r.ctl.restart && len(s.prompts) > 0:
+		last := s.prompts[len(s.prompts)-1]
+		s.prompts = s.prompts[:len(s.prompts)-1]
+		s.startRun(last)
+	}
+}
+
+// control is what conversation control keeps about a run.
+type control struct {
+	// from is where the run's messages start in the working history:
+	// what a rollback takes out.
+	from int
+	// rollback takes the run's messages out once it has stopped.
+	rollback bool
+	// waiting is an abort that waits for a safe point; nil when none.
+	waiting *waitingAbort
+	// next is the prompt to start a run with once this one has stopped;
+	// restart, the same for a prompt that waits in the queue (the last).
+	next    *string
+	restart bool
+}
+
+// nextQueued takes what a queued prompt gives the next turn: the first
+// queued prompt, or, with queue_mode all, every one joined in order.
+func (s *session) nextQueued() *llm.Message {
+	if s.spec.QueueMode == QueueAll {
+		return s.queued("")[0]
+	}
+	next := s.prompts[0]
+	s.prompts = s.prompts[1:]
+	return llm.UserMessage(next)
+}
+
+// queued takes the queued prompts for the model, followed by text when it
+// is not empty: each its own user message, or, with queue_mode all, one
+// message joining them in order.
+func (s *session) queued(text string) []*llm.Message {
+	texts := s.prompts
+	s.prompts = nil
+	if text != "" {
+		texts = append(texts, text)
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	if s.spec.QueueMode == QueueAll {
+		return []*llm.Message{llm.UserMessage(strings.Join(texts, QueueJoin))}
+	}
+	msgs := make([]*llm.Message, len(texts))
+	for i, t := range texts {
+		msgs[i] = llm.UserMessage(t)
+	}
+	return msgs
+}

@@ -1,0 +1,225 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/memory"
+	"github.com/tack-run/tack/tools"
+)
+
+// The conversation-control cells of the paused states (a run waiting for
+// an approval or a question: the session is idle, the run is not over)
+// and of a stubborn tool running.
+
+// pausedScript: a turn calling echo, which a plugin holds, then answers.
+const pausedScript = `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"x"}}]},{"text":"A2"}],"when_exhausted":"repeat_last"}`
+
+// pausedCell starts a run that pauses on its echo call: for an approval
+// (ap-1) or, with question, a question (q-1).
+func pausedCell(t *testing.T, question bool) *harness {
+	t.Helper()
+	act := plugins.Action{Kind: plugins.HoldForApproval}
+	wait := "approval_required"
+	if question {
+		act, wait = plugins.Action{Kind: plugins.Ask, Text: "sure?"}, "ask_user"
+	}
+	h := newPluginHarness(t, pausedScript, nil, &oncePlugin{hook: plugins.BeforeTool, act: act})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor(wait, 1)
+	h.waitFor("agent_status", 3) // thinking, tool_calling, idle: paused
+	if st := h.state(); st.State != "idle" || st.GetRunId() != "r-1" {
+		t.Fatalf("not paused: %v", st)
+	}
+	return h
+}
+
+func TestControlPaused(t *testing.T) {
+	superseded := "tool:" + tools.RejectedPrefix + statusSuperseded
+	aborted := "tool:" + tools.RejectedPrefix + "aborted"
+	for _, question := range []bool{false, true} {
+		pending := "approval"
+		if question {
+			pending = "question"
+		}
+		// A question is answered by nothing but respond: superseding
+		// or aborting commits its call as rejected, without an
+		// approval_resolved.
+		resolved := one("approval_resolved")
+		if question {
+			resolved = nil
+		}
+		// endPaused: the paused run ends from idle (no state change).
+		endPaused := seq(resolved, one("tool_execution_end", "tool_execution_metrics", "message_committed", "turn_end", "agent_end"))
+		for _, ifBusy := range ifBusyValues {
+			t.Run(pending+"/if_busy="+ifBusy, func(t *testing.T) {
+				h := pausedCell(t, question)
+				mark := h.rec.Len()
+				r := h.send(&eventsv1.Prompt{Text: "p", IfBusy: ifBusy})
+				if ifBusy == IfBusyReject {
+					if r.GetError().GetCode() != events.CodeBusy {
+						t.Fatalf("reply %v, want busy", r)
+					}
+					expectLabelled(t, "after the command", h.since(mark), nil)
+					if st := h.state(); st.State != "idle" || st.GetRunId() != "r-1" {
+						t.Errorf("no longer paused: %v", st)
+					}
+					return
+				}
+				promptQueued(false)(t, r)
+				h.waitRunEnd("r-2")
+				expectLabelled(t, "up to idle", h.since(mark), seq(endPaused, runStart, answer, runEnd))
+				want := []string{"user:go", "assistant:", superseded, "user:p", "assistant:A2"}
+				if ifBusy == IfBusyRollback {
+					want = want[3:]
+					checkRolledBack(t, h, 3)
+				}
+				if got := contents(h.history()); !slices.Equal(got, want) {
+					t.Errorf("history = %q, want %q", got, want)
+				}
+				if end := findType(h.since(mark), "agent_end").GetAgentEnd(); end.GetReason() != statusSuperseded {
+					t.Errorf("the paused run's end = %v", end)
+				}
+			})
+		}
+		for _, at := range []string{AtNow, AtAfterResponse, AtAfterTools} {
+			for _, rollback := range []bool{false, true} {
+				name := pending + "/abort_at=" + at
+				if rollback {
+					name += ",rollback"
+				}
+				t.Run(name, func(t *testing.T) {
+					h := pausedCell(t, question)
+					mark := h.rec.Len()
+					if r := h.send(&eventsv1.Abort{At: at, Rollback: rollback, TimeoutMs: 60000}); r.Error != nil {
+						t.Fatal(r.Error)
+					}
+					// Nothing is in flight: the abort acts now. (get_state
+					// is answered once the abort's handler is done.)
+					st := h.state()
+					expectLabelled(t, "after the command", h.since(mark), seq(one("agent_abort"), endPaused))
+					want := []string{"user:go", "assistant:", aborted}
+					if rollback {
+						want = []string{}
+						checkRolledBack(t, h, 3)
+					}
+					if got := contents(h.history()); !slices.Equal(got, want) {
+						t.Errorf("history = %q, want %q", got, want)
+					}
+					if st.State != "idle" || st.RunId != nil || len(st.PendingApprovals) != 0 || st.PendingQuestion != nil {
+						t.Errorf("get_state = %v", st)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestControlStubborn: a tool that ignores cancellation does not hold up
+// an interrupting prompt: it is abandoned at once and the new run starts.
+func TestControlStubborn(t *testing.T) {
+	for _, ifBusy := range []string{IfBusyInterrupt, IfBusyRollback} {
+		t.Run(ifBusy, func(t *testing.T) {
+			h := newHarness(t, `{"turns":[{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":200}}]},{"text":"A2"}]}`, &Env{ToolGrace: 10})
+			h.ok(&eventsv1.Prompt{Text: "go"})
+			h.waitFor("tool_execution_start", 1)
+			mark := h.rec.Len()
+			promptQueued(false)(t, h.send(&eventsv1.Prompt{Text: "p", IfBusy: ifBusy}))
+			h.waitRunEnd("r-2")
+			expectLabelled(t, "up to idle", h.since(mark), seq(one("agent_abort", "tool_killed"), toolEnd,
+				one("message_committed", "turn_end"), abortEnd, runStart, answer, runEnd))
+			want := []string{"user:go", "assistant:", "tool:" + tools.InterruptedByAbort, "user:p", "assistant:A2"}
+			if ifBusy == IfBusyRollback {
+				want = want[3:]
+			}
+			if got := contents(h.history()); !slices.Equal(got, want) {
+				t.Errorf("history = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestControlRollbackStored: with a store, a rollback that leaves fewer
+// messages than were stored, followed by new ones, is written as one
+// rewrite: the store holds the rolled-back messages marked, in their
+// place, then the new run's, and a restore splits them again.
+func TestControlRollbackStored(t *testing.T) {
+	mem := memory.New()
+	gates := map[string]gate{"hold": newGate(), "hold_immune": newGate()}
+	set := demoSet(t, holdTool("hold", tools.Killable, gates["hold"]), holdTool("hold_immune", tools.Immune, gates["hold_immune"]))
+	h := storedHarness(t, mem, Spec{Model: scriptModel(t, "", tableTools), Tools: set})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("tool_execution_start", 2)
+	promptQueued(true)(t, h.send(&eventsv1.Prompt{Text: "p", IfBusy: IfBusyRollback}))
+	gates["hold_immune"].open()
+	h.waitRunEnd("r-2")
+	want := []string{"user:go", "assistant:", "tool:" + tools.InterruptedByAbort, "tool:hold_immune done", "user:p", "assistant:A2"}
+	all := h.ok(&eventsv1.GetMessages{All: true}).GetMessages().GetMessages()
+	if got := contents(all); !slices.Equal(got, want) {
+		t.Fatalf("all messages = %q, want %q", got, want)
+	}
+	snap, err := mem.Load(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marks []bool
+	for _, m := range snap.Messages {
+		marks = append(marks, m.RolledBack)
+	}
+	if got := contents(snap.Messages); !slices.Equal(got, want) || !slices.Equal(marks, []bool{true, true, true, true, false, false}) {
+		t.Fatalf("stored %q, rolled back %v", got, marks)
+	}
+	history, spans := splitRolled(snap.Messages)
+	if got := contents(history); !slices.Equal(got, want[4:]) || len(spans) != 1 || spans[0].at != 0 || len(spans[0].msgs) != 4 {
+		t.Errorf("split: history %q, spans %v", got, spans)
+	}
+}
+
+// failingStore fails every Apply while fail is set.
+type failingStore struct {
+	store.Store
+	fail atomic.Bool
+}
+
+func (f *failingStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	if f.fail.Load() {
+		return errors.New("disk full")
+	}
+	return f.Store.Apply(ctx, id, b)
+}
+
+// TestControlRollbackStoreFails: a rollback whose write fails for good is
+// undone with the rest of what the write held: the session goes back to
+// the history the store has, nothing marked rolled back.
+func TestControlRollbackStoreFails(t *testing.T) {
+	fs := &failingStore{Store: memory.New()}
+	g := newGate()
+	h := storedHarness(t, fs, Spec{Model: held(t, "", `{"turns":[{"text":"abcd"}]}`, g, 0), Tools: demoSet(t)})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("request_start", 1) // the prompt is stored: its events are out
+	fs.fail.Store(true)
+	h.ok(&eventsv1.Abort{Rollback: true})
+	if e := h.waitFor("error", 1).GetError(); e.Code != codeStoreFailed {
+		t.Fatalf("error %v", e)
+	}
+	want := []string{"user:go"}
+	if got := contents(h.history()); !slices.Equal(got, want) {
+		t.Errorf("history = %q, want %q", got, want)
+	}
+	all := h.ok(&eventsv1.GetMessages{All: true}).GetMessages().GetMessages()
+	if len(all) != 1 || all[0].RolledBack {
+		t.Errorf("all messages = %v", all)
+	}
+	fs.fail.Store(false)
+	snap, err := fs.Load(t.Context(), "s1")
+	if err != nil || !slices.Equal(contents(snap.Messages), want) || snap.Messages[0].RolledBack {
+		t.Fatalf("stored %v, %v", snap, err)
+	}
+}

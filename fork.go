@@ -1,0 +1,59 @@
+package tack
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// Fork makes a new session, named newID (generated when empty), with this
+// session's configuration — model, system prompt, tools, plugins, context
+// options, queue mode and user — and the first index messages of its
+// working history, moved back to a turn boundary so that the history is
+// valid for a provider. The new session's first events are
+// session_created and session_forked (from_session, and the index
+// actually used). It works whatever this session is doing: the fork sees
+// the committed history only. An index below 0 or beyond the history is
+// bad_request.
+func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, error) {
+	rt := s.rt
+	timeout := rt.timeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	res, err := rt.system.Root.RequestFuture(s.pid, &actors.ForkPoint{Index: index}, timeout).Result()
+	if err != nil {
+		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
+	}
+	var src *actors.ForkSource
+	switch r := res.(type) {
+	case *actors.ForkSource:
+		src = r
+	case *eventsv1.Reply:
+		return nil, errorFrom(r.Error)
+	default:
+		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
+	}
+	if newID == "" {
+		newID = rt.newID()
+	}
+	cfg, err := sessionConfig(newID, src.Config)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := rt.spec(newID, cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec.Stored, spec.Fork = src.Config, &src.Fork
+	pid, err := rt.registry.Create(ctx, spec)
+	if err != nil {
+		return nil, registryError(newID, err)
+	}
+	rt.users.Store(newID, cfg.User)
+	return &Session{id: newID, pid: pid, rt: rt}, nil
+}
