@@ -45,12 +45,6 @@ func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	if len(c.Subagents) > 0 {
-		cfg.Subagents = &SubagentConfig{}
-		if err := json.Unmarshal(c.Subagents, cfg.Subagents); err != nil {
-			return actors.Spec{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored sub-agent options of %s: %v", id, err)}
-		}
-	}
 	return rt.spec(id, cfg)
 }
 
@@ -62,6 +56,12 @@ func sessionConfig(id string, c store.Config) (SessionConfig, error) {
 		cfg.Context = &llm.ContextConfig{}
 		if err := json.Unmarshal(c.Context, cfg.Context); err != nil {
 			return SessionConfig{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored context options of %s: %v", id, err)}
+		}
+	}
+	if len(c.Subagents) > 0 {
+		cfg.Subagents = &SubagentConfig{}
+		if err := json.Unmarshal(c.Subagents, cfg.Subagents); err != nil {
+			return SessionConfig{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored sub-agent options of %s: %v", id, err)}
 		}
 	}
 	return cfg, nil
