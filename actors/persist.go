@@ -133,13 +133,6 @@ func (s *session) flush() {
 		s.p.gate = true
 	}
 	b := s.batch()
-	if s.p.down != nil || s.base != s.p.savedBase {
-		// A write that failed may have landed all the same (a commit whose
-		// answer was lost): the first write after it replaces the history,
-		// so the store holds exactly what the session does. A compaction
-		// writes the history anew from its start, in the same way.
-		b.From, b.Messages, b.Rewrite, b.HistoryStart = s.base, slices.Clone(s.history), true, s.base
-	}
 	s.p.inflight, s.p.upTo, s.p.dirtyAfter = true, len(s.p.outbox), false
 	st, id, root, self, obs, base := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer(), s.base
 	go func() {
@@ -385,12 +378,21 @@ func (s *session) batch() *store.Batch {
 	}
 	b := &store.Batch{
 		Owner:    s.env.Node,
-		From:     s.base + s.p.saved,
-		Messages: slices.Clone(s.history[s.p.saved:]),
 		State:    string(s.machine.Current()),
 		Usage:    s.usage.proto(),
 		EventSeq: seq,
 		Volatile: s.volatile(),
+	}
+	if s.p.down != nil || s.base != s.p.savedBase {
+		// A write that failed may have landed all the same (a commit whose
+		// answer was lost): the first write after it replaces the history,
+		// so the store holds exactly what the session does. A compaction
+		// writes the history anew from its start, in the same way: its
+		// working history may be shorter than what is stored of it, so
+		// it is never cut at the stored count.
+		b.From, b.Messages, b.Rewrite, b.HistoryStart = s.base, slices.Clone(s.history), true, s.base
+	} else {
+		b.From, b.Messages = s.base+s.p.saved, slices.Clone(s.history[s.p.saved:])
 	}
 	if s.title != s.p.savedTitle {
 		b.Title = s.title
