@@ -14,14 +14,15 @@ import (
 	"github.com/tack-run/tack/llm/llmtest"
 )
 
-// windowOf fails, as the provider's context overflow, every request whose
-// system prompt and messages are estimated above window tokens (the
-// scripted model's own estimate of its input): a model with a small
-// window that refuses what does not fit.
+// windowOf fails, as the provider's context overflow, every request but
+// a summary's whose system prompt and messages are estimated above window
+// tokens (the scripted model's own estimate of its input): a model with a
+// small window that refuses what does not fit, whose summaries are
+// written as by a compact_model with a larger window.
 func windowOf(window int64) func(llm.Provider) llm.Provider {
 	return func(p llm.Provider) llm.Provider {
 		return llmtest.ProviderFunc(func(ctx context.Context, req *llm.Request, emit func(llm.Chunk)) (*llm.Response, error) {
-			if in := llm.EstimateUsage(req, &llm.Message{}).InputTokens; in > window {
+			if in := llm.EstimateUsage(req, &llm.Message{}).InputTokens; in > window && req.System != SummarisePrompt {
 				return nil, &llm.Error{Status: 400, Message: fmt.Sprintf("maximum context length is %d tokens, the request has %d", window, in), Overflow: true}
 			}
 			return p.Stream(ctx, req, emit)
