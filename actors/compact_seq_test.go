@@ -51,3 +51,31 @@ func TestCompactCommandMidRun(t *testing.T) {
 		t.Fatalf("the request after the compaction: %q, want %q", got, want)
 	}
 }
+
+// TestAbortCancelsCompaction: an abort while the run waits at its turn gap
+// for a summary cancels the summary request; compact_end with 0 follows
+// the run's agent_end, with no error, and the history is unchanged.
+func TestAbortCancelsCompaction(t *testing.T) {
+	tool, summary := newGate(), newGate()
+	sys := newSystem(t)
+	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", System: "be brief",
+		Tools:        demoSet(t, holdTool("hold", tools.Killable, tool)),
+		Model:        scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}}]},{"text":"never"}]}`),
+		CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never either"}]}`, summary, 0),
+		Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+	h.ok(&eventsv1.Prompt{Text: "p1"})
+	h.waitFor("tool_execution_start", 1)
+	h.ok(&eventsv1.Compact{})
+	tool.open()
+	h.waitFor("compact_start", 1)
+	n := h.rec.Len()
+	h.ok(&eventsv1.Abort{})
+	h.waitFor("compact_end", 1)
+	eventstest.ExpectTypes(t, h.since(n), "agent_abort", "state_changed", "agent_status", "agent_end", "compact_end")
+	if got := findType(h.since(n), "compact_end").GetCompactEnd().RemovedCount; got != 0 {
+		t.Fatalf("removed_count %d, want 0", got)
+	}
+	if got := contents(h.history()); !slices.Equal(got, []string{"user:p1", "assistant:", "tool:hold done"}) {
+		t.Fatalf("history %q", got)
+	}
+}
