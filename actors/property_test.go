@@ -32,16 +32,22 @@ var (
 const propWorkers = 48
 
 // TestPropertyRandomCommands plays random sequences of prompt, steer,
-// abort and switch_model, at random moments, against random scripts that
-// mix chunked text, thinking, tool calls (echo, sleep, sleep_immune,
-// sleep_stubborn, unknown tools, bad arguments) and model errors. Whenever
+// abort, switch_model and compact, at random moments, against random
+// scripts that mix chunked text, thinking, tool calls (echo, sleep,
+// sleep_immune, sleep_stubborn, unknown tools, bad arguments) and model
+// errors; on some seeds the model has a small window (its usage makes
+// compact_at_percent trigger) or refuses what does not fit as a context
+// overflow (which compacts and retries). Whenever
 // the session is idle (at random points, and once it has settled at the
 // end) it checks:
 //
 //   - the history passes llm.Validate, and no request needed repair;
 //   - every accepted prompt or steering message is exactly once either in
-//     the history, in a queue (get_state) or reported dropped, and no
+//     the history (get_messages with all: compaction keeps what it
+//     replaces), in a queue (get_state) or reported dropped, and no
 //     refused one is anywhere;
+//   - get_messages with all holds, summaries aside, every message that
+//     message_committed told, in order, and ends with the working history;
 //   - every abort produced exactly one agent_abort;
 //   - every run that started ended with exactly one agent_end, and runs
 //     did not overlap; seq numbers are 1..N; no internal error;
@@ -49,7 +55,9 @@ const propWorkers = 48
 //   - every request sent (the session has random context limits on two
 //     seeds in three) is valid for the provider, carries the system prompt,
 //     keeps to the limits unless the cut moved back to keep a call with
-//     its results, and request_start.message_count counts its messages.
+//     its results, and request_start.message_count counts its messages;
+//     every summary request carries the summarisation prompt and one
+//     user message.
 //
 // A seed fixes the script and the commands; the interleaving with the
 // model and the tools also depends on the scheduler, so a failing seed is
@@ -103,6 +111,8 @@ type prop struct {
 	kick chan struct{} // a token after each event, for waits
 
 	limits *llm.ContextConfig // nil on a third of the seeds
+	window int64              // the scripts' context_window, 0 for none
+	refuse int64              // tokens past which the model refuses a request as an overflow, 0 for never
 	sent   *sentRequests
 	all    bool // queue_mode all, on a third of the seeds
 
@@ -124,6 +134,18 @@ func newProp(t *testing.T, sys *actor.ActorSystem, reg *Registry, set *tools.Set
 	p := &prop{t: t, rng: rand.New(rand.NewPCG(seed, 0x7ac4)), seed: seed, kick: make(chan struct{}, 1), sent: &sentRequests{}}
 	if p.rng.IntN(3) > 0 {
 		p.limits = &llm.ContextConfig{MaxMessages: p.rng.IntN(8), MaxTokens: int64(p.rng.IntN(3) * (5 + p.rng.IntN(40)))}
+		if p.rng.IntN(2) == 0 {
+			p.limits.CompactAtPercent = float64(20 + p.rng.IntN(70))
+		}
+		if p.rng.IntN(3) > 0 {
+			p.limits.KeepRecent = new(p.rng.IntN(7))
+		}
+	}
+	if p.rng.IntN(2) == 0 {
+		p.window = int64(40 + p.rng.IntN(200))
+	}
+	if p.rng.IntN(2) == 0 {
+		p.refuse = int64(20 + p.rng.IntN(60))
 	}
 	p.all = p.rng.IntN(3) == 0
 	mode := QueueOneAtATime
@@ -157,14 +179,16 @@ func (p *prop) play() {
 	steps := 4 + p.rng.IntN(9)
 	for i := range steps {
 		switch r := p.rng.IntN(100); {
-		case r < 30:
+		case r < 28:
 			p.prompt(fmt.Sprintf("p%d", i))
-		case r < 55:
+		case r < 50:
 			p.steer(fmt.Sprintf("s%d", i))
-		case r < 75:
+		case r < 68:
 			p.abort()
-		case r < 85:
+		case r < 78:
 			p.switchModel()
+		case r < 88:
+			p.compact()
 		default:
 			p.checkIfIdle()
 		}
@@ -174,7 +198,7 @@ func (p *prop) play() {
 		}
 	}
 	p.settle()
-	p.check(p.h.state())
+	p.check(p.compacted(p.h.state()))
 }
 
 func (p *prop) prompt(text string) {
@@ -254,6 +278,13 @@ func (p *prop) switchModel() {
 	p.trace = append(p.trace, "switch_model "+name)
 }
 
+func (p *prop) compact() {
+	if r := p.h.send(&eventsv1.Compact{}); r.Error != nil {
+		p.t.Fatalf("compact: %v", r.Error)
+	}
+	p.trace = append(p.trace, "compact")
+}
+
 // pause lets time pass, or not: nothing, until the next event (at most
 // 20 ms), or a timer of up to 20 ms.
 func (p *prop) pause() {
@@ -280,8 +311,22 @@ func (p *prop) pause() {
 // checkIfIdle checks the invariants if the session is idle.
 func (p *prop) checkIfIdle() {
 	if st := p.h.state(); st.State == "idle" {
-		p.check(st)
+		p.check(p.compacted(st))
 	}
+}
+
+// compacted waits, when the session is idle with a compaction under way
+// (the compact command in idle, or compact_at_percent at a run's end),
+// for that compaction to end, which is the one change an idle session
+// makes without a command; it returns get_state after it.
+func (p *prop) compacted(st *eventsv1.SessionState) *eventsv1.SessionState {
+	evs := p.h.rec.Events()
+	starts, ends := len(findAll(evs, "compact_start")), len(findAll(evs, "compact_end"))
+	if st.State != "idle" || starts == ends {
+		return st
+	}
+	p.h.waitFor("compact_end", starts)
+	return p.h.state()
 }
 
 // settle waits, run by run, until the session is idle. Ends are counted
@@ -313,6 +358,7 @@ func (p *prop) check(st *eventsv1.SessionState) {
 	for _, problem := range logProblems(evs) {
 		p.t.Error(problem)
 	}
+	checkAll(p.t, p.h, evs)
 
 	// Nothing lost: each accepted text is in exactly one place, once.
 	where := map[string][]string{}
@@ -326,7 +372,7 @@ func (p *prop) check(st *eventsv1.SessionState) {
 			texts = strings.Split(m.Content, QueueJoin)
 		}
 		for _, text := range texts {
-			if m.Role == llm.RoleUser {
+			if m.Role == llm.RoleUser && !m.Summary {
 				where[text] = append(where[text], place)
 			}
 		}
@@ -458,9 +504,17 @@ func randomCall(rng *rand.Rand) map[string]any {
 	}
 }
 
-// model is a random script named name whose requests p checks.
+// model is a random script named name whose requests p checks, with the
+// seed's window, refusing as an overflow what passes p.refuse.
 func (p *prop) model(name string) *llm.Model {
-	m := scriptModel(p.t, name, randomScript(p.rng))
+	script := randomScript(p.rng)
+	if p.window > 0 {
+		script = fmt.Sprintf(`{"context_window":%d,`, p.window) + script[1:]
+	}
+	m := scriptModel(p.t, name, script)
+	if p.refuse > 0 {
+		m.Provider = windowOf(p.refuse)(m.Provider)
+	}
 	m.Provider = &checkedProvider{Provider: m.Provider, sent: p.sent}
 	return m
 }
@@ -491,12 +545,22 @@ func (p *prop) checkRequests(evs []*eventsv1.Event) {
 	starts := findAll(evs, "request_start")
 	// A run aborted just after request_start ends without waiting for its
 	// stream goroutine, which may not have called the provider yet: it
-	// will, with a cancelled context.
+	// will, with a cancelled context. Summary requests have no
+	// request_start; their compactions are over (compacted).
 	var reqs []*llm.Request
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
 		p.sent.mu.Lock()
 		reqs = slices.Clone(p.sent.reqs)
 		p.sent.mu.Unlock()
+		reqs = slices.DeleteFunc(reqs, func(r *llm.Request) bool {
+			if r.System != SummarisePrompt {
+				return false
+			}
+			if len(r.Messages) != 1 || r.Messages[0].Role != llm.RoleUser || r.Messages[0].Content == "" {
+				p.t.Errorf("a summary request with messages %q", contents(r.Messages))
+			}
+			return true
+		})
 		if len(reqs) >= len(starts) || time.Now().After(deadline) {
 			break
 		}

@@ -1,0 +1,81 @@
+package actors
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/tack-run/tack/events/eventstest"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+)
+
+// TestCompactCommandMidRun: compact while a tool runs waits for the turn
+// gap: the batch ends, the compaction runs before the next request, and
+// the run goes on with the compacted history; the committed index after
+// it counts from the summary.
+func TestCompactCommandMidRun(t *testing.T) {
+	g := newGate()
+	model := scriptModel(t, "", `{"turns":[{"text":"a1"},{"text":"Waiting.","tool_calls":[{"name":"hold","args":{}}]},{"text":"the user asked p1"},{"text":"Done."}]}`)
+	sent := &sentRequests{}
+	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
+	sys := newSystem(t)
+	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", Model: model, System: "be brief",
+		Tools: demoSet(t, holdTool("hold", tools.Killable, g)), Context: &llm.ContextConfig{KeepRecent: new(3)}})
+	h.ok(&eventsv1.Prompt{Text: "p1"})
+	h.waitFor("agent_end", 1)
+	n := h.rec.Len()
+	h.ok(&eventsv1.Prompt{Text: "p2"})
+	h.waitFor("tool_execution_start", 1)
+	h.ok(&eventsv1.Compact{})
+	if ev := findType(h.since(n), "compact_start"); ev != nil {
+		t.Fatalf("compaction started while the tool ran: %v", ev)
+	}
+	g.open()
+	h.waitFor("agent_end", 2)
+	toolAnswer := []string{"state_changed", "message_start", "message_delta", "response_complete", "message_committed", "token_usage"}
+	eventstest.ExpectTypes(t, h.since(n), seq(runStart, toolAnswer,
+		one("tool_calls", "state_changed", "agent_status", "tool_execution_start", "tool_execution_end",
+			"tool_execution_metrics", "message_committed", "turn_end", "state_changed", "agent_status",
+			"compact_start", "compact_end", "turn_start", "request_start"),
+		answer, runEnd)...)
+	if got := findType(h.since(n), "compact_end").GetCompactEnd().RemovedCount; got != 2 {
+		t.Fatalf("removed_count %d, want 2", got)
+	}
+	last := findAll(h.since(n), "message_committed")
+	if i := last[len(last)-1].GetMessageCommitted().Index; i != 4 {
+		t.Fatalf("the answer after the compaction was committed at %d, want 4 (summary, p2, call, result, answer)", i)
+	}
+	want := []string{"user:" + SummaryPrefix + "the user asked p1", "user:p2", "assistant:Waiting.", "tool:hold done"}
+	if got := contents(sent.reqs[3].Messages); !slices.Equal(got, want) {
+		t.Fatalf("the request after the compaction: %q, want %q", got, want)
+	}
+}
+
+// TestAbortCancelsCompaction: an abort while the run waits at its turn gap
+// for a summary cancels the summary request; compact_end with 0 follows
+// the run's agent_end, with no error, and the history is unchanged.
+func TestAbortCancelsCompaction(t *testing.T) {
+	tool, summary := newGate(), newGate()
+	sys := newSystem(t)
+	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", System: "be brief",
+		Tools:        demoSet(t, holdTool("hold", tools.Killable, tool)),
+		Model:        scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}}]},{"text":"never"}]}`),
+		CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never either"}]}`, summary, 0),
+		Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+	h.ok(&eventsv1.Prompt{Text: "p1"})
+	h.waitFor("tool_execution_start", 1)
+	h.ok(&eventsv1.Compact{})
+	tool.open()
+	h.waitFor("compact_start", 1)
+	n := h.rec.Len()
+	h.ok(&eventsv1.Abort{})
+	h.waitFor("compact_end", 1)
+	eventstest.ExpectTypes(t, h.since(n), "agent_abort", "state_changed", "agent_status", "agent_end", "compact_end")
+	if got := findType(h.since(n), "compact_end").GetCompactEnd().RemovedCount; got != 0 {
+		t.Fatalf("removed_count %d, want 0", got)
+	}
+	if got := contents(h.history()); !slices.Equal(got, []string{"user:p1", "assistant:", "tool:hold done"}) {
+		t.Fatalf("history %q", got)
+	}
+}
