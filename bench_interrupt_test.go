@@ -38,7 +38,7 @@ const stubbornMS = 2000
 // session put on agent_abort when it published it.
 //
 // One op is one round: spawn, start, abort all, close. Latencies are pooled
-// over the rounds. Target (DESIGN §4): p99 < 1 ms with 1,000 sessions.
+// over the rounds. Target (docs/benchmarks.md): p99 < 1 ms with 1,000 sessions.
 func BenchmarkAbortDelivery(b *testing.B) {
 	defer settle(b) // the abandoned sleep_stubborn calls end stubbornMS after they started
 	sizes := []int{1, 100, 1000}

@@ -1,6 +1,6 @@
 package tack_test
 
-// Benchmarks of the runtime against DESIGN.md §4: heap per idle session,
+// Benchmarks of the runtime against the targets of docs/benchmarks.md: heap per idle session,
 // runtime overhead per turn, event throughput to subscribers (this file),
 // abort delivery and steering latency (bench_interrupt_test.go). Figures
 // and the commands that produce them are in docs/benchmarks.md.
@@ -174,7 +174,7 @@ func reportLatencies(b *testing.B, samples []time.Duration, withMax bool) {
 //     two-message history and its buffered events), watched by a small
 //     filtered subscription that was closed afterwards.
 //
-// Target (DESIGN §4): ≤ 8 KiB per idle session.
+// Target (docs/benchmarks.md): ≤ 8 KiB per idle session.
 func BenchmarkIdleSessionHeap(b *testing.B) {
 	defer settle(b)
 	sizes := []int{10_000, 100_000}
@@ -306,7 +306,7 @@ const (
 //     history has grown by 10%, then a fresh one takes over. The history
 //     metric is the mean history length over the timed runs.
 //
-// Target (DESIGN §4): ≥ 5× better than pi-agent-core for the same scenario
+// Target (docs/benchmarks.md): ≥ 5× better than pi-agent-core for the same scenario
 // (the peer harness compares; this gives Tack's side).
 func BenchmarkTurnOverhead(b *testing.B) {
 	defer settle(b)
@@ -471,7 +471,7 @@ func reportTurns(b *testing.B, events int, m meter) {
 // buffer=65536 repeats the run with subscribers that never fall behind by
 // more than their buffer, to separate the session's pace from the readers'.
 //
-// Target (DESIGN §4): ≥ 1M delta events/s delivered to subscribers on 2 cores.
+// Target (docs/benchmarks.md): ≥ 1M delta events/s delivered to subscribers on 2 cores.
 func BenchmarkEventThroughput(b *testing.B) {
 	defer settle(b)
 	for _, buffer := range []int{0, 65536} {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// layers is DESIGN.md §2's import order: a package may import packages of
+// layers is the import order of docs/architecture.md: a package may import packages of
 // its own or lower layers, never higher ones.
 var layers = []struct {
 	layer    int
@@ -37,7 +37,7 @@ func layerOf(pkg string) int {
 	return best
 }
 
-// TestImportsFlowOneWay keeps DESIGN.md §2's rule: events ← {fsm, llm,
+// TestImportsFlowOneWay keeps the rule of docs/architecture.md: events ← {fsm, llm,
 // tools, store} ← plugins ← actors ← metrics ← tack ← {server, cmd/tack}.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
@@ -49,7 +49,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		fields := strings.Fields(line)
 		pkg, from := fields[0], layerOf(fields[0])
 		if from < 0 {
-			t.Errorf("package %s belongs to no layer of DESIGN.md §2", pkg)
+			t.Errorf("package %s belongs to no layer of docs/architecture.md", pkg)
 			continue
 		}
 		for _, imp := range fields[1:] {

@@ -12,7 +12,7 @@ import (
 	"github.com/tack-run/tack/tools"
 )
 
-// abortBound is DESIGN.md's guarantee 1: agent_abort reaches every
+// abortBound is guarantee 1 of docs/architecture.md: agent_abort reaches every
 // subscriber within 100 ms of the command, whatever the tools do.
 const abortBound = 100 * time.Millisecond
 

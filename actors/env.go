@@ -19,7 +19,7 @@ const (
 	DefaultToolGrace     = time.Second
 	DefaultIdleTrim      = time.Minute
 	DefaultIdleKeep      = 64
-	// DefaultApprovalTimeout is DESIGN.md's 120 s.
+	// DefaultApprovalTimeout is how long an approval waits by default: 120 s.
 	DefaultApprovalTimeout = 120 * time.Second
 	// DefaultLeaseTTL is how long a node owns a stored session without
 	// renewing its lease; the Registry renews every third of it.

@@ -14,7 +14,7 @@ import (
 	"github.com/tack-run/tack/tools"
 )
 
-// The command × state table of DESIGN.md §1, one named test per cell
+// The command × state table (docs/protocol.md, docs/control.md), one named test per cell
 // (TestCommandTable/<command>/<state>[/<variant>]).
 //
 // Each cell brings a session into its state and holds it there: the model

@@ -274,7 +274,7 @@ func TestTrim(t *testing.T) {
 }
 
 // TestIdleStreamMemory checks the idle-session budget (≤ 8 KiB in all,
-// DESIGN.md §4): a stream that has published a handful of events must cost
+// the targets of docs/benchmarks.md): a stream that has published a handful of events must cost
 // a small fraction of it.
 func TestIdleStreamMemory(t *testing.T) {
 	const n = 2000

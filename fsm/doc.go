@@ -1,5 +1,5 @@
 // Package fsm is the session state machine: the four states of a session
-// (DESIGN.md §1) and the events that move between them, as a typed wrapper
+// (docs/state-machine.md) and the events that move between them, as a typed wrapper
 // over github.com/looplab/fsm.
 //
 // # Usage

@@ -3,7 +3,7 @@ package fsm
 // State is a session state.
 type State string
 
-// The session states (DESIGN.md §1).
+// The session states (docs/state-machine.md).
 const (
 	// Idle: no run in progress; the session waits for a prompt.
 	Idle State = "idle"

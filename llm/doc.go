@@ -12,7 +12,7 @@
 //	resp, err := m.Provider.Stream(ctx, &llm.Request{Messages: history}, emit)
 //
 // Histories are built from UserMessage, AssistantMessage and
-// ToolResultMessage. Validate checks the history invariant (DESIGN.md §1,
+// ToolResultMessage. Validate checks the history invariant (docs/architecture.md,
 // guarantee 2): each assistant tool call has exactly one result, before
 // the next user or assistant message, and no result is orphaned. Repair
 // makes any history valid and says what it changed. Provider adapters call

@@ -6,7 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Validate checks the history invariant (DESIGN.md §1, guarantee 2) and
+// Validate checks the history invariant (guarantee 2 of docs/architecture.md) and
 // returns an error describing the first violation, or nil:
 //
 //   - every message has role user, assistant or tool;

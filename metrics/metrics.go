@@ -45,7 +45,7 @@ var endReasons = []string{
 
 // Buckets of the histograms, in seconds.
 var (
-	// abortBuckets spans DESIGN's abort targets: well under a millisecond
+	// abortBuckets spans the abort targets of docs/benchmarks.md: well under a millisecond
 	// on the actor, 100 ms at worst to a subscriber.
 	abortBuckets = []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1}
 	toolBuckets  = []float64{.001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60, 300}
