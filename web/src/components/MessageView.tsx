@@ -44,12 +44,12 @@ export function MessageView(p: MessageViewProps) {
         <div class="msg-who" aria-hidden="true">{who}</div>
         {p.onResend && editing === null && (
           <button type="button" class="msg-action" data-testid="edit-prompt" aria-label="Edit and resend this prompt" title="Edit and resend: the run in progress is rolled back" onClick={() => setEditing(p.content)}>
-            <span aria-hidden="true">✎</span>
+            <span aria-hidden="true">✎ edit</span>
           </button>
         )}
         {p.onFork && p.forkAt !== undefined && (
           <button type="button" class="msg-action" data-testid="fork" data-index={p.forkAt} aria-label="Fork from here" title="Fork: a new session with the conversation up to here" onClick={() => p.onFork!(p.forkAt!)}>
-            <span aria-hidden="true">⑂</span>
+            <span aria-hidden="true">fork</span>
           </button>
         )}
       </div>
