@@ -45,6 +45,20 @@ export interface ToolCall {
   /** The result once the call ended (null before). */
   result: string | null;
   durationMs: number | null;
+  /** The child session a `subagent` call runs (null for other tools, and before subagent_start). */
+  sub: SubAgent | null;
+}
+
+/** The child session of a `subagent` call, as its wrapped events show it. */
+export interface SubAgent {
+  /** The child's session id (`<parent>/sub-N`). */
+  child: string;
+  /** subagent_start's description (else the call's `description` argument). */
+  description: string;
+  /** The child's own view, reduced from the events sub_agent_event wraps. */
+  view: ViewState;
+  /** subagent_end's result; null while the child works. */
+  result: string | null;
 }
 
 /** A quiet line in the timeline (recovery, compaction, errors, retries...). */
@@ -110,6 +124,8 @@ export interface ViewState {
   question: Question | null;
   /** The todo list as todo_write last wrote it. */
   todos: WireTodo[];
+  /** The model's last status_update in the current run (null when none). */
+  statusText: string | null;
 }
 
 /** Everything that changes the view state. */
@@ -149,6 +165,7 @@ export function initialState(session: string | null = null): ViewState {
     approvals: [],
     question: null,
     todos: [],
+    statusText: null,
   };
 }
 
@@ -178,7 +195,8 @@ export function reduce(s: ViewState, a: Action): ViewState {
 
 function seed(s: ViewState, st: WireState, wire: WireMessage[], replace: boolean): ViewState {
   const messages = replace ? [] : s.messages.slice();
-  const tools: Record<string, ToolCall> = { ...s.tools };
+  // A replaced history takes the calls of the messages it no longer has with it.
+  const tools = replace ? withoutCallsOf(s.tools, s.messages, wire) : { ...s.tools };
   wire.forEach((m, i) => {
     setAt(messages, i, toMessage(i, m));
     applyMessageToTools(tools, m, "seed");
@@ -234,6 +252,10 @@ function seed(s: ViewState, st: WireState, wire: WireMessage[], replace: boolean
     question,
     todos: st.todos ?? s.todos,
     streaming: st.state === "streaming" || st.state === "running" ? s.streaming : null,
+    statusText: st.run_id ? s.statusText : null,
+    // Indexes of the old history mean nothing in a replaced one: its
+    // notices go after it, where the next ones will go too.
+    ...(replace ? { anchor: messages.length, notices: noticesAtMost(s.notices, messages.length) } : {}),
   };
 }
 
@@ -264,10 +286,10 @@ function applyEvent(s0: ViewState, e: TackEvent): ViewState {
       return { ...s, status, statusTool: status === "tool_calling" ? str(e.tool_name) || null : null, optimistic: false };
     }
     case "agent_start":
-      return { ...s, runId: str(e.run_id) || null };
+      return { ...s, runId: str(e.run_id) || null, statusText: null };
     case "agent_end": {
       const reason = str(e.reason);
-      const t = { ...s, runId: null, streaming: null };
+      const t = { ...s, runId: null, streaming: null, statusText: null };
       if (reason === "completed" || reason === "") return t;
       if (reason === "aborted") return addNotice(t, "agent_end", "info", "Stopped");
       return addNotice(t, "agent_end", reason === "error" ? "error" : "info", `Run ended: ${reason}`);
@@ -416,6 +438,42 @@ function applyEvent(s0: ViewState, e: TackEvent): ViewState {
       return addNotice(s, e.type, "info", `Forked from ${str(e.from_session)} at message ${num(e.index, 0)}`);
     case "title_generated":
       return { ...s, title: str(e.title) || s.title };
+    case "status_update":
+      return { ...s, statusText: str(e.text) || null };
+
+    // sub-agents
+    case "subagent_start": {
+      // The event names no call: it belongs to a running subagent call
+      // without a child yet; the wrapped events that follow name the call
+      // and move the child to it should the guess be wrong.
+      const child = str(e.child_session);
+      if (findSub(s.tools, child)) return s;
+      const call = Object.values(s.tools).find((t) => t.name === "subagent" && t.sub === null && t.result === null);
+      if (!call) return s;
+      return withTool(s, { ...call, sub: newSub(child, str(e.description) || describe(call.args)) });
+    }
+    case "sub_agent_event": {
+      const child = str(e.child_session);
+      const inner = e.event as TackEvent | undefined;
+      if (!child || !inner || typeof inner !== "object") return s;
+      const id = str(e.call_id);
+      let t = s;
+      let call = t.tools[id] ?? newTool(id, "subagent", undefined);
+      let sub = call.sub?.child === child ? call.sub : null;
+      if (!sub) {
+        const holder = findSub(t.tools, child);
+        if (holder && holder.callId !== id) t = withTool(t, { ...holder, sub: null });
+        sub = holder?.sub ?? newSub(child, describe(call.args));
+        call = t.tools[id] ?? call;
+      }
+      const view = applyEvent(sub.view, { ...inner, seq: num(inner.seq, 0) });
+      return withTool(t, { ...call, sub: { ...sub, view } });
+    }
+    case "subagent_end": {
+      const call = findSub(s.tools, str(e.child_session));
+      if (!call?.sub) return s;
+      return withTool(s, { ...call, sub: { ...call.sub, result: resultText(e.result) } });
+    }
     case "todo_change":
       return { ...s, todos: Array.isArray(e.todos) ? (e.todos as WireTodo[]) : [] };
     case "intervention":
@@ -429,11 +487,19 @@ function applyEvent(s0: ViewState, e: TackEvent): ViewState {
   }
 }
 
+/**
+ * A commit at index i means the working history now holds exactly i+1
+ * messages: after a rollback the next commits reuse the indexes of the
+ * messages it took out, so whatever was shown from i on goes, with its
+ * tool calls and the notices placed after it. A replay over a seed
+ * re-applies the later commits too, so it ends where the seed stands.
+ */
 function commit(s: ViewState, index: number, m: WireMessage): ViewState {
   if (index < 0) return s;
-  const messages = s.messages.slice();
+  const rewrite = index < s.messages.length;
+  const messages = s.messages.slice(0, index);
   setAt(messages, index, toMessage(index, m));
-  const tools = { ...s.tools };
+  const tools = rewrite ? withoutCallsOf(s.tools, s.messages.slice(index), [m]) : { ...s.tools };
   applyMessageToTools(tools, m, "event");
   // Also when the index is already known (a replay over a seed): the replay
   // then holds the prompt_queued that put the entry there just before.
@@ -443,9 +509,23 @@ function commit(s: ViewState, index: number, m: WireMessage): ViewState {
     messages,
     tools,
     queue,
-    anchor: Math.max(s.anchor, index + 1),
+    anchor: index + 1,
+    notices: rewrite ? noticesAtMost(s.notices, index) : s.notices,
     streaming: m.role === "assistant" ? null : s.streaming,
   };
+}
+
+/** The tool calls without those that only the removed messages asked for. */
+function withoutCallsOf(tools: Record<string, ToolCall>, removed: (Message | undefined)[], kept: WireMessage[]): Record<string, ToolCall> {
+  const keep = new Set(kept.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)));
+  const out = { ...tools };
+  for (const m of removed) for (const id of m?.toolCalls ?? []) if (!keep.has(id)) delete out[id];
+  return out;
+}
+
+/** The notices, those placed past index moved to it. */
+function noticesAtMost(notices: Notice[], index: number): Notice[] {
+  return notices.some((n) => n.at > index) ? notices.map((n) => (n.at > index ? { ...n, at: index } : n)) : notices;
 }
 
 /** Takes the queue entry that a committed user message came from. */
@@ -516,7 +596,22 @@ function applyMessageToTools(tools: Record<string, ToolCall>, m: WireMessage, fr
 }
 
 function newTool(callId: string, name: string, args: unknown): ToolCall {
-  return { callId, name, args, state: "running", output: "", result: null, durationMs: null };
+  return { callId, name, args, state: "running", output: "", result: null, durationMs: null, sub: null };
+}
+
+function newSub(child: string, description: string): SubAgent {
+  return { child, description, view: initialState(child), result: null };
+}
+
+/** The call whose sub-agent is this child session. */
+function findSub(tools: Record<string, ToolCall>, child: string): ToolCall | undefined {
+  return Object.values(tools).find((t) => t.sub?.child === child);
+}
+
+/** The `description` argument of a subagent call, if any. */
+function describe(args: unknown): string {
+  const d = args && typeof args === "object" ? (args as { description?: unknown }).description : undefined;
+  return typeof d === "string" ? d : "";
 }
 
 function withTool(s: ViewState, t: ToolCall): ViewState {

@@ -1,7 +1,9 @@
 // Opening a session: the seed (get_state + get_messages), then its events
 // from since=0. A later events_lost (a gap after a reconnect) fetches a fresh
-// seed; events that arrive meanwhile wait and apply on top of it. So does a
-// compaction (compact_end), whose new, shorter history replaces the old.
+// seed; events that arrive meanwhile wait and apply on top of it. So do a
+// compaction (compact_end), whose new, shorter history replaces the old,
+// and an aborted run (agent_end "aborted"), which a rollback may have taken
+// out of the history.
 
 import { Api, ApiError, subscribe, type Connection, type Subscription } from "./api";
 import type { Action } from "./reducer";
@@ -64,6 +66,9 @@ export function openSession(
           // A compaction replaced older messages with a summary: the working
           // history is shorter now and later commits count from its start.
           if (e.type === "compact_end" && Number(e.removed_count ?? 0) > 0) reseed(true);
+          // An abort with rollback takes the run's messages out and says so
+          // with no event of its own: the history is read again.
+          if (e.type === "agent_end" && e.reason === "aborted") reseed(true);
         },
         connection,
       });

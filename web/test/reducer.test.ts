@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { initialState, reduce, type Action, type ToolCall, type ViewState } from "../src/reducer";
 import type { TackEvent, WireState } from "../src/wire";
@@ -40,6 +42,7 @@ const tool = (t: Partial<ToolCall> & { callId: string; name: string }): ToolCall
   output: "",
   result: null,
   durationMs: null,
+  sub: null,
   ...t,
 });
 
@@ -521,4 +524,227 @@ test("todos: seeded from get_state, replaced whole by todo_change", () => {
   s = run([{ type: "todo_change", todos: [{ text: "x", status: "pending" }] }], s);
   s = apply(s, { type: "seed", state: idleState, messages: [] });
   assert.deepEqual(s.todos, [{ text: "x", status: "pending" }]);
+});
+
+// A rollback, as `tack rpc` sent it: "capitol of France?" runs a long sleep,
+// then "capital of France?" comes with if_busy "rollback". The aborted
+// run's messages leave the working history, and the new run's commits
+// reuse their indexes (0 and 1).
+const rollbackRun: Ev[] = [
+  { type: "session_created", model: "script:inline" },
+  { type: "prompt_received", text: "capitol of France?" },
+  { type: "agent_start", run_id: "r-1" },
+  { type: "message_committed", index: 0, message: { role: "user", content: "capitol of France?" } },
+  { type: "state_changed", from: "idle", to: "running" },
+  { type: "agent_status", status: "thinking", tool_name: null },
+  { type: "turn_start", run_id: "r-1", turn: 1 },
+  { type: "request_start", turn: 1, model: "script:inline", message_count: 1 },
+  { type: "state_changed", from: "running", to: "streaming" },
+  { type: "message_start", role: "assistant" },
+  { type: "message_delta", delta: "Sleeping." },
+  { type: "response_complete", message: { role: "assistant", content: "Sleeping.", tool_calls: [{ id: "c-1", name: "sleep", args: { ms: 60000 } }] }, stop_reason: "tool_calls" },
+  { type: "message_committed", index: 1, message: { role: "assistant", content: "Sleeping.", tool_calls: [{ id: "c-1", name: "sleep", args: { ms: 60000 } }] } },
+  { type: "token_usage", context_used: 5, context_window: null, context_percent: null, session_total_tokens: 11, model: "script:inline", cost_usd: 0 },
+  { type: "tool_calls", count: 1 },
+  { type: "state_changed", from: "streaming", to: "executing_tools" },
+  { type: "agent_status", status: "tool_calling", tool_name: "sleep" },
+  { type: "tool_execution_start", name: "sleep", call_id: "c-1", args: { ms: 60000 } },
+  { type: "agent_abort", run_id: "r-1", reason: "user" },
+  { type: "tool_killed", name: "sleep", call_id: "c-1", reason: "aborted" },
+  { type: "tool_execution_end", name: "sleep", call_id: "c-1", ok: false, result: "interrupted: aborted by user" },
+  { type: "tool_execution_metrics", name: "sleep", call_id: "c-1", started_at_ms: 1000, ended_at_ms: 1472, duration_ms: 472 },
+  { type: "message_committed", index: 2, message: { role: "tool", tool_call_id: "c-1", content: "interrupted: aborted by user", is_error: true } },
+  { type: "turn_end", run_id: "r-1", turn: 1 },
+  { type: "state_changed", from: "executing_tools", to: "idle" },
+  { type: "agent_status", status: "idle", tool_name: null },
+  { type: "agent_end", run_id: "r-1", reason: "aborted" },
+  // seq 28: the new prompt's run
+  { type: "prompt_received", text: "capital of France?" },
+  { type: "agent_start", run_id: "r-2" },
+  { type: "message_committed", index: 0, message: { role: "user", content: "capital of France?" } },
+  { type: "state_changed", from: "idle", to: "running" },
+  { type: "agent_status", status: "thinking", tool_name: null },
+  { type: "turn_start", run_id: "r-2", turn: 1 },
+  { type: "request_start", turn: 1, model: "script:inline", message_count: 1 },
+  { type: "state_changed", from: "running", to: "streaming" },
+  { type: "message_start", role: "assistant" },
+  { type: "message_delta", delta: "Paris." },
+  { type: "response_complete", message: { role: "assistant", content: "Paris." }, stop_reason: "end_turn" },
+  { type: "message_committed", index: 1, message: { role: "assistant", content: "Paris." } },
+  { type: "token_usage", context_used: 5, context_window: null, context_percent: null, session_total_tokens: 18, model: "script:inline", cost_usd: 0 },
+  { type: "turn_end", run_id: "r-2", turn: 1 },
+  { type: "state_changed", from: "streaming", to: "idle" },
+  { type: "agent_status", status: "idle", tool_name: null },
+  { type: "agent_end", run_id: "r-2", reason: "completed" },
+];
+
+test("rollback: a commit at index i leaves exactly i+1 messages; the rolled-back call and its notices go", () => {
+  // Up to the aborted run's end: the typo, its answer, the killed call.
+  let s = run(rollbackRun.slice(0, 27));
+  assert.deepEqual(s.messages, [userMsg(0, "capitol of France?"), asstMsg(1, "Sleeping.", ["c-1"]), undefined]);
+  assert.deepEqual(Object.keys(s.tools), ["c-1"]);
+  assert.equal(s.tools["c-1"].state, "error");
+  assert.deepEqual(s.notices, [{ id: 1, at: 3, kind: "agent_end", level: "info", text: "Stopped" }]);
+
+  // The new prompt's commit at 0: the rolled-back messages and their call go;
+  // the "Stopped" notice moves before the new prompt.
+  s = run(rollbackRun.slice(27, 30), s, 28);
+  assert.deepEqual(s.messages, [userMsg(0, "capital of France?")]);
+  assert.deepEqual(s.tools, {});
+  assert.deepEqual(s.notices, [{ id: 1, at: 0, kind: "agent_end", level: "info", text: "Stopped" }]);
+  assert.equal(s.anchor, 1);
+
+  s = run(rollbackRun.slice(30), s, 31);
+  assert.deepEqual(s.messages, [userMsg(0, "capital of France?"), asstMsg(1, "Paris.")]);
+  assert.deepEqual(s.tools, {});
+  assert.equal(s.lastSeq, 44);
+  assert.equal(s.status, "idle");
+  assert.equal(s.anchor, 2);
+});
+
+test("rollback: a seed taken after it, then the whole ring replayed, ends as the events alone", () => {
+  const alone = run(rollbackRun);
+  const seeded = apply(initialState("s1"), {
+    type: "seed",
+    state: { ...idleState, model: "script:inline", message_count: 2 },
+    messages: [
+      { role: "user", content: "capital of France?" },
+      { role: "assistant", content: "Paris." },
+    ],
+  });
+  const replayed = run(rollbackRun, seeded, 1);
+  assert.deepEqual(replayed.messages, alone.messages);
+  assert.deepEqual(replayed.tools, alone.tools);
+  assert.deepEqual(replayed.notices, alone.notices);
+  assert.equal(replayed.lastSeq, 44);
+});
+
+test("a compaction's seed takes the replaced messages' calls with it and moves their notices after the history", () => {
+  let s = run([...start, ...toolTurn, { type: "tool_execution_end", name: "shell", call_id: "c-1", ok: true, result: "x" }]);
+  s = reduce(s, { type: "notice", text: "local note" });
+  assert.equal(s.notices[0].at, 2);
+  s = apply(s, {
+    type: "seed",
+    replace: true,
+    state: { ...idleState, message_count: 1 },
+    messages: [{ role: "user", content: "[Summary of the earlier conversation]\nls was run.", summary: true }],
+  });
+  assert.deepEqual(s.tools, {});
+  assert.equal(s.anchor, 1);
+  assert.deepEqual(s.notices.map((n) => n.at), [1]);
+});
+
+/** The events of a real subagent run (`tack rpc`, docs/context.md's example with a child that calls echo). */
+function subagentRun(): Ev[] {
+  // npm test runs in web/.
+  const text = readFileSync(join(process.cwd(), "test", "subagent-run.jsonl"), "utf8");
+  return text.trim().split("\n").map((l) => JSON.parse(l) as Ev);
+}
+
+test("sub-agent: the subagent card holds the child's session, description, text, tools and result", () => {
+  const events = subagentRun();
+  const upTo = (seq: number) => run(events.filter((e) => (e.seq ?? 0) <= seq));
+
+  // subagent_start: the running subagent call gets its child.
+  let s = upTo(18);
+  let sub = s.tools["c-1"].sub!;
+  assert.equal(sub.child, "p/sub-1");
+  assert.equal(sub.description, "count files");
+  assert.equal(sub.result, null);
+  assert.equal(sub.view.session, "p/sub-1");
+
+  // The child streams its first answer.
+  s = upTo(29);
+  sub = s.tools["c-1"].sub!;
+  assert.deepEqual(sub.view.streaming, { text: "Counting.", thinking: "" });
+  assert.equal(sub.view.status, "thinking");
+
+  // The child's echo call runs: its card is the child's, not the parent's.
+  s = upTo(36);
+  sub = s.tools["c-1"].sub!;
+  assert.deepEqual(sub.view.messages, [userMsg(0, "Count the files."), asstMsg(1, "Counting.", ["c-1"])]);
+  assert.deepEqual(sub.view.tools, { "c-1": tool({ callId: "c-1", name: "echo", args: { text: "42" } }) });
+  assert.equal(sub.view.status, "tool_calling");
+  assert.deepEqual(Object.keys(s.tools), ["c-1"]);
+  assert.equal(s.tools["c-1"].name, "subagent");
+  assert.equal(s.tools["c-1"].state, "running");
+
+  // The end: the child's whole run, then subagent_end and the call's result.
+  s = run(events);
+  const call = s.tools["c-1"];
+  sub = call.sub!;
+  assert.equal(sub.result, "There are 42 files.");
+  assert.equal(call.state, "ok");
+  assert.equal(call.result, "There are 42 files.");
+  assert.deepEqual(sub.view.messages, [
+    userMsg(0, "Count the files."),
+    asstMsg(1, "Counting.", ["c-1"]),
+    undefined,
+    asstMsg(3, "There are 42 files."),
+  ]);
+  assert.deepEqual(sub.view.tools, {
+    "c-1": tool({ callId: "c-1", name: "echo", args: { text: "42" }, state: "ok", result: "42", durationMs: 0 }),
+  });
+  assert.equal(sub.view.status, "idle");
+  assert.equal(sub.view.state, "idle");
+  assert.equal(sub.view.lastSeq, 36);
+  // The parent's own view is untouched by the child's events.
+  assert.deepEqual(s.messages, [userMsg(0, "How many files?"), asstMsg(1, "", ["c-1"]), undefined, asstMsg(3, "The sub-agent says 42.")]);
+  assert.equal(s.lastSeq, 73);
+  assert.deepEqual(s.notices, []);
+});
+
+test("sub-agent: two calls whose starts came in the other order end on the right cards; a grandchild nests", () => {
+  const call = (id: string, desc: string): Ev => ({ type: "tool_execution_start", name: "subagent", call_id: id, args: { task: "t", description: desc } });
+  const wrap = (id: string, child: string, event: Record<string, unknown>): Ev => ({ type: "sub_agent_event", call_id: id, child_session: child, event });
+  const s = run([
+    call("c-1", "one"),
+    call("c-2", "two"),
+    // The second call's child starts first.
+    { type: "subagent_start", child_session: "p/sub-2", description: "two" },
+    wrap("c-2", "p/sub-2", { type: "session_created", seq: 1, model: "m" }),
+    { type: "subagent_start", child_session: "p/sub-1", description: "one" },
+    wrap("c-1", "p/sub-1", { type: "session_created", seq: 1, model: "m" }),
+    wrap("c-2", "p/sub-2", { type: "message_delta", seq: 2, delta: "from two" }),
+    // A grandchild of the first: wrapped twice.
+    wrap("c-1", "p/sub-1", { type: "tool_execution_start", seq: 2, name: "subagent", call_id: "c-9", args: { task: "deeper" } }),
+    wrap("c-1", "p/sub-1", { type: "subagent_start", seq: 3, child_session: "p/sub-1/sub-1", description: "deeper" }),
+    wrap("c-1", "p/sub-1", {
+      type: "sub_agent_event",
+      seq: 4,
+      call_id: "c-9",
+      child_session: "p/sub-1/sub-1",
+      event: { type: "message_delta", seq: 1, delta: "from below" },
+    }),
+    { type: "subagent_end", child_session: "p/sub-2", result: "two done" },
+  ]);
+  assert.equal(s.tools["c-1"].sub!.child, "p/sub-1");
+  assert.equal(s.tools["c-1"].sub!.description, "one");
+  assert.equal(s.tools["c-1"].sub!.result, null);
+  assert.equal(s.tools["c-2"].sub!.child, "p/sub-2");
+  assert.equal(s.tools["c-2"].sub!.description, "two");
+  assert.equal(s.tools["c-2"].sub!.result, "two done");
+  assert.deepEqual(s.tools["c-2"].sub!.view.streaming, { text: "from two", thinking: "" });
+  const grand = s.tools["c-1"].sub!.view.tools["c-9"].sub!;
+  assert.equal(grand.child, "p/sub-1/sub-1");
+  assert.equal(grand.description, "deeper");
+  assert.deepEqual(grand.view.streaming, { text: "from below", thinking: "" });
+});
+
+test("status_update shows during the run and clears at agent_end; title_generated names the session at once", () => {
+  let s = run(start);
+  s = run([
+    { type: "message_start", role: "assistant" },
+    { type: "title_generated", title: "Release plan" },
+    { type: "message_delta", delta: "On it." },
+    { type: "status_update", text: "Writing the plan" },
+  ], s);
+  assert.equal(s.title, "Release plan");
+  assert.equal(s.statusText, "Writing the plan");
+  assert.deepEqual(s.streaming, { text: "On it.", thinking: "" });
+  s = run([{ type: "status_update", text: "Tagging" }], s);
+  assert.equal(s.statusText, "Tagging");
+  s = run([{ type: "agent_end", run_id: "r-1", reason: "completed" }], s);
+  assert.equal(s.statusText, null);
+  assert.equal(s.title, "Release plan");
 });

@@ -142,6 +142,24 @@ export function App() {
     [api, refreshList],
   );
 
+  // Edit and resend: the run in progress, its prompt included, is rolled back.
+  const resend = useCallback(
+    async (text: string): Promise<boolean> => {
+      const id = latest.current.session;
+      if (!id) return false;
+      try {
+        await api.command(id, "prompt", { text, if_busy: "rollback" });
+        return true;
+      } catch (err) {
+        dispatch({ type: "notice", level: "error", text: `Not sent: ${message(err)}` });
+        return false;
+      } finally {
+        refreshList();
+      }
+    },
+    [api, refreshList],
+  );
+
   const stop = useCallback(() => void act("abort", {}), [act]);
   const canStop = !!v.session && v.state !== "idle";
 
@@ -167,6 +185,23 @@ export function App() {
     [api, navigate, refreshList],
   );
 
+  // A fork opens at once: a new session with the history up to the message.
+  const fork = useCallback(
+    async (index: number) => {
+      const id = latest.current.session;
+      if (!id) return;
+      try {
+        const r = await api.command<{ session: string }>(id, "fork", { index });
+        refreshList();
+        navigate(r.session);
+      } catch (err) {
+        dispatch({ type: "notice", level: "error", text: `fork failed: ${message(err)}` });
+      }
+    },
+    [api, navigate, refreshList],
+  );
+  const actions = useMemo(() => ({ onFork: (i: number) => void fork(i), onResend: resend }), [fork, resend]);
+
   const giveToken = (t: string) => {
     token.current = t;
     try {
@@ -179,6 +214,8 @@ export function App() {
   };
 
   const listTitle = sessions.find((x) => x.session === v.session)?.title ?? null;
+  // A title the model just wrote shows in the list before the next poll.
+  const listed = v.title && v.title !== listTitle ? sessions.map((x) => (x.session === v.session ? { ...x, title: v.title } : x)) : sessions;
   const pageTitle = v.title || listTitle || v.session;
   useEffect(() => {
     document.title = pageTitle ? `${pageTitle} · Tack` : "Tack";
@@ -189,7 +226,7 @@ export function App() {
   return (
     <div class="app">
       <Sidebar
-        sessions={sessions}
+        sessions={listed}
         current={v.session}
         catalog={catalog}
         open={sidebarOpen}
@@ -211,7 +248,7 @@ export function App() {
           </div>
         )}
         {v.session ? (
-          <Timeline v={v} />
+          <Timeline v={v} actions={actions} />
         ) : (
           <div class="timeline">
             <div class="empty">Open a session from the list, or make a new one.</div>

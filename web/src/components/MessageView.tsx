@@ -1,3 +1,4 @@
+import { useState } from "preact/hooks";
 import { INTERRUPTED_MARK, type ToolCall } from "../reducer";
 import { Markdown } from "./Markdown";
 import { ToolCard } from "./ToolCard";
@@ -14,12 +15,22 @@ export interface MessageViewProps {
   summary?: boolean;
   tools: ToolCall[];
   streaming?: boolean;
+  /** The fork index of a committed message (how many messages a fork from it keeps). */
+  forkAt?: number;
+  onFork?: (index: number) => void;
+  /** Set on the prompt of the run in progress: edit and resend it. */
+  onResend?: (text: string) => Promise<boolean>;
 }
 
 /** One user or assistant message, with its thinking and its tool calls. */
 export function MessageView(p: MessageViewProps) {
   let text = p.interrupted ? p.content.slice(0, -INTERRUPTED_MARK.length) : p.content;
   if (p.summary && text.startsWith(SUMMARY_MARK)) text = text.slice(SUMMARY_MARK.length);
+  const [editing, setEditing] = useState<string | null>(null);
+  const resend = async () => {
+    if (editing === null || editing.trim() === "" || !p.onResend) return;
+    if (await p.onResend(editing)) setEditing(null);
+  };
   const who = p.summary ? "Summary of the earlier conversation" : p.role === "user" ? "You" : p.role === "assistant" ? "Agent" : p.role;
   return (
     <article
@@ -29,14 +40,59 @@ export function MessageView(p: MessageViewProps) {
       aria-label={`${who} message`}
       aria-busy={p.streaming ? "true" : undefined}
     >
-      <div class="msg-who" aria-hidden="true">{who}</div>
+      <div class="msg-head">
+        <div class="msg-who" aria-hidden="true">{who}</div>
+        {p.onResend && editing === null && (
+          <button type="button" class="msg-action" data-testid="edit-prompt" aria-label="Edit and resend this prompt" title="Edit and resend: the run in progress is rolled back" onClick={() => setEditing(p.content)}>
+            <span aria-hidden="true">✎ edit</span>
+          </button>
+        )}
+        {p.onFork && p.forkAt !== undefined && (
+          <button type="button" class="msg-action" data-testid="fork" data-index={p.forkAt} aria-label="Fork from here" title="Fork: a new session with the conversation up to here" onClick={() => p.onFork!(p.forkAt!)}>
+            <span aria-hidden="true">fork</span>
+          </button>
+        )}
+      </div>
       {p.thinking && (
         <details class="thinking">
           <summary>Thinking ({p.thinking.length} characters)</summary>
           <div class="thinking-text">{p.thinking}</div>
         </details>
       )}
-      {text && (p.role === "user" && !p.summary ? <div class="user-text">{text}</div> : <Markdown text={text} />)}
+      {editing !== null && p.onResend ? (
+        <form
+          class="edit"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void resend();
+          }}
+        >
+          <textarea
+            data-testid="edit-input"
+            aria-label="Edited prompt"
+            rows={2}
+            value={editing}
+            onInput={(e) => setEditing((e.currentTarget as HTMLTextAreaElement).value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+                e.preventDefault();
+                void resend();
+              } else if (e.key === "Escape") {
+                e.preventDefault();
+                setEditing(null);
+              }
+            }}
+          />
+          <button type="submit" class="primary" data-testid="edit-send" aria-label="Resend the edited prompt">
+            <span aria-hidden="true">Resend</span>
+          </button>
+          <button type="button" aria-label="Cancel the edit" onClick={() => setEditing(null)}>
+            <span aria-hidden="true">Cancel</span>
+          </button>
+        </form>
+      ) : (
+        text && (p.role === "user" && !p.summary ? <div class="user-text">{text}</div> : <Markdown text={text} />)
+      )}
       {p.interrupted && <div class="interrupted" title="This text was cut short by a stop">[interrupted]</div>}
       {p.tools.map((t) => (
         <ToolCard key={t.callId} tool={t} />

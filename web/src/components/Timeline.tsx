@@ -4,14 +4,19 @@ import type { Notice, ToolCall, ViewState } from "../reducer";
 import { MessageView } from "./MessageView";
 import { ToolCard } from "./ToolCard";
 
-/** The status line under the last message (hidden when idle). */
-export function AgentStatusLine({ status, tool }: { status: ViewState["status"]; tool: string | null }) {
+/** The status line under the last message (hidden when idle), with the model's own status_update. */
+export function AgentStatusLine({ status, tool, note }: { status: ViewState["status"]; tool: string | null; note: string | null }) {
   const text = status === "thinking" ? "thinking…" : status === "tool_calling" ? `calling ${tool ?? "a tool"}…` : "";
   return (
     <div class={`status status-${status}`} data-testid="agent-status" data-status={status} role="status" aria-live="polite">
       {status === "thinking" && <span class="dots" aria-hidden="true"><i /><i /><i /></span>}
       {status === "tool_calling" && <span class="spinner" aria-hidden="true" />}
       {text && <span class="status-text">{text}</span>}
+      {note && (
+        <span class="status-note" data-testid="status-text">
+          {note}
+        </span>
+      )}
     </div>
   );
 }
@@ -41,8 +46,16 @@ function NoticeLine({ n }: { n: Notice }) {
   );
 }
 
+/** What a person can do from a message. */
+export interface MessageActions {
+  /** Forks the session keeping this many messages of its history. */
+  onFork: (index: number) => void;
+  /** Sends the last prompt again, edited, rolling back the run in progress. */
+  onResend: (text: string) => Promise<boolean>;
+}
+
 /** The conversation: messages by index, quiet notices, the streaming message, the status. */
-export function Timeline({ v }: { v: ViewState }) {
+export function Timeline({ v, actions }: { v: ViewState; actions: MessageActions }) {
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const onScroll = () => {
@@ -69,13 +82,31 @@ export function Timeline({ v }: { v: ViewState }) {
     byAt.set(n.at, list);
   }
   const count = v.messages.length;
+  // The prompt the run in progress answers can be edited and sent again.
+  const inRun = v.runId !== null || v.state !== "idle";
+  let lastUser = -1;
+  v.messages.forEach((m, i) => {
+    if (m && m.role === "user" && !m.summary) lastUser = i;
+  });
   for (let i = 0; i <= count; i++) {
     for (const n of byAt.get(i) ?? []) items.push(<NoticeLine key={`n${n.id}`} n={n} />);
     byAt.delete(i);
     const m = v.messages[i];
     if (m) {
       items.push(
-        <MessageView key={`m${i}`} role={m.role} content={m.content} thinking={m.thinking} interrupted={m.interrupted} summary={m.summary} tools={toolsOf(m.toolCalls)} />,
+        <MessageView
+          key={`m${i}`}
+          role={m.role}
+          content={m.content}
+          thinking={m.thinking}
+          interrupted={m.interrupted}
+          summary={m.summary}
+          tools={toolsOf(m.toolCalls)}
+          // Keep the message and the results of its calls, which follow it.
+          forkAt={i + 1 + m.toolCalls.length}
+          onFork={actions.onFork}
+          onResend={inRun && i === lastUser ? actions.onResend : undefined}
+        />,
       );
     }
   }
@@ -95,7 +126,7 @@ export function Timeline({ v }: { v: ViewState }) {
       {items.length === 0 && <div class="empty">No messages yet. Type below to start.</div>}
       {items}
       <TodoList todos={v.todos} />
-      <AgentStatusLine status={v.status} tool={v.statusTool} />
+      <AgentStatusLine status={v.status} tool={v.statusTool} note={v.statusText} />
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { ToolCall } from "../reducer";
+import { SubAgentView } from "./SubAgent";
 
 const STATE_LABEL: Record<ToolCall["state"], string> = {
   running: "running",
@@ -21,7 +22,8 @@ export function prettyArgs(args: unknown): string {
 export function ToolCard({ tool }: { tool: ToolCall }) {
   const args = prettyArgs(tool.args);
   const done = tool.result !== null;
-  const body = done ? tool.result : tool.output;
+  // A sub-agent's result is shown in its nested block; an error result differs from it.
+  const body = done ? (tool.sub && tool.result === tool.sub.result ? "" : tool.result) : tool.output;
   return (
     <div
       class={`tool tool-${tool.state}`}
@@ -45,6 +47,7 @@ export function ToolCard({ tool }: { tool: ToolCall }) {
           <pre>{args}</pre>
         </details>
       )}
+      {tool.sub && <SubAgentView sub={tool.sub} done={done} />}
       {body ? <pre class={done && tool.state === "error" ? "tool-out tool-err" : "tool-out"}>{body}</pre> : null}
     </div>
   );
