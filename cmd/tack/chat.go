@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -26,6 +27,12 @@ func chat(args []string) error {
 	fs.StringVar(&system, "system", "You are a helpful assistant.", "the system prompt")
 	fs.StringVar(&tools, "tools", "", "comma-separated tools the model may call (scripted models bring the demo tools)")
 	fs.StringVar(&id, "session", "", "session to continue, or to create with this id (default: a new one)")
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintln(out, "usage: tack chat [flags]")
+		fs.PrintDefaults()
+		fmt.Fprint(out, "\nin the chat, "+chatui.Help)
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -221,7 +221,7 @@ func (c *Chat) command(ctx context.Context, line string) bool {
 				st.State, st.Model, st.MessageCount, len(st.PromptQueue), len(st.SteeringQueue)))
 		}
 	default:
-		c.print(help)
+		c.print(Help)
 	}
 	if err != nil {
 		c.print(paint(c.Color, ansi.Red, err.Error()) + "\n")
@@ -229,8 +229,8 @@ func (c *Chat) command(ctx context.Context, line string) bool {
 	return false
 }
 
-// help lists the slash commands.
-const help = `commands:
+// Help lists the slash commands a chat takes (`/help` prints it).
+const Help = `commands:
   /abort [now|after_response|after_tools]  stop the run, now or at that point
   /rollback [TEXT]     stop the run and take its messages out; with TEXT, send it instead (edit and resend)
   /interrupt TEXT      stop the run, keep its messages, send TEXT as a new run
