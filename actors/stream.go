@@ -126,8 +126,12 @@ func (s *session) responseDone(m *streamDone) {
 	usage := resp.Usage
 	if usage == nil {
 		usage = llm.EstimateUsage(p.req, resp.Message)
-	} else if est := llm.EstimateUsage(p.req, resp.Message).InputTokens; est > 0 && usage.InputTokens > 0 {
-		s.tokenScale = float64(usage.InputTokens) / float64(est)
+	} else if s.spec.Context.Budget(s.spec.Model.ContextWindow) > 0 {
+		// Only a token budget needs the scale, and the estimate reads the
+		// whole request: sessions without one skip it.
+		if est := llm.EstimateUsage(p.req, resp.Message).InputTokens; est > 0 && usage.InputTokens > 0 {
+			s.tokenScale = float64(usage.InputTokens) / float64(est)
+		}
 	}
 	s.run.overflowed = false
 	msg := stripTags(resp.Message)
