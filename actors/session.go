@@ -223,7 +223,13 @@ func (s *session) common(ctx actor.Context) bool {
 		if ctx.Sender() != nil {
 			ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
 		}
+	case *UnsubscribePID:
+		ctx.Unwatch(m.PID)
+		s.unsubscribe(&pidSink{pid: m.PID})
+		s.reply(ctx, &eventsv1.Reply{})
 	case *actor.Terminated:
+		// A watched subscriber stopped, or its node went away.
+		s.env.logger().Debug("dropped a subscriber", zap.String("session", s.spec.ID), zap.Stringer("subscriber", m.Who), zap.Stringer("why", m.Why))
 		s.unsubscribe(&pidSink{pid: m.Who})
 	case *SwitchModel:
 		s.switchModel(ctx, m.Model)
