@@ -48,10 +48,11 @@ type dormant struct {
 	subs []*SubscribePID
 }
 
-// counts reports whether msg is activity that keeps a session loaded.
+// counts reports whether msg is activity that keeps a session loaded (a
+// listing's summary is not).
 func counts(msg any) bool {
 	switch msg.(type) {
-	case *passivateDue, *passivateNow:
+	case *passivateDue, *passivateNow, *GetSummary:
 		return false
 	}
 	return true

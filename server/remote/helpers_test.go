@@ -15,6 +15,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
 	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -274,3 +278,15 @@ func (c *client) listLoaded(t *testing.T, id string) bool {
 	return false
 }
 
+// unknownMessage is a protobuf message of a type no tack node knows.
+func unknownMessage(t *testing.T) proto.Message {
+	t.Helper()
+	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+		Name: proto.String("unknown_test.proto"), Package: proto.String("tack.test"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Unknown")}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dynamicpb.NewMessage(fd.Messages().Get(0))
+}

@@ -10,8 +10,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-// tackBin is the tack binary the tests start as nodes, built once.
-var tackBin string
+// tackBin is the tack binary the tests start as nodes, and exampleFile
+// the example program (examples/remote), built once.
+var tackBin, exampleFile string
+
+// exampleBin is the example program.
+func exampleBin(testing.TB) string { return exampleFile }
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "tack-remote-test")
@@ -19,10 +23,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	tackBin = filepath.Join(dir, "tack")
-	if out, err := exec.Command("go", "build", "-o", tackBin, "../../cmd/tack").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
+	tackBin, exampleFile = filepath.Join(dir, "tack"), filepath.Join(dir, "example")
+	for bin, pkg := range map[string]string{tackBin: "../../cmd/tack", exampleFile: "../../examples/remote"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, out)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
