@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	closeShared()
 	os.RemoveAll(dir)
 	if code == 0 {
 		// Every client actor system and remote the tests start is shut

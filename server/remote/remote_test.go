@@ -1,10 +1,9 @@
 package remote_test
 
 import (
-	"bufio"
-	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,35 +68,43 @@ func TestRemoteAbortReachesSubscriber(t *testing.T) {
 	}
 }
 
-// TestRemoteResumeAfterReconnect: a subscriber whose actor system went
-// away subscribes again from another one with since, and gets what it
-// missed and then live events, with no gap and no duplicate.
+// TestRemoteResumeAfterReconnect: a subscriber whose process went away
+// subscribes again from another one with since, and gets what it missed
+// and then live events, with no gap and no duplicate.
 func TestRemoteResumeAfterReconnect(t *testing.T) {
 	n := startNode(t, "--store", "memory", "-v")
-	first := newClient(t, n.addr)
-	s := first.create(t, "r2", `{"turns":[{"text":"one"},{"text":"two"}]}`)
-	sub := first.subscribe(t, s, 0)
-	first.reply(t, s, &eventsv1.Prompt{Text: "first"})
-	seen := sub.until(t, "agent_end")
-	last := seen[len(seen)-1].Seq
-	first.close()
+	c := newClient(t, n.addr)
+	s := c.create(t, "r2", `{"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}`)
+	first := follow(t, n.addr, "r2")
+	c.reply(t, s, &eventsv1.Prompt{Text: "first"})
+	var last uint64
+	for {
+		f := strings.Fields(first.line(t))
+		seq, err := strconv.ParseUint(f[0], 10, 64)
+		if err != nil || seq != last+1 {
+			t.Fatalf("follower printed %q after seq %d", f, last)
+		}
+		last = seq
+		if f[1] == "agent_end" {
+			break
+		}
+	}
+	first.kill()
 	n.waitLog(t, "dropped a subscriber", `"session": "r2"`)
 
-	// Meanwhile, from another client, a second run.
-	other := newClient(t, n.addr)
-	s2 := remotev1.SessionPID(n.addr, "r2")
-	other.reply(t, s2, &eventsv1.Prompt{Text: "second"})
-	for other.state(t, s2).State != "idle" || other.state(t, s2).MessageCount != 4 {
-		time.Sleep(5 * time.Millisecond)
+	// Meanwhile, a second run.
+	c.reply(t, s, &eventsv1.Prompt{Text: "second"})
+	for deadline := time.Now().Add(wait); c.state(t, s).MessageCount != 4; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second run did not end")
+		}
 	}
-	again := newClient(t, n.addr)
-	resumed := again.subscribe(t, s2, last)
+	resumed := c.subscribe(t, s, last)
 	missed := resumed.until(t, "agent_end")
 	consecutive(t, missed, last+1)
 	wantTypes(t, missed[:1], "prompt_received")
 	// Live events follow the replay.
-	again.reply(t, s2, &eventsv1.GetState{})
-	again.reply(t, s2, &eventsv1.Prompt{Text: "third"})
+	c.reply(t, s, &eventsv1.Prompt{Text: "third"})
 	live := resumed.until(t, "agent_end")
 	consecutive(t, live, missed[len(missed)-1].Seq+1)
 }
@@ -109,22 +116,7 @@ func TestRemoteSubscriberDropped(t *testing.T) {
 	n := startNode(t, "--store", "memory", "-v")
 	c := newClient(t, n.addr)
 	s := c.create(t, "d1", hello)
-	// The subscriber lives in a process of its own: the example program,
-	// told to subscribe and then wait.
-	sub := exec.Command(exampleBin(t), "-node", n.addr, "-session", "d1", "-follow")
-	out, err := sub.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sub.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
-	if !sc.Scan() || !strings.Contains(sc.Text(), "subscribed") {
-		t.Fatalf("subscriber said %q", sc.Text())
-	}
-	_ = sub.Process.Kill()
-	_ = sub.Wait()
+	follow(t, n.addr, "d1").kill()
 	line := n.waitLog(t, "dropped a subscriber", `"session": "d1"`)
 	if !strings.Contains(line, "AddressTerminated") {
 		t.Errorf("dropped for another reason: %s", line)
@@ -177,13 +169,19 @@ func TestRemoteErrors(t *testing.T) {
 		t.Fatalf("unknown PID: %v, want dead letter", err)
 	}
 	// A message of a type the node does not know costs the sender its
-	// connection, not the node its life.
-	bad := newClient(t, n.addr)
-	bad.sys.Root.Send(s, unknownMessage(t))
+	// connection, not the node its life: the next request connects again.
+	c.sys.Root.Send(s, unknownMessage(t))
 	n.waitLog(t, "dropped a remote connection")
-	bad.close()
-	later := newClient(t, n.addr)
-	if st := later.state(t, s); st.State != "idle" {
+	var st *eventsv1.SessionState
+	for deadline := time.Now().Add(wait); st == nil; {
+		res, err := c.sys.Root.RequestFuture(s, &eventsv1.GetState{}, time.Second).Result()
+		if r, ok := res.(*eventsv1.Reply); ok && err == nil {
+			st = r.GetState()
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the node does not answer after an unknown message: %v", err)
+		}
+	}
+	if st.State != "idle" {
 		t.Fatalf("after an unknown message: %v", st)
 	}
 }
@@ -201,7 +199,7 @@ func TestRemoteNodeRestart(t *testing.T) {
 	n.stop(t)
 
 	n2 := startNode(t, "--store", db)
-	c2 := newClient(t, n2.addr)
+	c2 := newClient(t, n2.addr) // the same actor system, another node address
 	ref, ok := c2.request(t, remotev1.GatewayPID(n2.addr), &remotev1.Lookup{Session: "k1"}).(*remotev1.SessionRef)
 	if !ok || ref.Error != nil || !ref.Pid.Equal(remotev1.SessionPID(n2.addr, "k1")) {
 		t.Fatalf("lookup: %v", ref)
