@@ -127,6 +127,8 @@ type session struct {
 	// aside); passivation is its pending passivation timer.
 	activity    uint64
 	passivation *time.Timer
+	// trimTimer is the pending idle trim (run.go).
+	trimTimer *time.Timer
 }
 
 // Props returns the props of a session actor for spec. A session spawned
@@ -442,6 +444,9 @@ func (s *session) startHook() {
 func (s *session) shutdown() {
 	if s.passivation != nil {
 		s.passivation.Stop()
+	}
+	if s.trimTimer != nil {
+		s.trimTimer.Stop()
 	}
 	if s.run != nil {
 		s.run.cancelAll()
