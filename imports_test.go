@@ -18,7 +18,7 @@ var layers = []struct {
 	{3, []string{"actors"}},
 	{4, []string{"metrics"}}, // implements actors.Observer
 	{5, []string{""}},        // the root package tack
-	{6, []string{"server", "cmd", "internal"}},
+	{6, []string{"server", "cmd", "internal", "examples"}},
 }
 
 const module = "github.com/tack-run/tack"

@@ -36,6 +36,7 @@ type config struct {
 	node     string
 	leaseTTL time.Duration
 	metrics  *metrics.Metrics
+	passive  time.Duration
 }
 
 type namedPlugin struct {
@@ -122,3 +123,17 @@ func WithLeaseTTL(d time.Duration) Option { return func(c *config) { c.leaseTTL 
 // (the default) counts nothing. Metrics may be shared by several runtimes,
 // whose counts then add up.
 func WithMetrics(m *metrics.Metrics) Option { return func(c *config) { c.metrics = m } }
+
+// DefaultPassivateAfter is how long a stored session stays loaded while
+// quiet in tack serve and tack node unless told otherwise.
+const DefaultPassivateAfter = 10 * time.Minute
+
+// WithPassivateAfter stops a stored session that has been quiet for d —
+// idle, no run (nothing waiting for an approval or an answer), nothing
+// queued, no in-process subscriber — to release its memory; its next
+// command restores it from the store as after a restart. Actor
+// subscribers (SubscribePID, remote ones) stay subscribed: the restored
+// session sends to them again, starting with events_lost for the gap in
+// numbering. 0 (the default of New) never passivates; without a store
+// the option does nothing.
+func WithPassivateAfter(d time.Duration) Option { return func(c *config) { c.passive = d } }

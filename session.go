@@ -23,11 +23,18 @@ type Session struct {
 // ID returns the session's id.
 func (s *Session) ID() string { return s.id }
 
-// PID returns the session actor, for actor systems that talk to it directly.
+// PID returns the session actor, for actor systems that talk to it
+// directly. A passivated session's actor is gone: its next actor has
+// another PID (Runtime.Session finds it, Deliver reaches it by id).
 func (s *Session) PID() *actor.PID { return s.pid }
 
 // Send sends any command (a protobuf command of events/v1) and returns the reply.
+// With passivation on (WithPassivateAfter) it goes through Deliver, so a
+// handle stays good across its session's passivations.
 func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
+	if s.rt.env.PassivateAfter > 0 && s.rt.env.Store != nil {
+		return s.rt.requestID(ctx, s.id, cmd)
+	}
 	return s.rt.request(ctx, s.pid, cmd)
 }
 

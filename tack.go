@@ -75,7 +75,7 @@ func New(opts ...Option) (*Runtime, error) {
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
 			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models, Tools: catalog,
-			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL,
+			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL, PassivateAfter: c.passive,
 		},
 	}
 	if rt.system == nil {
@@ -93,7 +93,7 @@ func New(opts ...Option) (*Runtime, error) {
 	if c.store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
 	}
-	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec))
+	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec), actors.WithFailure(failure))
 	return rt, nil
 }
 
@@ -288,13 +288,45 @@ func union(a, b []string) []string {
 	return out
 }
 
+// Deliver hands msg — an events/v1 command the session actor takes, or an
+// *actor.MessageEnvelope naming the sender its Reply goes to — to session
+// id, in the order of the calls: at once when the session is loaded, else
+// once it is restored (a stored session) or its passivation is over. A
+// request that cannot reach its session is answered with a Reply whose
+// error says why (invalid_session for an unknown id). It never blocks:
+// remote callers' messages (package server/remote) come through here.
+func (rt *Runtime) Deliver(id string, msg any) { rt.registry.Deliver(id, msg) }
+
+// failure is the ErrorInfo of a request Deliver could not hand to id.
+func failure(id string, err error) *eventsv1.ErrorInfo {
+	var e *Error
+	errors.As(registryError(id, err), &e)
+	return &eventsv1.ErrorInfo{Code: e.Code, Message: e.Message}
+}
+
+// requestID sends a command to session id through Deliver and waits for
+// its reply: what a Session's commands do when sessions may be passivated.
+func (rt *Runtime) requestID(ctx context.Context, id string, msg any) (*eventsv1.Reply, error) {
+	timeout := rt.timeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	f := actor.NewFuture(rt.system, timeout)
+	rt.registry.Deliver(id, &actor.MessageEnvelope{Message: msg, Sender: f.PID()})
+	return rt.answer(f.Result())
+}
+
 // request sends a command to a session actor and waits for its reply.
 func (rt *Runtime) request(ctx context.Context, pid *actor.PID, msg any) (*eventsv1.Reply, error) {
 	timeout := rt.timeout
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
 	}
-	res, err := rt.system.Root.RequestFuture(pid, msg, timeout).Result()
+	return rt.answer(rt.system.Root.RequestFuture(pid, msg, timeout).Result())
+}
+
+// answer is the Reply of a request, or the error it carries.
+func (rt *Runtime) answer(res any, err error) (*eventsv1.Reply, error) {
 	if err != nil {
 		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
 	}

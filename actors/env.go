@@ -62,6 +62,10 @@ type Env struct {
 	// LeaseTTL is how long this node owns a stored session without
 	// renewing its lease (default DefaultLeaseTTL).
 	LeaseTTL time.Duration
+	// PassivateAfter, with a Store, stops a session that has been quiet
+	// that long; its next command restores it (passivate.go). 0 keeps
+	// sessions loaded until they are closed.
+	PassivateAfter time.Duration
 	// Metrics is told what sessions do (package metrics counts it for
 	// Prometheus); nil tells no one.
 	Metrics Observer

@@ -72,6 +72,12 @@ type SubscribePID struct {
 	Filter events.Filter
 }
 
+// UnsubscribePID detaches an actor attached with SubscribePID and stops
+// watching it; the reply is a Reply without data.
+type UnsubscribePID struct {
+	PID *actor.PID
+}
+
 // GetSummary asks a session for its list_sessions entry: the reply's
 // sessions hold that one entry, loaded, with updated_at the time of the
 // session's last change by the runtime's clock.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/store"
@@ -44,20 +45,36 @@ type Registry struct {
 	env    *Env
 	respec Respec
 
+	fail Failure
+
 	mu        sync.Mutex
 	pids      map[string]*actor.PID
 	restoring map[string]*restoring
+	// dormant holds what passivated sessions hand to their next actor.
+	dormant map[string]*dormant
 
 	stop chan struct{}
 	done sync.WaitGroup
 }
 
-// restoring is a restore under way; those who ask meanwhile wait for it.
+// restoring is a restore (or a passivation) under way; those who ask
+// meanwhile wait for it, and what Deliver is given meanwhile waits in
+// queue, in order.
 type restoring struct {
-	done chan struct{}
-	pid  *actor.PID
-	err  error
+	done  chan struct{}
+	pid   *actor.PID
+	err   error
+	queue []any
+	// passivating marks a passivation: once done, waiters look again.
+	passivating bool
+	// waiters counts the Get calls waiting on a passivation, which then
+	// restores at once.
+	waiters int
 }
+
+// Failure turns why a session could not be reached (ErrNoSession, a store
+// error, ...) into the error a request waiting for it is answered with.
+type Failure func(id string, err error) *eventsv1.ErrorInfo
 
 // RegistryOption configures a Registry.
 type RegistryOption func(*Registry)
@@ -68,10 +85,16 @@ func WithRespec(f Respec) RegistryOption {
 	return func(r *Registry) { r.respec = f }
 }
 
+// WithFailure sets how requests Deliver could not hand to a session are
+// answered (default: invalid_session for ErrNoSession, else internal).
+func WithFailure(f Failure) RegistryOption {
+	return func(r *Registry) { r.fail = f }
+}
+
 // NewRegistry returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
 func NewRegistry(system *actor.ActorSystem, env *Env, opts ...RegistryOption) *Registry {
-	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, restoring: map[string]*restoring{}}
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -131,42 +154,127 @@ func (r *Registry) Create(ctx context.Context, spec Spec) (*actor.PID, error) {
 // Get returns the actor of session id. A stored session that is not
 // loaded is restored first — lease, record and history, then an actor that
 // takes it up — so every use of a session, reads included, sees it as it
-// is once restored. Concurrent first uses share one restore. It fails
+// is once restored. Concurrent first uses share one restore; a use that
+// meets a passivation waits for it and restores the session. It fails
 // with ErrNoSession for an unknown id, and with store.ErrOwned when another
 // node holds the session.
 func (r *Registry) Get(ctx context.Context, id string) (*actor.PID, error) {
-	r.mu.Lock()
-	if pid, ok := r.pids[id]; ok {
-		r.mu.Unlock()
-		return pid, nil
-	}
-	if r.env.Store == nil || r.respec == nil {
-		r.mu.Unlock()
-		return nil, fmt.Errorf("%w: %q", ErrNoSession, id)
-	}
-	if c, ok := r.restoring[id]; ok {
+	for {
+		r.mu.Lock()
+		if pid, ok := r.pids[id]; ok {
+			r.mu.Unlock()
+			return pid, nil
+		}
+		if r.env.Store == nil || r.respec == nil {
+			r.mu.Unlock()
+			return nil, fmt.Errorf("%w: %q", ErrNoSession, id)
+		}
+		c, ok := r.restoring[id]
+		if !ok {
+			c = r.beginLocked(id)
+		}
+		if c.passivating {
+			c.waiters++
+		}
 		r.mu.Unlock()
 		select {
 		case <-c.done:
+			if c.passivating {
+				continue // stopped: look again (and restore)
+			}
 			return c.pid, c.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// Deliver hands msg — a command, or an *actor.MessageEnvelope that names
+// its sender — to session id: at once when it is loaded, else once a
+// restore (which Deliver starts for a stored session) or a passivation
+// under way is over, in the order Deliver was called. A request that
+// cannot reach its session is answered with a Reply carrying the Failure.
+// Deliver never blocks on the store: it is what remote callers and
+// handles that outlive a passivation send through.
+func (r *Registry) Deliver(id string, msg any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if pid, ok := r.pids[id]; ok {
+		// Under the lock, so that a passivation (which takes the session
+		// out of pids under it) never misses a message sent before.
+		r.system.Root.Send(pid, msg)
+		return
+	}
+	c, ok := r.restoring[id]
+	if !ok {
+		if r.env.Store == nil || r.respec == nil {
+			r.refuse(id, msg, fmt.Errorf("%w: %q", ErrNoSession, id))
+			return
+		}
+		c = r.beginLocked(id)
+	}
+	c.queue = append(c.queue, msg)
+}
+
+// beginLocked starts the restore of session id on a goroutine of its own:
+// the restore is shared, and one caller giving up must not fail the rest.
+func (r *Registry) beginLocked(id string) *restoring {
 	c := &restoring{done: make(chan struct{})}
 	r.restoring[id] = c
-	r.mu.Unlock()
+	go r.finishRestore(id, c)
+	return c
+}
 
-	// The restore is shared: one caller giving up must not fail the rest.
-	c.pid, c.err = r.restore(context.WithoutCancel(ctx), id)
+// finishRestore restores session id for c and hands it what waited.
+func (r *Registry) finishRestore(id string, c *restoring) {
+	pid, err := r.restore(context.Background(), id)
 	r.mu.Lock()
-	if c.err == nil {
+	defer r.mu.Unlock()
+	c.pid, c.err = pid, err
+	r.settleQueueLocked(id, c)
+}
+
+// settleQueueLocked ends the restore or passivation c: the session (when
+// c.pid is set) is registered and given what waited, in order, after the
+// subscriptions a passivation kept for it; else each waiting request is
+// answered with c.err.
+func (r *Registry) settleQueueLocked(id string, c *restoring) {
+	if c.pid != nil {
 		r.pids[id] = c.pid
+		if d := r.dormant[id]; d != nil {
+			delete(r.dormant, id)
+			for _, sub := range d.subs {
+				r.system.Root.Send(c.pid, sub)
+			}
+		}
+		for _, m := range c.queue {
+			r.system.Root.Send(c.pid, m)
+		}
+	} else {
+		for _, m := range c.queue {
+			r.refuse(id, m, c.err)
+		}
 	}
+	c.queue = nil
 	delete(r.restoring, id)
-	r.mu.Unlock()
 	close(c.done)
-	return c.pid, c.err
+}
+
+// refuse answers a request that cannot reach session id.
+func (r *Registry) refuse(id string, msg any, err error) {
+	env, ok := msg.(*actor.MessageEnvelope)
+	if !ok || env.Sender == nil {
+		return
+	}
+	var info *eventsv1.ErrorInfo
+	if r.fail != nil {
+		info = r.fail(id, err)
+	} else if errors.Is(err, ErrNoSession) {
+		info = &eventsv1.ErrorInfo{Code: events.CodeInvalidSession, Message: err.Error()}
+	} else {
+		info = &eventsv1.ErrorInfo{Code: events.CodeInternal, Message: err.Error()}
+	}
+	r.system.Root.Send(env.Sender, &eventsv1.Reply{Error: info})
 }
 
 // restore starts the actor of a stored session and waits until what the
@@ -270,6 +378,9 @@ func (r *Registry) IDs() []string {
 // session stays stored, to be restored on its next use); it reports
 // whether the session was loaded.
 func (r *Registry) Close(id string) bool {
+	r.mu.Lock()
+	delete(r.dormant, id)
+	r.mu.Unlock()
 	if !r.unload(id) {
 		return false
 	}

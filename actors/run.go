@@ -278,9 +278,16 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 // trimLater shrinks the event buffer of a session that stays idle: a
 // session that ran keeps up to RingSize events for replay, a few hundred
 // KiB, which idle sessions by the thousand cannot afford.
+//
+// One timer is pending at a time (an older one would find a newer run and
+// do nothing), and shutdown stops it: a pending timer holds the session's
+// PID, and through it a stopped session's memory.
 func (s *session) trimLater() {
 	runs, root, self := s.runs, s.root, s.self
-	time.AfterFunc(s.env.idleTrim(), func() { root.Send(self, &idleTrim{runs: runs}) })
+	if s.trimTimer != nil {
+		s.trimTimer.Stop()
+	}
+	s.trimTimer = time.AfterFunc(s.env.idleTrim(), func() { root.Send(self, &idleTrim{runs: runs}) })
 }
 
 // trim shrinks the buffer if no run started since the timer was set.

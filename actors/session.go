@@ -123,6 +123,12 @@ type session struct {
 	holds      uint64
 	sinks      []events.Sink
 	abandoned  atomic.Int32
+	// activity counts the messages the session took (passivation's own
+	// aside); passivation is its pending passivation timer.
+	activity    uint64
+	passivation *time.Timer
+	// trimTimer is the pending idle trim (run.go).
+	trimTimer *time.Timer
 }
 
 // Props returns the props of a session actor for spec. A session spawned
@@ -149,6 +155,9 @@ func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 func (s *session) Receive(ctx actor.Context) {
 	defer s.flush()
 	defer s.recoverPanic()
+	if counts(ctx.Message()) {
+		s.activity++
+	}
 	if s.holdWhileDown(ctx) || s.badOption(ctx) || s.common(ctx) {
 		return
 	}
@@ -181,6 +190,7 @@ func (s *session) common(ctx actor.Context) bool {
 			s.startFork()
 		}
 		s.startHook()
+		s.passivateLater()
 	case *actor.Stopping:
 		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
 		s.shutdown()
@@ -209,13 +219,19 @@ func (s *session) common(ctx actor.Context) bool {
 		s.subscribe(ctx, m.Sink, since, m.Filter)
 	case *SubscribePID:
 		ctx.Watch(m.PID)
-		s.subscribe(ctx, &pidSink{root: s.root, pid: m.PID}, m.Since, m.Filter)
+		s.subscribe(ctx, &pidSink{root: s.root, pid: m.PID, filter: m.Filter}, m.Since, m.Filter)
 	case *Unsubscribe:
 		s.unsubscribe(m.Sink)
 		if ctx.Sender() != nil {
 			ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
 		}
+	case *UnsubscribePID:
+		ctx.Unwatch(m.PID)
+		s.unsubscribe(&pidSink{pid: m.PID})
+		s.reply(ctx, &eventsv1.Reply{})
 	case *actor.Terminated:
+		// A watched subscriber stopped, or its node went away.
+		s.env.logger().Debug("dropped a subscriber", zap.String("session", s.spec.ID), zap.Stringer("subscriber", m.Who), zap.Stringer("why", m.Why))
 		s.unsubscribe(&pidSink{pid: m.Who})
 	case *SwitchModel:
 		s.switchModel(ctx, m.Model)
@@ -237,6 +253,10 @@ func (s *session) common(ctx actor.Context) bool {
 		s.deliver(ctx, &eventsv1.Reply{})
 	case *idleTrim:
 		s.trim(m)
+	case *passivateDue:
+		s.passivateDue(m)
+	case *passivateNow:
+		s.passivateNow(ctx, m)
 	case *eventsv1.Compact:
 		s.compactCommand(ctx)
 	case *eventsv1.AttachTools:
@@ -422,6 +442,12 @@ func (s *session) startHook() {
 
 // shutdown cancels whatever is running and closes channel subscribers.
 func (s *session) shutdown() {
+	if s.passivation != nil {
+		s.passivation.Stop()
+	}
+	if s.trimTimer != nil {
+		s.trimTimer.Stop()
+	}
 	if s.run != nil {
 		s.run.cancelAll()
 	}

@@ -71,6 +71,9 @@ func (s *session) replay(ctx actor.Context, m *eventsv1.Subscribe) {
 // and takes the new filter, so it never gets live events twice.
 func (s *session) subscribe(ctx actor.Context, sink events.Sink, since uint64, f events.Filter) {
 	if i := slices.IndexFunc(s.sinks, func(c events.Sink) bool { return sameSink(c, sink) }); i >= 0 {
+		if old, ok := s.sinks[i].(*pidSink); ok {
+			old.filter = sink.(*pidSink).filter
+		}
 		sink = s.sinks[i]
 	} else {
 		s.sinks = append(s.sinks, sink)
@@ -101,6 +104,8 @@ func (s *session) unsubscribe(sink events.Sink) {
 type pidSink struct {
 	root *actor.RootContext
 	pid  *actor.PID
+	// filter is the subscription's, kept for passivation to hand on.
+	filter events.Filter
 }
 
 func (p *pidSink) Deliver(ev *eventsv1.Event) { p.root.Send(p.pid, ev) }

@@ -1,6 +1,7 @@
 // Command tack runs Tack agent sessions: `tack demo` plays a scripted
 // session as a timeline; `tack chat` is a terminal conversation; `tack rpc` speaks
-// JSON lines on stdin/stdout; `tack serve` serves sessions over HTTP.
+// JSON lines on stdin/stdout; `tack serve` serves sessions over HTTP;
+// `tack node` serves them to other actor systems over protoactor remote.
 package main
 
 import (
@@ -17,9 +18,11 @@ commands:
   chat   talk to a session in the terminal (Enter while busy steers, Ctrl-C aborts)
   rpc    serve the JSON-lines protocol on stdin/stdout
   serve  the browser UI at http://127.0.0.1:7700, and sessions over HTTP: REST, Server-Sent Events, AG-UI
+  node   sessions for other actor systems over protoactor remote (tack node --listen 127.0.0.1:8090)
 
 protocol: docs/protocol.md in the repository (commands, events, scripts, config)
 http:     docs/http.md (routes, streams, auth); browser UI: docs/web.md
+remote:   docs/remote.md (tack node: the gateway, session PIDs, subscriptions)
 `
 
 func main() {
@@ -37,6 +40,8 @@ func main() {
 		err = rpcCmd(args)
 	case "serve":
 		err = serve(args)
+	case "node":
+		err = node(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return

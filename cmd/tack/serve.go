@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -28,6 +29,7 @@ func serve(args []string) error {
 	var addr, authFile, origins string
 	var maxBody int64
 	var ui bool
+	var passivate time.Duration
 	fs := flag.NewFlagSet("tack serve", flag.ContinueOnError)
 	c.register(fs, "sqlite:")
 	fs.StringVar(&addr, "addr", "127.0.0.1:7700", "address to listen on; without --auth only a loopback address")
@@ -35,8 +37,12 @@ func serve(args []string) error {
 	fs.StringVar(&origins, "cors-origins", "", "comma-separated origins browsers may call from (* for any; default: none, no CORS)")
 	fs.Int64Var(&maxBody, "max-body-bytes", httpserver.DefaultMaxBodyBytes, "largest request body accepted")
 	fs.BoolVar(&ui, "ui", true, "serve the browser UI at / (--ui=false for the API alone)")
+	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long (no run, nothing queued, no open event stream) and restore it on its next request (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if passivate < 0 {
+		return fmt.Errorf("--passivate-after %s: must not be negative", passivate)
 	}
 	var opts []httpserver.Option
 	if authFile != "" {
@@ -63,7 +69,7 @@ func serve(args []string) error {
 	}
 	m := metrics.New()
 	opts = append(opts, httpserver.WithMaxBodyBytes(maxBody), httpserver.WithLogger(log), httpserver.WithMetrics(m))
-	rt, closeRuntime, err := c.runtime(tack.WithMetrics(m))
+	rt, closeRuntime, err := c.runtime(tack.WithMetrics(m), tack.WithPassivateAfter(passivate))
 	if err != nil {
 		return err
 	}

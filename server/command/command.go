@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/actors"
@@ -69,6 +70,33 @@ var table = map[string]command{
 	"fork":           {new: func() proto.Message { return &eventsv1.Fork{} }, required: []string{"index"}, session: fork},
 }
 
+// byMessage finds a command of the table by its message's full name.
+var byMessage = func() map[protoreflect.FullName]string {
+	m := map[protoreflect.FullName]string{}
+	for name, c := range table {
+		m[c.new().ProtoReflect().Descriptor().FullName()] = name
+	}
+	return m
+}()
+
+// RunMessage runs a command given as its events/v1 message, as RunObject
+// runs one given as JSON (other actor systems send messages): id names
+// the session ("" for list_sessions; create_session takes the message's
+// own). A message that is no command of the protocol is unknown_command.
+func RunMessage(ctx context.Context, env Env, id string, msg proto.Message) (proto.Message, error) {
+	name, ok := byMessage[msg.ProtoReflect().Descriptor().FullName()]
+	if !ok {
+		return nil, &tack.Error{Code: events.CodeUnknownCommand, Message: fmt.Sprintf("%s is not a command", msg.ProtoReflect().Descriptor().FullName())}
+	}
+	cmd := table[name]
+	if cmd.check != nil {
+		if err := cmd.check(msg); err != nil {
+			return nil, err
+		}
+	}
+	return run(ctx, env, cmd, name, id, msg)
+}
+
 // Known reports whether name is a command of the protocol.
 func Known(name string) bool {
 	_, ok := table[name]
@@ -104,7 +132,11 @@ func RunObject(ctx context.Context, env Env, name, id string, obj map[string]jso
 	if err != nil {
 		return nil, err
 	}
-	cmd := table[name]
+	return run(ctx, env, table[name], name, id, msg)
+}
+
+// run runs a decoded and checked command.
+func run(ctx context.Context, env Env, cmd command, name, id string, msg proto.Message) (proto.Message, error) {
 	if cmd.global != nil {
 		return cmd.global(ctx, env, id, msg)
 	}

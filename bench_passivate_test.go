@@ -1,0 +1,131 @@
+package tack_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/store/sqlite"
+)
+
+// BenchmarkPassivation creates sessions in SQLite (TACK_BENCH_SESSIONS,
+// default 20,000), each of which runs one prompt, in a runtime that keeps
+// them all loaded, and reads the process's RSS and Go heap. It then closes
+// that runtime, opens one on the same file that passivates sessions quiet
+// for 1 s, wakes them all (get_state), waits until every one has been
+// passivated, and reads RSS and heap again. Per op it times waking one
+// passivated session: get_state on it, which restores it from the store.
+// Nothing before the ops is timed. Run with -benchtime Nx, N at most the
+// number of sessions (further ops find loaded sessions):
+//
+//	TACK_BENCH_SESSIONS=100000 go test -run '^$' -bench Passivation -benchtime 1000x .
+func BenchmarkPassivation(b *testing.B) {
+	n := 20000
+	if v, err := strconv.Atoi(os.Getenv("TACK_BENCH_SESSIONS")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "tack.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	base := heapAlloc()
+	loaded, err := tack.New(tack.WithStore(st), tack.WithNode("bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	script := json.RawMessage(`{"turns":[{"text":"Hello, this is a short answer."}]}`)
+	ids := make([]string, n)
+	start := time.Now()
+	parallel(b, n, func(k int) error {
+		ids[k] = fmt.Sprintf("p%07d", k)
+		s, err := loaded.Spawn(tack.SessionConfig{ID: ids[k], Script: script})
+		if err == nil {
+			_, err = s.Prompt(ctx, "hi")
+		}
+		return err
+	})
+	created := time.Since(start)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if s, err := loaded.State(ctx, ids[n-1]); err == nil && s.MessageCount == 2 {
+			break
+		} else if time.Now().After(deadline) {
+			b.Fatalf("the last session's run did not end: %v, %v", s, err)
+		}
+	}
+	loadedRSS, loadedHeap := rssBytes(b), heapAlloc()
+	loaded.Close()
+
+	rt, err := tack.New(tack.WithStore(st), tack.WithNode("bench"), tack.WithPassivateAfter(time.Second))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	parallel(b, n, func(k int) error {
+		_, err := rt.State(ctx, ids[k])
+		return err
+	})
+	for deadline := time.Now().Add(10 * time.Minute); len(rt.Sessions()) > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d sessions still loaded after 10 minutes", len(rt.Sessions()))
+		}
+	}
+	debug.FreeOSMemory()
+	idleRSS, idleHeap := rssBytes(b), heapAlloc()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if s, err := rt.State(ctx, ids[i%n]); err != nil || s.MessageCount != 2 {
+			b.Fatalf("wake %s: %v, %v", ids[i%n], s, err)
+		}
+	}
+	b.StopTimer()
+	mib := func(v uint64) float64 { return float64(v) / (1 << 20) }
+	b.ReportMetric(float64(n), "sessions")
+	b.ReportMetric(float64(n)/created.Seconds(), "created/s")
+	b.ReportMetric(mib(loadedRSS), "MiB-RSS-loaded")
+	b.ReportMetric(mib(idleRSS), "MiB-RSS-passivated")
+	b.ReportMetric(float64(loadedHeap-min(base, loadedHeap))/float64(n), "B-heap/loaded")
+	b.ReportMetric(float64(idleHeap-min(base, idleHeap))/float64(n), "B-heap/passivated")
+}
+
+// parallel runs do(0..n-1) from 32 goroutines; the first error fails b.
+func parallel(b *testing.B, n int, do func(k int) error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for k := next.Add(1) - 1; k < int64(n); k = next.Add(1) - 1 {
+				if err := do(int(k)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if b.Failed() {
+		b.FailNow()
+	}
+}
+
+// rssBytes is the process's resident set size (Linux: /proc/self/statm).
+func rssBytes(b *testing.B) uint64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		b.Skip("no /proc/self/statm: RSS is read on Linux only")
+	}
+	f := strings.Fields(string(data))
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}

@@ -1,0 +1,189 @@
+package tack_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/store/sqlite"
+)
+
+// passiveRuntime is a runtime on a SQLite file that passivates sessions
+// quiet for d.
+func passiveRuntime(t *testing.T, d time.Duration) *tack.Runtime {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "tack.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithStore(st), tack.WithNode("n"), tack.WithPassivateAfter(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(); st.Close() })
+	return rt
+}
+
+// waitUnloaded polls until session id is no longer loaded.
+func waitUnloaded(t *testing.T, rt *tack.Runtime, id string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); rt.Loaded(id); {
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s still loaded after 10 s", id)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestPassivationReleasesAndRestores: a quiet session leaves memory; the
+// handle taken before still works, the command restores it with its
+// history, and the scripted model goes on where it was.
+func TestPassivationReleasesAndRestores(t *testing.T) {
+	rt := passiveRuntime(t, 30*time.Millisecond)
+	ctx := t.Context()
+	s, err := rt.Spawn(tack.SessionConfig{ID: "p", Script: json.RawMessage(`{"turns":[{"text":"one"},{"text":"two"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce(t, s, "first")
+	waitUnloaded(t, rt, "p")
+
+	runOnce(t, s, "second") // the old handle restores it
+	msgs, err := s.Messages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"user:first", "assistant:one", "user:second", "assistant:two"}
+	if got := roles(msgs); len(got) != len(want) || got[3] != want[3] || got[0] != want[0] {
+		t.Fatalf("history %v, want %v", got, want)
+	}
+	waitUnloaded(t, rt, "p") // and it goes again
+	if ids := rt.Sessions(); len(ids) != 0 {
+		t.Fatalf("loaded sessions %v, want none", ids)
+	}
+}
+
+// runOnce prompts and waits for the run's end through a subscription it
+// closes again (an open one keeps the session loaded).
+func runOnce(t *testing.T, s *tack.Session, text string) {
+	t.Helper()
+	ctx := t.Context()
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Since: ^uint64(0) >> 1, Types: []string{"agent_end"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if _, err := s.Prompt(ctx, text); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-sub.C:
+		if ev.GetAgentEnd().GetReason() != "completed" {
+			t.Fatalf("run ended %v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no agent_end")
+	}
+}
+
+// TestPassivationWaitsForInProcessSubscribers: a session followed by a
+// channel stays loaded, while one created beside it without a follower
+// is passivated.
+func TestPassivationWaitsForInProcessSubscribers(t *testing.T) {
+	rt := passiveRuntime(t, 20*time.Millisecond)
+	ctx := t.Context()
+	script := json.RawMessage(`{"turns":[{"text":"hi"}]}`)
+	watched, err := rt.Spawn(tack.SessionConfig{ID: "watched", Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := watched.Subscribe(ctx, tack.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "alone", Script: script}); err != nil {
+		t.Fatal(err)
+	}
+	waitUnloaded(t, rt, "alone")
+	// One more passivation period, on the same clock, for the watched one.
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "alone2", Script: script}); err != nil {
+		t.Fatal(err)
+	}
+	waitUnloaded(t, rt, "alone2")
+	if !rt.Loaded("watched") {
+		t.Fatal("a session with a channel subscriber was passivated")
+	}
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitUnloaded(t, rt, "watched")
+}
+
+// collector is an actor that keeps the events it is sent.
+type collector struct {
+	mu  sync.Mutex
+	evs []*eventsv1.Event
+}
+
+func (c *collector) Receive(ctx actor.Context) {
+	if ev, ok := ctx.Message().(*eventsv1.Event); ok {
+		c.mu.Lock()
+		c.evs = append(c.evs, ev)
+		c.mu.Unlock()
+	}
+}
+
+// types lists the event names received so far.
+func (c *collector) types() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, ev := range c.evs {
+		out = append(out, events.Type(ev))
+	}
+	return out
+}
+
+// TestPassivationKeepsActorSubscribers: an actor subscriber does not keep
+// the session loaded, and gets the restored session's events — first an
+// events_lost for the gap in numbering, then the new run.
+func TestPassivationKeepsActorSubscribers(t *testing.T) {
+	rt := passiveRuntime(t, 30*time.Millisecond)
+	ctx := t.Context()
+	s, err := rt.Spawn(tack.SessionConfig{ID: "a", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	pid := rt.ActorSystem().Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }))
+	t.Cleanup(func() { _ = rt.ActorSystem().Root.StopFuture(pid).Wait() })
+	if err := s.SubscribePID(ctx, pid, 0, "session_created", "agent_*", "events_lost"); err != nil {
+		t.Fatal(err)
+	}
+	waitUnloaded(t, rt, "a")
+	if _, err := s.Prompt(ctx, "again"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"session_created", "events_lost", "agent_start", "agent_status", "agent_status", "agent_end"}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(c.types()) < len(want) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := c.types()
+	if len(got) != len(want) {
+		t.Fatalf("subscriber got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("subscriber got %v, want %v", got, want)
+		}
+	}
+}

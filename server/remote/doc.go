@@ -1,0 +1,31 @@
+// Package remote serves a runtime's sessions to other actor systems over
+// protoactor-go's remote (gRPC): what `tack node` runs.
+//
+// A Node starts a protoactor remote endpoint in the runtime's actor
+// system and spawns the gateway actor "tack", which answers CreateSession,
+// ListSessions (events/v1) and Lookup (remotev1). Each session a caller
+// creates or looks up gets a PID of its own, "tack/<session id>" at the
+// node's address: the events/v1 commands sent there (Prompt, Steer, Abort,
+// ...) reach the session in the order they were sent and are answered
+// with an events/v1 Reply, and remotev1.Subscribe there makes any actor a
+// subscriber of the session's events. That PID is not the session actor's
+// own: it stays good while the session is passivated and restored, which
+// happens behind it. The kind "tack.session" lets a caller spawn by kind
+// (remote.SpawnNamed with the session id as name). docs/remote.md is the
+// reference.
+//
+// # Concurrency
+//
+// A session's PID is a protoactor Process whose SendUserMessage runs on
+// the remote endpoint's goroutine: it does no I/O, and hands each message
+// to the runtime (tack.Runtime.Deliver), which queues it while the
+// session is restored. Commands that need the runtime rather than the
+// session actor (CreateSession, ListSessions, Lookup, SwitchModel, Fork,
+// CloseSession) run on goroutines of their own and answer the sender when
+// done, so they are not ordered with the commands sent after them.
+//
+// # Testing
+//
+// The tests start real `tack node` processes and drive them from an actor
+// system of their own over loopback (cmd/tack and examples/remote).
+package remote

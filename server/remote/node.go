@@ -1,0 +1,200 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/server/command"
+	"github.com/tack-run/tack/server/remote/remotev1"
+)
+
+// SessionKind is the kind a caller spawns by (remote.SpawnNamed) to get
+// the PID of the session named by the spawn's name: an existing one
+// (restored if stored), else a new one on the node's default model.
+const SessionKind = "tack.session"
+
+// Node is a runtime served over protoactor remote.
+type Node struct {
+	rt      *tack.Runtime
+	remote  *remote.Remote
+	log     *zap.Logger
+	gateway *actor.PID
+
+	mu     sync.Mutex
+	routes map[string]*actor.PID
+}
+
+// Option configures a Node.
+type Option func(*options)
+
+type options struct {
+	log    *zap.Logger
+	config []remote.ConfigOption
+}
+
+// WithLogger logs what goes wrong (a message that could not be read, a
+// command that failed to start); nil logs nothing.
+func WithLogger(l *zap.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithRemoteOptions passes options to protoactor's remote: gRPC server and
+// dial options (TLS credentials), an advertised host, queue sizes. See
+// docs/remote.md.
+func WithRemoteOptions(opts ...remote.ConfigOption) Option {
+	return func(o *options) { o.config = append(o.config, opts...) }
+}
+
+// Start serves rt's sessions at address (HOST:PORT; port 0 picks a free
+// one, Address tells which). The runtime's actor system must have no
+// remote yet.
+func Start(rt *tack.Runtime, address string, opts ...Option) (*Node, error) {
+	o := &options{log: zap.NewNop()}
+	for _, f := range opts {
+		f(o)
+	}
+	if o.log == nil {
+		o.log = zap.NewNop()
+	}
+	host, portText, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: %w", address, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("listen address %q: the port must be a number from 0 to 65535", address)
+	}
+	// protoactor's Start panics when it cannot listen: try first, and say why.
+	ln, err := net.Listen("tcp", address)
+	if err != nil {
+		return nil, err
+	}
+	if port == 0 {
+		port = ln.Addr().(*net.TCPAddr).Port
+	}
+	ln.Close()
+
+	n := &Node{rt: rt, log: o.log, routes: map[string]*actor.PID{}}
+	cfg := remote.Configure(host, port, append(o.config, remote.WithKinds(remote.NewKind(SessionKind, n.kindProps())))...)
+	cfg.ServerOptions = append(cfg.ServerOptions, grpc.ChainStreamInterceptor(n.recoverStream))
+	n.remote = remote.NewRemote(rt.ActorSystem(), cfg)
+	if err := start(n.remote); err != nil {
+		return nil, err
+	}
+	n.gateway, err = rt.ActorSystem().Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &gateway{node: n} }), remotev1.GatewayName)
+	if err != nil {
+		n.remote.Shutdown(false)
+		return nil, fmt.Errorf("spawning the gateway: %w", err)
+	}
+	return n, nil
+}
+
+// start starts r, turning its panic on a failure to listen into an error.
+func start(r *remote.Remote) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("starting protoactor remote: %v", p)
+		}
+	}()
+	r.Start()
+	return nil
+}
+
+// Address is where the node listens, as callers name it in PIDs.
+func (n *Node) Address() string { return n.rt.ActorSystem().Address() }
+
+// Close stops the gateway and the remote endpoint at once (connected
+// callers see their endpoint terminate); the runtime stays up, for its
+// owner to close.
+func (n *Node) Close() {
+	_ = n.rt.ActorSystem().Root.StopFuture(n.gateway).Wait()
+	n.mu.Lock()
+	for id, pid := range n.routes {
+		n.rt.ActorSystem().ProcessRegistry.Remove(pid)
+		delete(n.routes, id)
+	}
+	n.mu.Unlock()
+	n.remote.Shutdown(false)
+}
+
+// route returns the PID of session id's commands, registering it first.
+func (n *Node) route(id string) *actor.PID {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if pid, ok := n.routes[id]; ok {
+		return pid
+	}
+	pid, _ := n.rt.ActorSystem().ProcessRegistry.Add(&route{node: n, id: id}, remotev1.GatewayName+"/"+id)
+	n.routes[id] = pid
+	return pid
+}
+
+// unroute forgets the PID of a closed session.
+func (n *Node) unroute(id string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if pid, ok := n.routes[id]; ok {
+		n.rt.ActorSystem().ProcessRegistry.Remove(pid)
+		delete(n.routes, id)
+	}
+}
+
+// recoverStream keeps a panic in protoactor's endpoint reader — it
+// panics on a message whose type this process does not know — from taking
+// the node down: the caller's connection is closed instead, and the node
+// goes on serving.
+func (n *Node) recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			n.log.Warn("dropped a remote connection that sent what the node cannot read", zap.Any("panic", p))
+			err = status.Errorf(codes.InvalidArgument, "tack node: cannot read the message: %v", p)
+		}
+	}()
+	return handler(srv, ss)
+}
+
+// answer runs a command that needs the runtime on a goroutine of its own
+// and sends its Reply to sender (nil: nobody asked).
+func (n *Node) answer(sender *actor.PID, run func(ctx context.Context) (proto.Message, error)) {
+	go func() {
+		data, err := run(context.Background())
+		if sender != nil {
+			n.rt.ActorSystem().Root.Send(sender, replyOf(data, err))
+		}
+	}()
+}
+
+// replyOf is the Reply of a command's data or error.
+func replyOf(data proto.Message, err error) *eventsv1.Reply {
+	if err != nil {
+		var e *tack.Error
+		if errors.As(err, &e) {
+			return &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: e.Code, Message: e.Message}}
+		}
+		return &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: tack.Code(err), Message: err.Error()}}
+	}
+	r := &eventsv1.Reply{}
+	switch d := data.(type) {
+	case *eventsv1.Created:
+		r.Data = &eventsv1.Reply_Created{Created: d}
+	case *eventsv1.SessionList:
+		r.Data = &eventsv1.Reply_Sessions{Sessions: d}
+	}
+	return r
+}
+
+// env is what the node's commands run with: no user, so list_sessions
+// lists every session.
+func (n *Node) env() command.Env { return command.Env{Runtime: n.rt} }

@@ -1,0 +1,85 @@
+package remote
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/server/command"
+	"github.com/tack-run/tack/server/remote/remotev1"
+)
+
+// route is the Process behind a session's PID "tack/<id>": it hands what
+// it is sent to the session by id, so the PID outlives the session's
+// actor (passivation, restore).
+type route struct {
+	node *Node
+	id   string
+}
+
+var _ actor.Process = (*route)(nil)
+
+// SendUserMessage hands a message to the session. Subscribe and
+// Unsubscribe become the session's in-process subscription messages;
+// SwitchModel, Fork and CloseSession run through the runtime; everything
+// else goes to the session actor as it is, which answers what it does not
+// know with bad_request.
+func (r *route) SendUserMessage(_ *actor.PID, message any) {
+	n := r.node
+	_, msg, sender := actor.UnwrapEnvelope(message)
+	switch m := msg.(type) {
+	case *remotev1.Subscribe:
+		if m.Subscriber == nil {
+			r.refuse(sender, "Subscribe needs subscriber: the PID the events go to")
+			return
+		}
+		f, err := events.NewFilter(m.Types)
+		if err != nil {
+			r.refuse(sender, err.Error())
+			return
+		}
+		n.rt.Deliver(r.id, &actor.MessageEnvelope{Sender: sender, Message: &actors.SubscribePID{PID: m.Subscriber, Since: m.Since, Filter: f}})
+	case *remotev1.Unsubscribe:
+		if m.Subscriber == nil {
+			r.refuse(sender, "Unsubscribe needs subscriber")
+			return
+		}
+		n.rt.Deliver(r.id, &actor.MessageEnvelope{Sender: sender, Message: &actors.UnsubscribePID{PID: m.Subscriber}})
+	case *eventsv1.SwitchModel, *eventsv1.Fork:
+		n.answer(sender, func(c context.Context) (proto.Message, error) {
+			data, err := command.RunMessage(c, n.env(), r.id, m.(proto.Message))
+			if created, ok := data.(*eventsv1.Created); ok {
+				n.route(created.Session)
+			}
+			return data, err
+		})
+	case *eventsv1.CloseSession:
+		n.answer(sender, func(c context.Context) (proto.Message, error) {
+			data, err := command.RunMessage(c, n.env(), r.id, m)
+			if err == nil {
+				n.unroute(r.id)
+			}
+			return data, err
+		})
+	default:
+		n.rt.Deliver(r.id, message)
+	}
+}
+
+// refuse answers a request with bad_request.
+func (r *route) refuse(sender *actor.PID, message string) {
+	if sender != nil {
+		r.node.rt.ActorSystem().Root.Send(sender, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeBadRequest, Message: message}})
+	}
+}
+
+// SendSystemMessage ignores system messages: a route never stops while
+// its node runs (a caller watching it hears of the node going away).
+func (r *route) SendSystemMessage(*actor.PID, any) {}
+
+// Stop does nothing: a route goes when its session is closed.
+func (r *route) Stop(*actor.PID) {}
