@@ -158,11 +158,14 @@ func TestRemoteTLS(t *testing.T) {
 			{"with a certificate of another CA", strangerCert, strangerKey, ca.file, "remote error: tls: unknown certificate authority"},
 			{"trusting another CA", callerCert, callerKey, other.file, "tls: failed to verify certificate: x509: certificate signed by unknown authority"},
 		} {
-			err := tlsProbe(t, n.addr, tc.cert, tc.key, tc.ca)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
-			}
+			t.Run(tc.name, func(t *testing.T) {
+				if err := tlsProbe(t, n.addr, tc.cert, tc.key, tc.ca); err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("%v, want %q", err, tc.want)
+				}
+			})
 		}
+	})
+	t.Run("accepted", func(t *testing.T) {
 		if err := tlsProbe(t, n.addr, callerCert, callerKey, ca.file); err != nil {
 			t.Fatalf("a caller with the right certificate: %v", err)
 		}
@@ -216,13 +219,15 @@ func TestNodeListenNeedsMutualTLS(t *testing.T) {
 		{"a CA file without a certificate", []string{"--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key, "--tls-client-ca", key},
 			"tack: TLS CA " + key + ": no PEM certificate in it\n"},
 	} {
-		var stderr strings.Builder
-		cmd := exec.Command(tackBin, append([]string{"node", "--store", "memory"}, tc.args...)...)
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || stderr.String() != tc.want {
-			t.Errorf("%s: %v, stderr %q\nwant exit status 1 and %q", tc.name, err, stderr.String(), tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr strings.Builder
+			cmd := exec.Command(tackBin, append([]string{"node", "--store", "memory"}, tc.args...)...)
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || stderr.String() != tc.want {
+				t.Fatalf("%v, stderr %q\nwant exit status 1 and %q", err, stderr.String(), tc.want)
+			}
+		})
 	}
 
 	// With mutual TLS, any host: here every interface (the last --listen
