@@ -14,24 +14,32 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/server/remote"
+	"github.com/tack-run/tack/server/remote/remotetls"
 )
 
 // node serves sessions to other actor systems over protoactor remote
 // (docs/remote.md) until SIGINT or SIGTERM; stored sessions stay stored.
 func node(args []string) error {
 	var c common
-	var listen string
+	var listen, tlsCert, tlsKey, tlsClientCA string
 	var passivate time.Duration
 	fs := flag.NewFlagSet("tack node", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: tack node --listen HOST:PORT [flags]\n\n"+
 			"Serves sessions to other actor systems over protoactor remote: the gateway actor \"tack\"\n"+
 			"creates and looks up sessions, tack/<session> takes a session's events/v1 commands\n"+
-			"(docs/remote.md).\n\nflags:\n")
+			"(docs/remote.md).\n\n"+
+			"Only a loopback --listen host is accepted unless callers must hold a certificate: with\n"+
+			"--tls-cert, --tls-key and --tls-client-ca the endpoint speaks mutual TLS in both\n"+
+			"directions (the node dials callers' own endpoints to answer), and callers run their\n"+
+			"endpoint with a certificate that CA signed and trust the CA that signed the node's.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	c.register(fs, "sqlite:")
-	fs.StringVar(&listen, "listen", "", "HOST:PORT to serve protoactor remote on (port 0 picks a free one); only a loopback host: the endpoint has no credentials")
+	fs.StringVar(&listen, "listen", "", "HOST:PORT to serve protoactor remote on (port 0 picks a free one); a host other than loopback only with mutual TLS")
+	fs.StringVar(&tlsCert, "tls-cert", "", "PEM `FILE` of the node's certificate: serve and dial protoactor remote over TLS (with --tls-key)")
+	fs.StringVar(&tlsKey, "tls-key", "", "PEM `FILE` of the --tls-cert certificate's private key")
+	fs.StringVar(&tlsClientCA, "tls-client-ca", "", "PEM `FILE` of the CA that signs callers' certificates: mutual TLS, callers without one are refused (and the node trusts callers' endpoints by this CA when it dials them)")
 	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long and restore it on its next command (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -45,8 +53,22 @@ func node(args []string) error {
 	if passivate < 0 {
 		return fmt.Errorf("--passivate-after %s: must not be negative", passivate)
 	}
-	if err := loopbackListen(listen); err != nil {
-		return err
+	var remoteOpts []remote.Option
+	switch {
+	case tlsCert == "" && tlsKey == "" && tlsClientCA == "":
+	case tlsCert == "" || tlsKey == "":
+		return fmt.Errorf("--tls-cert and --tls-key go together (and --tls-client-ca needs both)")
+	default:
+		tlsOpts, err := remotetls.Options(tlsCert, tlsKey, tlsClientCA)
+		if err != nil {
+			return err
+		}
+		remoteOpts = append(remoteOpts, remote.WithRemoteOptions(tlsOpts...))
+	}
+	if tlsClientCA == "" {
+		if err := loopbackListen(listen); err != nil {
+			return err
+		}
 	}
 	log := zap.NewNop()
 	if c.verbose {
@@ -60,21 +82,28 @@ func node(args []string) error {
 		return err
 	}
 	defer closeRuntime()
-	n, err := remote.Start(rt, listen, remote.WithLogger(log))
+	n, err := remote.Start(rt, listen, append(remoteOpts, remote.WithLogger(log))...)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", listen, err)
 	}
 	defer n.Close()
-	fmt.Fprintf(os.Stderr, "tack node: listening on %s (gateway %q)\n", n.Address(), "tack")
+	security := "plaintext"
+	switch {
+	case tlsClientCA != "":
+		security = "mutual TLS"
+	case tlsCert != "":
+		security = "TLS"
+	}
+	fmt.Fprintf(os.Stderr, "tack node: listening on %s (gateway %q, %s)\n", n.Address(), "tack", security)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
 	return nil
 }
 
-// loopbackListen refuses a --listen host other than loopback: the
-// endpoint takes no credentials, so anyone who reaches it drives every
-// session.
+// loopbackListen refuses a --listen host other than loopback when the
+// endpoint asks callers for no certificate: anyone who reaches it would
+// drive every session.
 func loopbackListen(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -83,6 +112,7 @@ func loopbackListen(addr string) error {
 	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("--listen %s is not a loopback address: tack node has no credentials of its own, so anyone who reaches it "+
-		"could drive every session; listen on 127.0.0.1 (and reach it through a tunnel), see docs/remote.md", addr)
+	return fmt.Errorf("--listen %s is not a loopback address: without --tls-client-ca the node asks callers for no certificate, "+
+		"so anyone who reaches it could drive every session; give --tls-cert, --tls-key and --tls-client-ca (mutual TLS), "+
+		"or listen on 127.0.0.1 and reach it through a tunnel, see docs/remote.md", addr)
 }

@@ -8,7 +8,19 @@
 //	go run ./examples/remote -node 127.0.0.1:8090
 //
 // With -follow it only subscribes to -session and prints its events until
-// it is stopped. docs/remote.md explains the messages.
+// it is stopped. Against a node that speaks TLS, -tls-cert and -tls-key
+// give this program's certificate (the node dials this program's own
+// endpoint to answer, so it serves TLS too) and -tls-ca the CA that
+// signed the node's, which the node's certificate must be signed by
+// and which is also required of the node when it dials in:
+//
+//	go run ./examples/remote -node 10.0.0.5:8090 -listen 10.0.0.7:0 \
+//	    -tls-ca ca.pem -tls-cert me.pem -tls-key me-key.pem
+//
+// (-listen is where this program's endpoint listens, an address the node
+// can reach.)
+//
+// docs/remote.md explains the messages.
 package main
 
 import (
@@ -16,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -26,6 +39,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/server/remote/remotetls"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -38,29 +52,65 @@ const script = `{"turns":[
  {"text":"Understood, waiting again.","tool_calls":[{"name":"sleep","args":{"ms":30000}}]},
  {"text":"Done."}]}`
 
-// timeout bounds every request to the node.
-const timeout = 10 * time.Second
+// timeout bounds every request to the node, and the wait for each event
+// (-timeout).
+var timeout = 10 * time.Second
 
 func main() {
 	nodeAddr := flag.String("node", "127.0.0.1:8090", "the tack node's HOST:PORT")
 	session := flag.String("session", "", "session id (default: a new one, remote-<time>)")
 	follow := flag.Bool("follow", false, "only subscribe to -session and print its events until stopped")
+	flag.DurationVar(&timeout, "timeout", timeout, "how long to wait for each answer and each event")
+	listen := flag.String("listen", "127.0.0.1:0", "HOST:PORT of this program's own endpoint, which the node dials to answer (port 0: a free one)")
+	tlsCA := flag.String("tls-ca", "", "PEM `FILE` of the CA that signed the node's certificate: trust only it (mutual TLS)")
+	tlsCert := flag.String("tls-cert", "", "PEM `FILE` of this program's certificate, for a node that speaks TLS (with -tls-key)")
+	tlsKey := flag.String("tls-key", "", "PEM `FILE` of the -tls-cert certificate's private key")
 	flag.Parse()
-	if err := run(*nodeAddr, *session, *follow); err != nil {
+	config, err := remoteConfig(*listen, *tlsCert, *tlsKey, *tlsCA)
+	if err == nil {
+		err = run(config, *nodeAddr, *session, *follow)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "remote:", err)
 		os.Exit(1)
 	}
 }
 
-func run(nodeAddr, session string, follow bool) error {
+// remoteConfig is our endpoint's configuration: where it listens, and
+// TLS when a certificate is given.
+func remoteConfig(listen, cert, key, ca string) (*remote.Config, error) {
+	host, portText, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, fmt.Errorf("-listen %s: %w", listen, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return nil, fmt.Errorf("-listen %s: the port is not a number", listen)
+	}
+	var opts []remote.ConfigOption
+	switch {
+	case cert == "" && key == "" && ca == "":
+	case cert == "" || key == "":
+		return nil, errors.New("-tls-cert and -tls-key go together, and -tls-ca needs them: the node dials this program's endpoint to answer, and that endpoint serves TLS too")
+	default:
+		if opts, err = remotetls.Options(cert, key, ca); err != nil {
+			return nil, err
+		}
+	}
+	return remote.Configure(host, port, opts...), nil
+}
+
+func run(config *remote.Config, nodeAddr, session string, follow bool) (err error) {
 	// An actor system of our own, reachable from the node: it sends our
 	// subscriber the events and our futures the replies.
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}))
-	r := remote.NewRemote(system, remote.Configure("127.0.0.1", 0))
+	r := remote.NewRemote(system, config)
 	r.Start()
-	defer func() { r.Shutdown(true); system.Shutdown() }()
+	// After a failure, stop at once: a graceful stop waits for an endpoint
+	// that could not connect to give up (about 10 s).
+	defer func() { r.Shutdown(err == nil); system.Shutdown() }()
 
 	// The subscriber: an actor that passes the events it gets on.
 	evs := make(chan *eventsv1.Event, 1024)
@@ -114,7 +164,7 @@ func run(nodeAddr, session string, follow bool) error {
 		select {
 		case ev = <-evs:
 		case <-time.After(timeout):
-			return errors.New("no event for 10 s")
+			return fmt.Errorf("no event for %v", timeout)
 		}
 		print(ev)
 		var err error

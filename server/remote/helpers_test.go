@@ -51,7 +51,7 @@ var listening = regexp.MustCompile(`tack node: listening on (\S+)`)
 
 // startNode runs tack node on a free loopback port with args after
 // --listen; it is stopped (SIGTERM) when the test ends.
-func startNode(t *testing.T, args ...string) *node {
+func startNode(t testing.TB, args ...string) *node {
 	t.Helper()
 	cmd := exec.Command(tackBin, append([]string{"node", "--listen", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
@@ -88,7 +88,7 @@ func startNode(t *testing.T, args ...string) *node {
 }
 
 // stop ends the node with SIGTERM and waits for it.
-func (n *node) stop(t *testing.T) {
+func (n *node) stop(t testing.TB) {
 	if n.cmd.ProcessState != nil {
 		return
 	}
@@ -106,7 +106,7 @@ func (n *node) logText() string {
 }
 
 // waitLog waits for a log line that contains all of parts.
-func (n *node) waitLog(t *testing.T, parts ...string) string {
+func (n *node) waitLog(t testing.TB, parts ...string) string {
 	t.Helper()
 	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		n.mu.Lock()
@@ -150,7 +150,7 @@ var (
 
 // newClient is the test process's actor system, talking to the node at
 // nodeAddr.
-func newClient(t *testing.T, nodeAddr string) *client {
+func newClient(t testing.TB, nodeAddr string) *client {
 	t.Helper()
 	sharedOnce.Do(func() {
 		sharedSys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -171,7 +171,7 @@ func closeShared() {
 }
 
 // request sends msg to pid and waits for the answer.
-func (c *client) request(t *testing.T, pid *actor.PID, msg any) any {
+func (c *client) request(t testing.TB, pid *actor.PID, msg any) any {
 	t.Helper()
 	res, err := c.sys.Root.RequestFuture(pid, msg, wait).Result()
 	if err != nil {
@@ -181,7 +181,7 @@ func (c *client) request(t *testing.T, pid *actor.PID, msg any) any {
 }
 
 // reply sends msg to pid and wants an events/v1 Reply without error.
-func (c *client) reply(t *testing.T, pid *actor.PID, msg any) *eventsv1.Reply {
+func (c *client) reply(t testing.TB, pid *actor.PID, msg any) *eventsv1.Reply {
 	t.Helper()
 	r, ok := c.request(t, pid, msg).(*eventsv1.Reply)
 	if !ok {
@@ -194,7 +194,7 @@ func (c *client) reply(t *testing.T, pid *actor.PID, msg any) *eventsv1.Reply {
 }
 
 // create makes a session on the node and returns its PID.
-func (c *client) create(t *testing.T, id, script string, plugins ...*eventsv1.PluginConfig) *actor.PID {
+func (c *client) create(t testing.TB, id, script string, plugins ...*eventsv1.PluginConfig) *actor.PID {
 	t.Helper()
 	r := c.reply(t, remotev1.GatewayPID(c.node), &eventsv1.CreateSession{Session: id, Script: &eventsv1.RawJSON{Json: []byte(script)}, Plugins: plugins})
 	if got := r.GetCreated().GetSession(); got != id {
@@ -211,7 +211,7 @@ type sink struct {
 
 // subscribe spawns a subscriber and subscribes it to the session at pid;
 // it stops when the test ends.
-func (c *client) subscribe(t *testing.T, session *actor.PID, since uint64, types ...string) *sink {
+func (c *client) subscribe(t testing.TB, session *actor.PID, since uint64, types ...string) *sink {
 	t.Helper()
 	s := &sink{c: make(chan *eventsv1.Event, 4096)}
 	s.pid = c.sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
@@ -233,7 +233,7 @@ type follower struct {
 
 // follow starts the example program subscribed to session on the node;
 // it returns once the program has subscribed.
-func follow(t *testing.T, nodeAddr, session string) *follower {
+func follow(t testing.TB, nodeAddr, session string) *follower {
 	t.Helper()
 	f := &follower{cmd: exec.Command(exampleBin(t), "-node", nodeAddr, "-session", session, "-follow"), lines: make(chan string, 4096)}
 	out, err := f.cmd.StdoutPipe()
@@ -258,7 +258,7 @@ func follow(t *testing.T, nodeAddr, session string) *follower {
 }
 
 // line waits for the follower's next output line.
-func (f *follower) line(t *testing.T) string {
+func (f *follower) line(t testing.TB) string {
 	t.Helper()
 	select {
 	case l, ok := <-f.lines:
@@ -281,7 +281,7 @@ func (f *follower) kill() {
 }
 
 // next waits for the sink's next event.
-func (s *sink) next(t *testing.T) *eventsv1.Event {
+func (s *sink) next(t testing.TB) *eventsv1.Event {
 	t.Helper()
 	select {
 	case ev := <-s.c:
@@ -293,7 +293,7 @@ func (s *sink) next(t *testing.T) *eventsv1.Event {
 }
 
 // until collects events up to and including the first of type name.
-func (s *sink) until(t *testing.T, name string) []*eventsv1.Event {
+func (s *sink) until(t testing.TB, name string) []*eventsv1.Event {
 	t.Helper()
 	var out []*eventsv1.Event
 	for {
@@ -315,7 +315,7 @@ func typesOf(evs []*eventsv1.Event) []string {
 }
 
 // wantTypes compares event names exactly.
-func wantTypes(t *testing.T, got []*eventsv1.Event, want ...string) {
+func wantTypes(t testing.TB, got []*eventsv1.Event, want ...string) {
 	t.Helper()
 	if g := typesOf(got); !slices.Equal(g, want) {
 		t.Fatalf("events\n got %q\nwant %q", g, want)
@@ -323,7 +323,7 @@ func wantTypes(t *testing.T, got []*eventsv1.Event, want ...string) {
 }
 
 // consecutive checks that seqs go up by one from first.
-func consecutive(t *testing.T, evs []*eventsv1.Event, first uint64) {
+func consecutive(t testing.TB, evs []*eventsv1.Event, first uint64) {
 	t.Helper()
 	for i, ev := range evs {
 		if ev.Seq != first+uint64(i) {
@@ -333,13 +333,13 @@ func consecutive(t *testing.T, evs []*eventsv1.Event, first uint64) {
 }
 
 // state asks a session's get_state.
-func (c *client) state(t *testing.T, session *actor.PID) *eventsv1.SessionState {
+func (c *client) state(t testing.TB, session *actor.PID) *eventsv1.SessionState {
 	t.Helper()
 	return c.reply(t, session, &eventsv1.GetState{}).GetState()
 }
 
 // listLoaded reports whether the node lists session id as loaded.
-func (c *client) listLoaded(t *testing.T, id string) bool {
+func (c *client) listLoaded(t testing.TB, id string) bool {
 	t.Helper()
 	for _, s := range c.reply(t, remotev1.GatewayPID(c.node), &eventsv1.ListSessions{}).GetSessions().GetSessions() {
 		if s.Session == id {
@@ -351,7 +351,7 @@ func (c *client) listLoaded(t *testing.T, id string) bool {
 }
 
 // unknownMessage is a protobuf message of a type no tack node knows.
-func unknownMessage(t *testing.T) proto.Message {
+func unknownMessage(t testing.TB) proto.Message {
 	t.Helper()
 	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
 		Name: proto.String("unknown_test.proto"), Package: proto.String("tack.test"), Syntax: proto.String("proto3"),
