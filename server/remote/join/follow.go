@@ -1,0 +1,114 @@
+package join
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/server/remote/remotev1"
+)
+
+// subscribeTimeout bounds one try at subscribing: long enough for a
+// session to be restored on a member that waits out a dead member's
+// lease.
+const subscribeTimeout = time.Minute
+
+// resubscribePause is the pause between two failed tries at subscribing
+// again.
+const resubscribePause = 250 * time.Millisecond
+
+// Follow subscribes a new actor of c's actor system to session id's
+// events after since (types filters them, as remotev1.Subscribe), and
+// calls handle with each, in order, on that actor's goroutine. The actor
+// watches the session's grain: when the grain goes — its member died, or
+// the session moved to another member — it subscribes again through the
+// cluster with the last seq it was sent, which brings the session back on
+// the member that now hosts it; the gap in numbering then comes as
+// events_lost. Follow returns once the first subscription is in place (or
+// failed); stop the returned PID to unsubscribe.
+func Follow(c *cluster.Cluster, id string, since uint64, types []string, handle func(*eventsv1.Event)) (*actor.PID, error) {
+	first := make(chan error, 1)
+	f := &follower{c: c, id: id, last: since, types: types, handle: handle, first: first}
+	pid := c.ActorSystem.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return f }))
+	if err := <-first; err != nil {
+		c.ActorSystem.Root.Stop(pid)
+		return nil, err
+	}
+	return pid, nil
+}
+
+// follower is Follow's actor.
+type follower struct {
+	c      *cluster.Cluster
+	id     string
+	types  []string
+	handle func(*eventsv1.Event)
+	first  chan error
+
+	last    uint64
+	watched *actor.PID
+	stopped bool
+}
+
+// subscribed is the outcome of a try at subscribing.
+type subscribed struct {
+	grain *actor.PID
+	err   error
+}
+
+// resubscribe asks the follower to try again.
+type resubscribe struct{}
+
+// Receive handles events, the grain's end and subscription outcomes.
+func (f *follower) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started, *resubscribe:
+		if !f.stopped {
+			f.subscribe(ctx)
+		}
+	case *actor.Stopping:
+		f.stopped = true
+	case *subscribed:
+		if f.first != nil {
+			f.first <- m.err
+			f.first = nil
+			if m.err != nil {
+				return // Follow stops the actor
+			}
+		}
+		if m.err != nil {
+			root, self := ctx.ActorSystem().Root, ctx.Self()
+			time.AfterFunc(resubscribePause, func() { root.Send(self, &resubscribe{}) })
+			return
+		}
+		f.watched = m.grain
+		ctx.Watch(m.grain)
+	case *actor.Terminated:
+		if f.watched != nil && m.Who.Equal(f.watched) {
+			f.watched = nil
+			f.subscribe(ctx)
+		}
+	case *eventsv1.Event:
+		if m.Seq > f.last {
+			f.last = m.Seq
+		}
+		f.handle(m)
+	}
+}
+
+// subscribe subscribes the follower with the last seq it saw, on a
+// goroutine of its own (the session may have to be restored first); the
+// outcome comes back as a subscribed message.
+func (f *follower) subscribe(ctx actor.Context) {
+	c, id, root, self := f.c, f.id, ctx.ActorSystem().Root, ctx.Self()
+	msg := &remotev1.Subscribe{Subscriber: self, Since: f.last, Types: f.types}
+	go func() {
+		out := &subscribed{}
+		if _, out.err = Reply(c, id, msg, subscribeTimeout); out.err == nil {
+			out.grain = Grain(c, id)
+		}
+		root.Send(self, out)
+	}()
+}
