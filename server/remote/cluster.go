@@ -46,7 +46,7 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := join.Started(func() { n.cluster = cluster.New(n.rt.ActorSystem(), cc) }); err != nil {
+	if err := join.Started(func() { n.cluster = join.Watch(cluster.New(n.rt.ActorSystem(), cc)) }); err != nil {
 		return err
 	}
 	if f := n.onMembers; f != nil {
@@ -69,7 +69,7 @@ func (n *Node) leave() {
 }
 
 // Cluster is the cluster the node is a member of; nil for a node on its own.
-func (n *Node) Cluster() *cluster.Cluster { return n.cluster }
+func (n *Node) Cluster() *join.Cluster { return n.cluster }
 
 // grain is a session's grain on the member that hosts it.
 type grain struct {

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/remote"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
@@ -39,7 +38,7 @@ type Node struct {
 	gateway *actor.PID
 	// cluster is the cluster the node is a member of; nil for a node on
 	// its own.
-	cluster   *cluster.Cluster
+	cluster   *join.Cluster
 	onMembers func(int)
 
 	mu     sync.Mutex

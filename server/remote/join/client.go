@@ -3,7 +3,6 @@ package join
 import (
 	"fmt"
 	"net"
-	"strconv"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
@@ -15,7 +14,7 @@ import (
 // sessions of the cluster (Request, Follow) and hosts none. sys gets a
 // protoactor remote of its own on host (a free port): members answer a
 // client by dialling it back. Close leaves.
-func Client(sys *actor.ActorSystem, host string, cfg Config) (*cluster.Cluster, error) {
+func Client(sys *actor.ActorSystem, host string, cfg Config) (*Cluster, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, err
@@ -26,7 +25,7 @@ func Client(sys *actor.ActorSystem, host string, cfg Config) (*cluster.Cluster, 
 	if err != nil {
 		return nil, err
 	}
-	c := cluster.New(sys, cc)
+	c := Watch(cluster.New(sys, cc))
 	if err := Started(c.StartClient); err != nil {
 		return nil, err
 	}
@@ -48,7 +47,7 @@ func Started(start func()) (err error) {
 
 // Close leaves the cluster a Client joined and stops its remote; the
 // actor system stays, for its owner to shut down.
-func Close(c *cluster.Cluster) {
+func Close(c *Cluster) {
 	switch p := c.Config.ClusterProvider.(type) {
 	case *automanaged.AutoManagedProvider:
 		// A client serves no endpoint: stopping its monitor is leaving.
@@ -58,13 +57,4 @@ func Close(c *cluster.Cluster) {
 	}
 	c.IdentityLookup.Shutdown()
 	c.Remote.Shutdown(true)
-}
-
-// Members counts the members of the cluster that c knows of.
-func Members(c *cluster.Cluster) int { return c.MemberList.Length() }
-
-// Address is where c's actor system is reached, as "host:port".
-func Address(c *cluster.Cluster) string {
-	host, port, _ := c.ActorSystem.GetHostPort()
-	return net.JoinHostPort(host, strconv.Itoa(port))
 }

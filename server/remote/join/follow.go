@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/remote/remotev1"
@@ -28,7 +27,7 @@ const resubscribePause = 250 * time.Millisecond
 // the member that now hosts it; the gap in numbering then comes as
 // events_lost. Follow returns once the first subscription is in place (or
 // failed); stop the returned PID to unsubscribe.
-func Follow(c *cluster.Cluster, id string, since uint64, types []string, handle func(*eventsv1.Event)) (*actor.PID, error) {
+func Follow(c *Cluster, id string, since uint64, types []string, handle func(*eventsv1.Event)) (*actor.PID, error) {
 	first := make(chan error, 1)
 	f := &follower{c: c, id: id, last: since, types: types, handle: handle, first: first}
 	pid := c.ActorSystem.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return f }))
@@ -41,7 +40,7 @@ func Follow(c *cluster.Cluster, id string, since uint64, types []string, handle 
 
 // follower is Follow's actor.
 type follower struct {
-	c      *cluster.Cluster
+	c      *Cluster
 	id     string
 	types  []string
 	handle func(*eventsv1.Event)
@@ -87,6 +86,7 @@ func (f *follower) Receive(ctx actor.Context) {
 		ctx.Watch(m.grain)
 	case *actor.Terminated:
 		if f.watched != nil && m.Who.Equal(f.watched) {
+			f.c.PidCache.RemoveByValue(f.id, remotev1.SessionKind, f.watched)
 			f.watched = nil
 			f.subscribe(ctx)
 		}

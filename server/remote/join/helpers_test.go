@@ -81,9 +81,9 @@ func (tc *testCluster) host(t *testing.T, id string) int {
 // waitMembers waits until the client sees n members.
 func waitMembers(t *testing.T, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(wait); join.Members(client) != n; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(wait); client.Members() != n; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the client sees %d members, want %d", join.Members(client), n)
+			t.Fatalf("the client sees %d members, want %d", client.Members(), n)
 		}
 	}
 }

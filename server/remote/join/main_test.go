@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 	"go.uber.org/goleak"
 
 	"github.com/tack-run/tack/server/remote/join"
@@ -26,7 +25,7 @@ import (
 var (
 	tackBin string
 	ports   [3]int
-	client  *cluster.Cluster
+	client  *join.Cluster
 	sys     *actor.ActorSystem
 )
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/remote"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -30,7 +29,7 @@ var ErrUnreached = errors.New("no member took the command in time: it was not do
 // answers such a message with a dead letter, so it was not done. A
 // command a member took but did not answer in time is ErrNoAnswer, never
 // sent twice.
-func Request(c *cluster.Cluster, id string, msg any, timeout time.Duration) (any, error) {
+func Request(c *Cluster, id string, msg any, timeout time.Duration) (any, error) {
 	deadline := time.Now().Add(timeout)
 	for try := 0; ; try++ {
 		if try > 0 {
@@ -60,7 +59,7 @@ func Request(c *cluster.Cluster, id string, msg any, timeout time.Duration) (any
 
 // Reply is Request for session commands: the Reply, or an error when
 // none came or it carries one.
-func Reply(c *cluster.Cluster, id string, msg any, timeout time.Duration) (*eventsv1.Reply, error) {
+func Reply(c *Cluster, id string, msg any, timeout time.Duration) (*eventsv1.Reply, error) {
 	res, err := Request(c, id, msg, timeout)
 	if err != nil {
 		return nil, err
@@ -73,17 +72,4 @@ func Reply(c *cluster.Cluster, id string, msg any, timeout time.Duration) (*even
 		return r, fmt.Errorf("%s: %s", r.Error.Code, r.Error.Message)
 	}
 	return r, nil
-}
-
-// Grain is the PID of session id's grain: from c's cache, else asked of
-// the member disthash names (which activates it); nil when none answers.
-func Grain(c *cluster.Cluster, id string) *actor.PID {
-	if pid, ok := c.PidCache.Get(id, remotev1.SessionKind); ok {
-		return pid
-	}
-	pid := c.Get(id, remotev1.SessionKind)
-	if pid != nil {
-		c.PidCache.Set(id, remotev1.SessionKind, pid)
-	}
-	return pid
 }
