@@ -91,6 +91,31 @@ func (g *grain) Receive(ctx actor.Context) {
 			n.log.Info("released a session that moved to another member", zap.String("session", g.id))
 		}
 	case actor.SystemMessage, actor.AutoReceiveMessage:
+	default:
+		if !n.cluster.Owns(g.id) {
+			g.stale(ctx)
+			return
+		}
+		g.handle(ctx)
+	}
+}
+
+// stale answers a grain activated on this member while the asker's view
+// of the members differed from this member's, which names another owner:
+// the command is not done, its sender is answered with a dead letter
+// (join.Request then asks again, where its view now points), and the grain
+// stops, so the session runs where the member list says.
+func (g *grain) stale(ctx actor.Context) {
+	if ctx.Sender() != nil {
+		ctx.Respond(&actor.DeadLetterResponse{Target: ctx.Self()})
+	}
+	ctx.Stop(ctx.Self())
+}
+
+// handle hands a command to the session here.
+func (g *grain) handle(ctx actor.Context) {
+	n := g.node
+	switch m := ctx.Message().(type) {
 	case *eventsv1.CreateSession:
 		if m.Session != "" && m.Session != g.id {
 			n.refuse(ctx.Sender(), fmt.Sprintf("CreateSession for %q sent to the grain of %q", m.Session, g.id))
@@ -118,7 +143,9 @@ func (n *Node) createThrough(sender *actor.PID, m *eventsv1.CreateSession) {
 		m.Session = newSessionID()
 	}
 	go func() {
-		res, err := join.Request(n.cluster, m.Session, m, requestTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+		defer cancel()
+		res, err := join.Request(ctx, n.cluster, m.Session, m)
 		if err != nil {
 			res = notAlive(err)
 		} else if r, ok := res.(*eventsv1.Reply); ok && r.GetCreated() != nil {
@@ -135,7 +162,9 @@ func (n *Node) createThrough(sender *actor.PID, m *eventsv1.CreateSession) {
 // this member's forwarder to it.
 func (n *Node) lookupThrough(id string) *remotev1.SessionRef {
 	ref := &remotev1.SessionRef{Session: id}
-	res, err := join.Request(n.cluster, id, &eventsv1.GetState{}, requestTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	res, err := join.Request(ctx, n.cluster, id, &eventsv1.GetState{})
 	r, _ := res.(*eventsv1.Reply)
 	switch {
 	case err != nil:
@@ -174,7 +203,9 @@ func (f *forwarder) Receive(ctx actor.Context) {
 	case actor.SystemMessage, actor.AutoReceiveMessage:
 		return
 	}
-	res, err := join.Request(f.node.cluster, f.id, ctx.Message(), requestTimeout)
+	c, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	res, err := join.Request(c, f.node.cluster, f.id, ctx.Message())
 	if ctx.Sender() == nil {
 		return
 	}

@@ -1,6 +1,8 @@
 package join
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -29,7 +31,8 @@ const resubscribePause = 250 * time.Millisecond
 // failed); stop the returned PID to unsubscribe.
 func Follow(c *Cluster, id string, since uint64, types []string, handle func(*eventsv1.Event)) (*actor.PID, error) {
 	first := make(chan error, 1)
-	f := &follower{c: c, id: id, last: since, types: types, handle: handle, first: first}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &follower{c: c, id: id, last: since, types: types, handle: handle, first: first, ctx: ctx, cancel: cancel}
 	pid := c.ActorSystem.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return f }))
 	if err := <-first; err != nil {
 		c.ActorSystem.Root.Stop(pid)
@@ -48,7 +51,9 @@ type follower struct {
 
 	last    uint64
 	watched *actor.PID
-	stopped bool
+	// ctx ends the follower's tries at subscribing when it stops.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // subscribed is the outcome of a try at subscribing.
@@ -64,11 +69,9 @@ type resubscribe struct{}
 func (f *follower) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started, *resubscribe:
-		if !f.stopped {
-			f.subscribe(ctx)
-		}
+		f.subscribe(ctx)
 	case *actor.Stopping:
-		f.stopped = true
+		f.cancel()
 	case *subscribed:
 		if f.first != nil {
 			f.first <- m.err
@@ -79,13 +82,14 @@ func (f *follower) Receive(ctx actor.Context) {
 		}
 		if m.err != nil {
 			root, self := ctx.ActorSystem().Root, ctx.Self()
-			time.AfterFunc(resubscribePause, func() { root.Send(self, &resubscribe{}) })
+			t := time.AfterFunc(resubscribePause, func() { root.Send(self, &resubscribe{}) })
+			context.AfterFunc(f.ctx, func() { t.Stop() })
 			return
 		}
 		f.watched = m.grain
 		ctx.Watch(m.grain)
 	case *actor.Terminated:
-		if f.watched != nil && m.Who.Equal(f.watched) {
+		if f.watched != nil && m.Who.Equal(f.watched) && f.ctx.Err() == nil {
 			f.c.PidCache.RemoveByValue(f.id, remotev1.SessionKind, f.watched)
 			f.watched = nil
 			f.subscribe(ctx)
@@ -102,12 +106,19 @@ func (f *follower) Receive(ctx actor.Context) {
 // goroutine of its own (the session may have to be restored first); the
 // outcome comes back as a subscribed message.
 func (f *follower) subscribe(ctx actor.Context) {
+	if f.ctx.Err() != nil {
+		return
+	}
 	c, id, root, self := f.c, f.id, ctx.ActorSystem().Root, ctx.Self()
 	msg := &remotev1.Subscribe{Subscriber: self, Since: f.last, Types: f.types}
+	try, cancel := context.WithTimeout(f.ctx, subscribeTimeout)
 	go func() {
+		defer cancel()
 		out := &subscribed{}
-		if _, out.err = Reply(c, id, msg, subscribeTimeout); out.err == nil {
-			out.grain = Grain(c, id)
+		if _, out.err = Reply(try, c, id, msg); out.err == nil {
+			if out.grain = Grain(c, id); out.grain == nil {
+				out.err = fmt.Errorf("session %s: subscribed, but its grain is not found", id)
+			}
 		}
 		root.Send(self, out)
 	}()

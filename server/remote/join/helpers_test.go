@@ -1,6 +1,7 @@
 package join_test
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net"
@@ -31,7 +32,15 @@ const leaseTTL = "2s"
 // testCluster is three tack node members on one PostgreSQL schema.
 type testCluster struct {
 	dsn     string
+	mu      sync.Mutex
 	members [3]*tacknode.Node
+}
+
+// member is member i as it runs now.
+func (tc *testCluster) member(i int) *tacknode.Node {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.members[i]
 }
 
 // startCluster starts three members and waits until they and the client
@@ -56,10 +65,13 @@ func (tc *testCluster) start(t *testing.T, i int) *tacknode.Node {
 	for j, p := range ports {
 		seeds[j] = net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
 	}
-	tc.members[i] = tacknode.Start(t, tackBin, "--store", tc.dsn, "--cluster", clusterName,
+	m := tacknode.Start(t, tackBin, "--store", tc.dsn, "--cluster", clusterName,
 		"--cluster-seeds", strings.Join(seeds, ","), "--cluster-port", strconv.Itoa(ports[i]),
 		"--cluster-refresh", refresh.String(), "--lease-ttl", leaseTTL, "--passivate-after", "0", "-v")
-	return tc.members[i]
+	tc.mu.Lock()
+	tc.members[i] = m
+	tc.mu.Unlock()
+	return m
 }
 
 // host is the index of the member whose grain hosts session id.
@@ -69,8 +81,8 @@ func (tc *testCluster) host(t *testing.T, id string) int {
 	if pid == nil {
 		t.Fatalf("no grain for %s", id)
 	}
-	for i, m := range tc.members {
-		if m.Addr == pid.Address {
+	for i := range tc.members {
+		if tc.member(i).Addr == pid.Address {
 			return i
 		}
 	}
@@ -195,4 +207,11 @@ func typesOf(evs []*eventsv1.Event) []string {
 		out[i] = events.Type(ev)
 	}
 	return out
+}
+
+// within is a context of the test that ends after d.
+func within(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
 }

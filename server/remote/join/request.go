@@ -1,6 +1,7 @@
 package join
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -21,23 +22,35 @@ var ErrNoAnswer = errors.New("no answer in time: the command may or may not have
 // command in time: it was not done.
 var ErrUnreached = errors.New("no member took the command in time: it was not done")
 
+// DefaultTimeout bounds a Request whose context has no deadline.
+const DefaultTimeout = time.Minute
+
 // Request sends msg to session id wherever it lives in the cluster — the
 // member disthash names activates it there, restoring it from the store —
-// and waits up to timeout for its answer (an events/v1 Reply for session
-// commands). While no member takes it (the member list is changing, the
-// session's member died and its grain is gone) it tries again: protoactor
-// answers such a message with a dead letter, so it was not done. A
-// command a member took but did not answer in time is ErrNoAnswer, never
-// sent twice.
-func Request(c *Cluster, id string, msg any, timeout time.Duration) (any, error) {
-	deadline := time.Now().Add(timeout)
+// and waits for its answer (an events/v1 Reply for session commands) until
+// ctx is done (DefaultTimeout without a deadline). While no member takes
+// it (the member list is changing, the session's member died and its
+// grain is gone) it tries again: protoactor answers such a message with a
+// dead letter, so it was not done. A command a member took but did not
+// answer in time is ErrNoAnswer, never sent twice.
+func Request(ctx context.Context, c *Cluster, id string, msg any) (any, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(DefaultTimeout)
+	}
 	for try := 0; ; try++ {
 		if try > 0 {
 			pause := min(time.Duration(try)*50*time.Millisecond, 500*time.Millisecond)
 			if time.Now().Add(pause).After(deadline) {
 				return nil, fmt.Errorf("session %s: %w", id, ErrUnreached)
 			}
-			time.Sleep(pause)
+			t := time.NewTimer(pause)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("session %s: %w (%v)", id, ErrUnreached, ctx.Err())
+			}
 		}
 		pid := Grain(c, id)
 		if pid == nil {
@@ -59,8 +72,8 @@ func Request(c *Cluster, id string, msg any, timeout time.Duration) (any, error)
 
 // Reply is Request for session commands: the Reply, or an error when
 // none came or it carries one.
-func Reply(c *Cluster, id string, msg any, timeout time.Duration) (*eventsv1.Reply, error) {
-	res, err := Request(c, id, msg, timeout)
+func Reply(ctx context.Context, c *Cluster, id string, msg any) (*eventsv1.Reply, error) {
+	res, err := Request(ctx, c, id, msg)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,12 @@ func (c *Cluster) owner(id string) string {
 	return rdv.GetByClusterIdentity(cluster.NewClusterIdentity(id, remotev1.SessionKind))
 }
 
+// Owns reports whether session id belongs to this member by its own view
+// of the members.
+func (c *Cluster) Owns(id string) bool {
+	return c.owner(id) == c.ActorSystem.Address()
+}
+
 // Grain is the PID of session id's grain: from c's cache, else asked of
 // the member rendezvous hashing names (whose disthash placement actor
 // activates it there); nil when none answers in time.
