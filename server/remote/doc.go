@@ -14,6 +14,16 @@
 // (remote.SpawnNamed with the session id as name). docs/remote.md is the
 // reference.
 //
+// # Cluster
+//
+// StartMember makes the node a member of a protoactor cluster (package
+// join configures it): each session is a grain of kind SessionKind whose
+// identity is its id, placed by disthash; the grain hands commands to its
+// member's runtime, which restores the session from the shared store and
+// takes its lease, waiting out another member's (cluster.go tells the
+// rules). The gateway creates and looks up sessions through the cluster,
+// and "tack/<id>" on a member forwards to the grain wherever it is.
+//
 // # Concurrency
 //
 // A session's PID is a protoactor Process whose SendUserMessage runs on
@@ -27,5 +37,6 @@
 // # Testing
 //
 // The tests start real `tack node` processes and drive them from an actor
-// system of their own over loopback (cmd/tack and examples/remote).
+// system of their own over loopback (cmd/tack and examples/remote); the
+// cluster's tests, with three members on PostgreSQL, are package join's.
 package remote

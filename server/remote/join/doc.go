@@ -11,7 +11,7 @@
 //	sys := actor.NewActorSystem()
 //	c, err := join.Client(sys, "127.0.0.1", join.Config{Name: "tack", Seeds: []string{"10.0.0.1:6330", "10.0.0.2:6330"}})
 //	...
-//	reply, err := join.Request(c, "s1", &eventsv1.Prompt{Text: "hi"}, 30*time.Second)
+//	reply, err := join.Reply(ctx, c, "s1", &eventsv1.Prompt{Text: "hi"})
 //	...
 //	join.Close(c)
 //
