@@ -31,9 +31,11 @@ const leaseTTL = "2s"
 
 // testCluster is three tack node members on one PostgreSQL schema.
 type testCluster struct {
-	dsn     string
-	mu      sync.Mutex
-	members [3]*tacknode.Node
+	dsn string
+	// provider is the cluster flags of member i.
+	provider func(i int) []string
+	mu       sync.Mutex
+	members  [3]*tacknode.Node
 }
 
 // member is member i as it runs now.
@@ -43,31 +45,40 @@ func (tc *testCluster) member(i int) *tacknode.Node {
 	return tc.members[i]
 }
 
-// startCluster starts three members and waits until they and the client
-// see each other.
+// startCluster starts three members with the automanaged provider and
+// waits until they and the client see each other.
 func startCluster(t *testing.T) *testCluster {
 	t.Helper()
-	tc := &testCluster{dsn: pgtest.DSN(t)}
+	seeds := make([]string, len(ports))
+	for j, p := range ports {
+		seeds[j] = net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
+	}
+	tc := startMembers(t, func(i int) []string {
+		return []string{"--cluster-seeds", strings.Join(seeds, ","), "--cluster-port", strconv.Itoa(ports[i]), "--cluster-refresh", refresh.String()}
+	})
+	waitMembers(t, 3)
+	return tc
+}
+
+// startMembers starts three members whose cluster flags are provider's,
+// and waits until they see each other.
+func startMembers(t *testing.T, provider func(i int) []string) *testCluster {
+	t.Helper()
+	tc := &testCluster{dsn: pgtest.DSN(t), provider: provider}
 	for i := range tc.members {
 		tc.start(t, i)
 	}
 	for _, m := range tc.members {
 		m.WaitLog(t, "cluster "+clusterName+" has 3 members")
 	}
-	waitMembers(t, 3)
 	return tc
 }
 
 // start starts member i (again).
 func (tc *testCluster) start(t *testing.T, i int) *tacknode.Node {
 	t.Helper()
-	seeds := make([]string, len(ports))
-	for j, p := range ports {
-		seeds[j] = net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
-	}
-	m := tacknode.Start(t, tackBin, "--store", tc.dsn, "--cluster", clusterName,
-		"--cluster-seeds", strings.Join(seeds, ","), "--cluster-port", strconv.Itoa(ports[i]),
-		"--cluster-refresh", refresh.String(), "--lease-ttl", leaseTTL, "--passivate-after", "0", "-v")
+	m := tacknode.Start(t, tackBin, append([]string{"--store", tc.dsn, "--cluster", clusterName,
+		"--lease-ttl", leaseTTL, "--passivate-after", "0", "-v"}, tc.provider(i)...)...)
 	tc.mu.Lock()
 	tc.members[i] = m
 	tc.mu.Unlock()
