@@ -68,9 +68,6 @@ func (n *Node) leave() {
 	_ = n.cluster.Config.ClusterProvider.Shutdown(false)
 }
 
-// Cluster is the cluster the node is a member of; nil for a node on its own.
-func (n *Node) Cluster() *join.Cluster { return n.cluster }
-
 // grain is a session's grain on the member that hosts it.
 type grain struct {
 	node *Node

@@ -138,7 +138,9 @@ func (n *Node) Address() string { return n.rt.ActorSystem().Address() }
 
 // Close stops the gateway and the remote endpoint at once (connected
 // callers see their endpoint terminate); the runtime stays up, for its
-// owner to close.
+// owner to close, which gives up its sessions' leases. A cluster member
+// also stops its provider, so the others see it leave; protoactor's
+// gossip and lookup goroutines stay until the process exits.
 func (n *Node) Close() {
 	_ = n.rt.ActorSystem().Root.StopFuture(n.gateway).Wait()
 	n.mu.Lock()
