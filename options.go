@@ -17,26 +17,27 @@ import (
 type Option func(*config)
 
 type config struct {
-	logger   *zap.Logger
-	system   *actor.ActorSystem
-	models   []llm.Resolver
-	tools    []tools.Tool
-	clock    func() time.Time
-	ring     int
-	steering int
-	prompts  int
-	grace    time.Duration
-	timeout  time.Duration
-	dir      string
-	plugins  *plugins.Registry
-	named    []namedPlugin
-	approval time.Duration
-	budget   time.Duration
-	store    store.Store
-	node     string
-	leaseTTL time.Duration
-	metrics  *metrics.Metrics
-	passive  time.Duration
+	logger    *zap.Logger
+	system    *actor.ActorSystem
+	models    []llm.Resolver
+	tools     []tools.Tool
+	clock     func() time.Time
+	ring      int
+	steering  int
+	prompts   int
+	grace     time.Duration
+	timeout   time.Duration
+	dir       string
+	plugins   *plugins.Registry
+	named     []namedPlugin
+	approval  time.Duration
+	budget    time.Duration
+	store     store.Store
+	node      string
+	leaseTTL  time.Duration
+	leaseWait time.Duration
+	metrics   *metrics.Metrics
+	passive   time.Duration
 }
 
 type namedPlugin struct {
@@ -116,6 +117,14 @@ func WithNode(name string) Option { return func(c *config) { c.node = name } }
 // WithLeaseTTL sets how long this node owns a loaded session without
 // renewing (default 30 s); another node may take the session after that.
 func WithLeaseTTL(d time.Duration) Option { return func(c *config) { c.leaseTTL = d } }
+
+// WithLeaseWait makes the restore of a session another node holds wait up
+// to d for that node to give its lease up or for the lease to expire,
+// instead of failing at once with not_alive; the commands sent meanwhile
+// wait too. Cluster members (tack node --cluster) set it, so that the
+// member a session moves to takes it over once the member it moved from
+// lets go or is gone.
+func WithLeaseWait(d time.Duration) Option { return func(c *config) { c.leaseWait = d } }
 
 // WithMetrics counts what the runtime's sessions do in m (sessions by
 // state, runs, abort delivery, tokens, tool durations, store writes; see

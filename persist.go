@@ -38,6 +38,17 @@ func (rt *Runtime) closeSession(id string) {
 	rt.users.Delete(id)
 }
 
+// Release hands session id over to whoever uses it next, in this process
+// or another: once everything it has told is stored, it stops and gives
+// up its lease, staying stored. It reports whether the session was
+// loaded here. Cluster members (package server/remote) release a session
+// that moves to another member.
+func (rt *Runtime) Release(id string) bool {
+	ok := rt.registry.Release(id)
+	rt.users.Delete(id)
+	return ok
+}
+
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 	rt.users.Store(id, c.User)

@@ -75,7 +75,7 @@ func New(opts ...Option) (*Runtime, error) {
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
 			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models, Tools: catalog,
-			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL, PassivateAfter: c.passive,
+			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL, LeaseWait: c.leaseWait, PassivateAfter: c.passive,
 		},
 	}
 	if rt.system == nil {

@@ -66,6 +66,12 @@ type Env struct {
 	// that long; its next command restores it (passivate.go). 0 keeps
 	// sessions loaded until they are closed.
 	PassivateAfter time.Duration
+	// LeaseWait, with a Store, is how long the restore of a session
+	// another node holds waits for that lease to be given up or to
+	// expire before it fails with store.ErrOwned; 0 fails at once. A
+	// cluster member sets it: the member a session moves to waits out
+	// the lease of the member it moves from.
+	LeaseWait time.Duration
 	// Metrics is told what sessions do (package metrics counts it for
 	// Prometheus); nil tells no one.
 	Metrics Observer

@@ -310,10 +310,40 @@ func (r *Registry) settle(pid *actor.PID) error {
 	return nil
 }
 
+// leasePoll bounds the time between two tries at a lease another node
+// holds, while the restore waits for it (Env.LeaseWait): that node may
+// give it up before it expires.
+const leasePoll = 250 * time.Millisecond
+
+// acquire takes the lease of session id. While another node holds it, it
+// tries again until the lease is given up or expires, for up to
+// Env.LeaseWait; then the store's ErrOwned stands.
+func (r *Registry) acquire(ctx context.Context, id string) error {
+	deadline := time.Now().Add(r.env.LeaseWait)
+	for {
+		err := r.env.Store.Acquire(ctx, id, r.env.Node, r.env.leaseTTL())
+		var owned *store.OwnedError
+		if err == nil || !errors.As(err, &owned) {
+			return err
+		}
+		wait := min(max(time.Until(owned.Expires), 10*time.Millisecond), leasePoll)
+		if time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
 // load takes the lease of a stored session and reads what its actor needs.
 func (r *Registry) load(ctx context.Context, id string) (Spec, error) {
 	st := r.env.Store
-	if err := st.Acquire(ctx, id, r.env.Node, r.env.leaseTTL()); err != nil {
+	if err := r.acquire(ctx, id); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return Spec{}, fmt.Errorf("%w: %q", ErrNoSession, id)
 		}
@@ -386,6 +416,18 @@ func (r *Registry) Close(id string) bool {
 	}
 	r.release(id)
 	return true
+}
+
+// Release hands session id over: once everything it has told is stored,
+// it stops and gives up its lease, staying stored for its next use, here
+// or on another node. It reports whether the session was loaded.
+func (r *Registry) Release(id string) bool {
+	pid, ok := r.Lookup(id)
+	if !ok {
+		return false
+	}
+	_ = r.settle(pid) // a session that cannot store is left as stored
+	return r.Close(id)
 }
 
 // unload stops a session and waits for it, keeping its lease.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/server/remote"
+	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotetls"
 )
 
@@ -21,14 +23,19 @@ import (
 // (docs/remote.md) until SIGINT or SIGTERM; stored sessions stay stored.
 func node(args []string) error {
 	var c common
-	var listen, tlsCert, tlsKey, tlsClientCA string
+	var listen, seeds, tlsCert, tlsKey, tlsClientCA string
 	var passivate time.Duration
+	var cl join.Config
 	fs := flag.NewFlagSet("tack node", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: tack node --listen HOST:PORT [flags]\n\n"+
+		fmt.Fprint(fs.Output(), "usage: tack node --listen HOST:PORT [flags]\n"+
+			"       tack node --listen HOST:PORT --cluster NAME --store postgres://... --cluster-seeds HOST:PORT,... [flags]\n\n"+
 			"Serves sessions to other actor systems over protoactor remote: the gateway actor \"tack\"\n"+
-			"creates and looks up sessions, tack/<session> takes a session's events/v1 commands\n"+
-			"(docs/remote.md).\n\n"+
+			"creates and looks up sessions, tack/<session> takes a session's events/v1 commands.\n"+
+			"With --cluster the node is a member of a protoactor cluster: every session is a virtual\n"+
+			"actor (kind tack.session, identity the session id) that any member or cluster client\n"+
+			"reaches by id; it runs on one member at a time, restored from PostgreSQL, and comes back\n"+
+			"on another member when its member dies (docs/remote.md).\n\n"+
 			"Only a loopback --listen host is accepted unless callers must hold a certificate: with\n"+
 			"--tls-cert, --tls-key and --tls-client-ca the endpoint speaks mutual TLS in both\n"+
 			"directions (the node dials callers' own endpoints to answer), and callers run their\n"+
@@ -41,8 +48,16 @@ func node(args []string) error {
 	fs.StringVar(&tlsKey, "tls-key", "", "PEM `FILE` of the --tls-cert certificate's private key")
 	fs.StringVar(&tlsClientCA, "tls-client-ca", "", "PEM `FILE` of the CA that signs callers' certificates: mutual TLS, callers without one are refused (and the node trusts callers' endpoints by this CA when it dials them)")
 	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long and restore it on its next command (0: never)")
+	fs.StringVar(&cl.Name, "cluster", "", "join the protoactor cluster NAME (needs --store postgres://...)")
+	fs.StringVar(&cl.Provider, "cluster-provider", join.Automanaged, "how members find each other: automanaged (members poll each other over HTTP) or etcd")
+	fs.StringVar(&seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port, this one's included; etcd: the etcd endpoints (comma-separated)")
+	fs.IntVar(&cl.Port, "cluster-port", join.DefaultPort, "automanaged: the port this member's HTTP endpoint listens on, on every interface (it tells the member's address and kinds)")
+	fs.DurationVar(&cl.Refresh, "cluster-refresh", join.DefaultRefresh, "automanaged: how often members poll each other (how soon a dead member leaves the others' view)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if seeds != "" {
+		cl.Seeds = strings.Split(seeds, ",")
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("tack node takes no arguments, got %q (flags come before them?)", fs.Args())
@@ -77,12 +92,29 @@ func node(args []string) error {
 			return err
 		}
 	}
-	rt, closeRuntime, err := c.runtime(tack.WithPassivateAfter(passivate))
+	opts := []tack.Option{tack.WithPassivateAfter(passivate)}
+	if cl.Name != "" {
+		if err := clusterFlags(c.store, cl); err != nil {
+			return err
+		}
+		// The member a session moves to waits out the lease of the one it
+		// moved from: a dead member's lasts up to --lease-ttl.
+		opts = append(opts, tack.WithLeaseWait(2*c.leaseTTL))
+	}
+	rt, closeRuntime, err := c.runtime(opts...)
 	if err != nil {
 		return err
 	}
 	defer closeRuntime()
-	n, err := remote.Start(rt, listen, append(remoteOpts, remote.WithLogger(log))...)
+	var n *remote.Node
+	nodeOpts := append(remoteOpts, remote.WithLogger(log))
+	if cl.Name == "" {
+		n, err = remote.Start(rt, listen, nodeOpts...)
+	} else {
+		n, err = remote.StartMember(rt, listen, cl, append(nodeOpts, remote.WithMembers(func(members int) {
+			fmt.Fprintf(os.Stderr, "tack node: cluster %s has %d members\n", cl.Name, members)
+		}))...)
+	}
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", listen, err)
 	}
@@ -98,6 +130,17 @@ func node(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
+	return nil
+}
+
+// clusterFlags says what is wrong with the flags of a cluster member.
+func clusterFlags(store string, cl join.Config) error {
+	if !strings.HasPrefix(store, "postgres://") && !strings.HasPrefix(store, "postgresql://") {
+		return fmt.Errorf("--cluster %s needs --store postgres://...: the members share their sessions and leases through PostgreSQL (got --store %s)", cl.Name, store)
+	}
+	if err := cl.Validate(); err != nil {
+		return fmt.Errorf("--cluster %s: %w (--cluster-provider, --cluster-seeds, --cluster-port)", cl.Name, err)
+	}
 	return nil
 }
 

@@ -43,7 +43,7 @@ func BenchmarkRemoteAbortFanout(b *testing.B) {
 		store = v
 	}
 	n := startNode(b, "--store", store, "--passivate-after", "0")
-	c := newClient(b, n.addr)
+	c := newClient(b, n.Addr)
 	rows := []struct {
 		name, script string
 		busy         func(*eventsv1.Event) bool

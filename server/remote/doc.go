@@ -14,6 +14,16 @@
 // (remote.SpawnNamed with the session id as name). docs/remote.md is the
 // reference.
 //
+// # Cluster
+//
+// StartMember makes the node a member of a protoactor cluster (package
+// join configures it): each session is a grain of kind SessionKind whose
+// identity is its id, placed by disthash; the grain hands commands to its
+// member's runtime, which restores the session from the shared store and
+// takes its lease, waiting out another member's (cluster.go tells the
+// rules). The gateway creates and looks up sessions through the cluster,
+// and "tack/<id>" on a member forwards to the grain wherever it is.
+//
 // # Concurrency
 //
 // A session's PID is a protoactor Process whose SendUserMessage runs on
@@ -28,7 +38,8 @@
 //
 // The tests start real `tack node` processes and drive them from an actor
 // system of their own over loopback (cmd/tack and examples/remote), over
-// mutual TLS too, with certificates of a CA made in the test.
+// mutual TLS too, with certificates of a CA made in the test; the
+// cluster's tests, with three members on PostgreSQL, are package join's.
 // BenchmarkRemoteAbortFanout times agent_abort reaching remote
 // subscribers of 1,000 sessions aborted at once (docs/benchmarks.md).
 //

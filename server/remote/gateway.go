@@ -22,6 +22,10 @@ func (g *gateway) Receive(ctx actor.Context) {
 	n, sender := g.node, ctx.Sender()
 	switch m := ctx.Message().(type) {
 	case *eventsv1.CreateSession:
+		if n.cluster != nil {
+			n.createThrough(sender, m)
+			return
+		}
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
 			data, err := command.RunMessage(c, n.env(), "", m)
 			if created, ok := data.(*eventsv1.Created); ok {
@@ -36,7 +40,9 @@ func (g *gateway) Receive(ctx actor.Context) {
 	case *remotev1.Lookup:
 		go func() {
 			ref := &remotev1.SessionRef{Session: m.Session}
-			if _, err := n.rt.Session(m.Session); err != nil {
+			if n.cluster != nil {
+				ref = n.lookupThrough(m.Session)
+			} else if _, err := n.rt.Session(m.Session); err != nil {
 				ref.Error = replyOf(nil, err).Error
 			} else {
 				ref.Pid = n.route(m.Session)

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"log/slog"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +20,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/tacknode"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -36,99 +35,13 @@ var goleakOptions = []goleak.Option{
 }
 
 // wait bounds every wait of these tests.
-const wait = 10 * time.Second
-
-// node is a `tack node` process.
-type node struct {
-	cmd  *exec.Cmd
-	addr string
-	mu   sync.Mutex
-	log  []string
-	done chan struct{}
-}
-
-var listening = regexp.MustCompile(`tack node: listening on (\S+)`)
+const wait = tacknode.Wait
 
 // startNode runs tack node on a free loopback port with args after
 // --listen; it is stopped (SIGTERM) when the test ends.
-func startNode(t testing.TB, args ...string) *node {
+func startNode(t testing.TB, args ...string) *tacknode.Node {
 	t.Helper()
-	cmd := exec.Command(tackBin, append([]string{"node", "--listen", "127.0.0.1:0"}, args...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	n := &node{cmd: cmd, done: make(chan struct{})}
-	addr := make(chan string, 1)
-	go func() {
-		defer close(n.done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			n.mu.Lock()
-			n.log = append(n.log, line)
-			n.mu.Unlock()
-			if m := listening.FindStringSubmatch(line); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	t.Cleanup(func() { n.stop(t) })
-	select {
-	case n.addr = <-addr:
-	case <-n.done:
-		t.Fatalf("tack node exited: %v", n.logText())
-	case <-time.After(wait):
-		t.Fatalf("tack node did not listen: %v", n.logText())
-	}
-	return n
-}
-
-// stop ends the node with SIGTERM and waits for it.
-func (n *node) stop(t testing.TB) {
-	if n.cmd.ProcessState != nil {
-		return
-	}
-	_ = n.cmd.Process.Signal(syscall.SIGTERM)
-	<-n.done
-	if err := n.cmd.Wait(); err != nil {
-		t.Errorf("tack node: %v\n%s", err, n.logText())
-	}
-}
-
-func (n *node) logText() string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return strings.Join(n.log, "\n")
-}
-
-// waitLog waits for a log line that contains all of parts.
-func (n *node) waitLog(t testing.TB, parts ...string) string {
-	t.Helper()
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		n.mu.Lock()
-		for _, l := range n.log {
-			if containsAll(l, parts) {
-				n.mu.Unlock()
-				return l
-			}
-		}
-		n.mu.Unlock()
-	}
-	t.Fatalf("no log line with %q:\n%s", parts, n.logText())
-	return ""
-}
-
-func containsAll(s string, parts []string) bool {
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			return false
-		}
-	}
-	return true
+	return tacknode.Start(t, tackBin, args...)
 }
 
 // client is another actor system, with a remote endpoint of its own.

@@ -19,20 +19,27 @@ import (
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/command"
+	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
 // SessionKind is the kind a caller spawns by (remote.SpawnNamed) to get
 // the PID of the session named by the spawn's name: an existing one
-// (restored if stored), else a new one on the node's default model.
-const SessionKind = "tack.session"
+// (restored if stored), else a new one on the node's default model. In a
+// cluster it is the kind of the sessions' grains.
+const SessionKind = remotev1.SessionKind
 
-// Node is a runtime served over protoactor remote.
+// Node is a runtime served over protoactor remote, alone (Start) or as a
+// member of a cluster (StartMember).
 type Node struct {
 	rt      *tack.Runtime
 	remote  *remote.Remote
 	log     *zap.Logger
 	gateway *actor.PID
+	// cluster is the cluster the node is a member of; nil for a node on
+	// its own.
+	cluster   *join.Cluster
+	onMembers func(int)
 
 	mu     sync.Mutex
 	routes map[string]*actor.PID
@@ -42,8 +49,9 @@ type Node struct {
 type Option func(*options)
 
 type options struct {
-	log    *zap.Logger
-	config []remote.ConfigOption
+	log       *zap.Logger
+	config    []remote.ConfigOption
+	onMembers func(int)
 }
 
 // WithLogger logs what goes wrong (a message that could not be read, a
@@ -57,10 +65,29 @@ func WithRemoteOptions(opts ...remote.ConfigOption) Option {
 	return func(o *options) { o.config = append(o.config, opts...) }
 }
 
+// WithMembers has a cluster member call f with the number of members each
+// time its view of the cluster changes, from the first; f runs on
+// protoactor's event stream goroutine and must be quick.
+func WithMembers(f func(members int)) Option { return func(o *options) { o.onMembers = f } }
+
 // Start serves rt's sessions at address (HOST:PORT; port 0 picks a free
 // one, Address tells which). The runtime's actor system must have no
 // remote yet.
 func Start(rt *tack.Runtime, address string, opts ...Option) (*Node, error) {
+	return start(rt, address, nil, opts...)
+}
+
+// StartMember serves rt's sessions as a member of the cluster cfg names,
+// with its remote at address: each session is a grain of kind SessionKind
+// whose identity is the session id, activated on the member disthash
+// names (see cluster.go). rt must keep its sessions in a store every
+// member shares, with a lease wait (tack.WithLeaseWait). The runtime's
+// actor system must have no remote yet.
+func StartMember(rt *tack.Runtime, address string, cfg join.Config, opts ...Option) (*Node, error) {
+	return start(rt, address, &cfg, opts...)
+}
+
+func start(rt *tack.Runtime, address string, member *join.Config, opts ...Option) (*Node, error) {
 	o := &options{log: zap.NewNop()}
 	for _, f := range opts {
 		f(o)
@@ -86,11 +113,16 @@ func Start(rt *tack.Runtime, address string, opts ...Option) (*Node, error) {
 	}
 	ln.Close()
 
-	n := &Node{rt: rt, log: o.log, routes: map[string]*actor.PID{}}
-	cfg := remote.Configure(host, port, append(o.config, remote.WithKinds(remote.NewKind(SessionKind, n.kindProps())))...)
+	n := &Node{rt: rt, log: o.log, routes: map[string]*actor.PID{}, onMembers: o.onMembers}
+	cfg := remote.Configure(host, port, o.config...)
 	cfg.ServerOptions = append(cfg.ServerOptions, grpc.ChainStreamInterceptor(n.recoverStream))
-	n.remote = remote.NewRemote(rt.ActorSystem(), cfg)
-	if err := start(n.remote); err != nil {
+	if member == nil {
+		remote.WithKinds(remote.NewKind(SessionKind, n.kindProps()))(cfg)
+		n.remote = remote.NewRemote(rt.ActorSystem(), cfg)
+		if err := join.Started(n.remote.Start); err != nil {
+			return nil, err
+		}
+	} else if err := n.join(cfg, *member); err != nil {
 		return nil, err
 	}
 	n.gateway, err = rt.ActorSystem().Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &gateway{node: n} }), remotev1.GatewayName)
@@ -101,42 +133,43 @@ func Start(rt *tack.Runtime, address string, opts ...Option) (*Node, error) {
 	return n, nil
 }
 
-// start starts r, turning its panic on a failure to listen into an error.
-func start(r *remote.Remote) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("starting protoactor remote: %v", p)
-		}
-	}()
-	r.Start()
-	return nil
-}
-
 // Address is where the node listens, as callers name it in PIDs.
 func (n *Node) Address() string { return n.rt.ActorSystem().Address() }
 
 // Close stops the gateway and the remote endpoint at once (connected
 // callers see their endpoint terminate); the runtime stays up, for its
-// owner to close.
+// owner to close, which gives up its sessions' leases. A cluster member
+// also stops its provider, so the others see it leave; protoactor's
+// gossip and lookup goroutines stay until the process exits.
 func (n *Node) Close() {
 	_ = n.rt.ActorSystem().Root.StopFuture(n.gateway).Wait()
 	n.mu.Lock()
 	for id, pid := range n.routes {
-		n.rt.ActorSystem().ProcessRegistry.Remove(pid)
+		n.drop(pid)
 		delete(n.routes, id)
 	}
 	n.mu.Unlock()
+	if n.cluster != nil {
+		n.leave()
+	}
 	n.remote.Shutdown(false)
 }
 
-// route returns the PID of session id's commands, registering it first.
+// route returns the PID of session id's commands, registering it first:
+// a route to the session here, or in a cluster a forwarder to its grain.
 func (n *Node) route(id string) *actor.PID {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if pid, ok := n.routes[id]; ok {
 		return pid
 	}
-	pid, _ := n.rt.ActorSystem().ProcessRegistry.Add(&route{node: n, id: id}, remotev1.GatewayName+"/"+id)
+	name := remotev1.GatewayName + "/" + id
+	var pid *actor.PID
+	if n.cluster != nil {
+		pid, _ = n.rt.ActorSystem().Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &forwarder{node: n, id: id} }), name)
+	} else {
+		pid, _ = n.rt.ActorSystem().ProcessRegistry.Add(&route{node: n, id: id}, name)
+	}
 	n.routes[id] = pid
 	return pid
 }
@@ -146,8 +179,17 @@ func (n *Node) unroute(id string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if pid, ok := n.routes[id]; ok {
-		n.rt.ActorSystem().ProcessRegistry.Remove(pid)
+		n.drop(pid)
 		delete(n.routes, id)
+	}
+}
+
+// drop takes a route or a forwarder out of the actor system.
+func (n *Node) drop(pid *actor.PID) {
+	if n.cluster != nil {
+		n.rt.ActorSystem().Root.Stop(pid)
+	} else {
+		n.rt.ActorSystem().ProcessRegistry.Remove(pid)
 	}
 }
 

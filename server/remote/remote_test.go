@@ -22,7 +22,7 @@ const hello = `{"turns":[{"text":"Hello there","chunk_size":6}]}`
 // its subscriber gets every event, in order, with exact types.
 func TestRemoteRun(t *testing.T) {
 	n := startNode(t, "--store", "sqlite:"+filepath.Join(t.TempDir(), "tack.db"))
-	c := newClient(t, n.addr)
+	c := newClient(t, n.Addr)
 	s := c.create(t, "r1", hello)
 	sub := c.subscribe(t, s, 0)
 	if r := c.reply(t, s, &eventsv1.Prompt{Text: "hi"}); r.GetPrompt().GetQueued() {
@@ -48,7 +48,7 @@ const sleeper = `{"turns":[{"text":"Sleeping.","tool_calls":[{"name":"sleep","ar
 // another actor system promptly; the run ends aborted.
 func TestRemoteAbortReachesSubscriber(t *testing.T) {
 	n := startNode(t, "--store", "memory")
-	c := newClient(t, n.addr)
+	c := newClient(t, n.Addr)
 	s := c.create(t, "a1", sleeper)
 	sub := c.subscribe(t, s, 0, "tool_execution_start", "agent_abort", "agent_end")
 	c.reply(t, s, &eventsv1.Prompt{Text: "go"})
@@ -73,9 +73,9 @@ func TestRemoteAbortReachesSubscriber(t *testing.T) {
 // and then live events, with no gap and no duplicate.
 func TestRemoteResumeAfterReconnect(t *testing.T) {
 	n := startNode(t, "--store", "memory", "-v")
-	c := newClient(t, n.addr)
+	c := newClient(t, n.Addr)
 	s := c.create(t, "r2", `{"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}`)
-	first := follow(t, n.addr, "r2")
+	first := follow(t, n.Addr, "r2")
 	c.reply(t, s, &eventsv1.Prompt{Text: "first"})
 	var last uint64
 	for {
@@ -90,7 +90,7 @@ func TestRemoteResumeAfterReconnect(t *testing.T) {
 		}
 	}
 	first.kill()
-	n.waitLog(t, "dropped a subscriber", `"session": "r2"`)
+	n.WaitLog(t, "dropped a subscriber", `"session": "r2"`)
 
 	// Meanwhile, a second run.
 	c.reply(t, s, &eventsv1.Prompt{Text: "second"})
@@ -114,10 +114,10 @@ func TestRemoteResumeAfterReconnect(t *testing.T) {
 // goes on serving others.
 func TestRemoteSubscriberDropped(t *testing.T) {
 	n := startNode(t, "--store", "memory", "-v")
-	c := newClient(t, n.addr)
+	c := newClient(t, n.Addr)
 	s := c.create(t, "d1", hello)
-	follow(t, n.addr, "d1").kill()
-	line := n.waitLog(t, "dropped a subscriber", `"session": "d1"`)
+	follow(t, n.Addr, "d1").kill()
+	line := n.WaitLog(t, "dropped a subscriber", `"session": "d1"`)
 	if !strings.Contains(line, "AddressTerminated") {
 		t.Errorf("dropped for another reason: %s", line)
 	}
@@ -130,8 +130,8 @@ func TestRemoteSubscriberDropped(t *testing.T) {
 // TestRemoteErrors: what the node answers to what it cannot do.
 func TestRemoteErrors(t *testing.T) {
 	n := startNode(t, "--store", "sqlite:"+filepath.Join(t.TempDir(), "tack.db"), "-v")
-	c := newClient(t, n.addr)
-	gw := remotev1.GatewayPID(n.addr)
+	c := newClient(t, n.Addr)
+	gw := remotev1.GatewayPID(n.Addr)
 	s := c.create(t, "e1", hello)
 	cases := []struct {
 		name       string
@@ -165,13 +165,13 @@ func TestRemoteErrors(t *testing.T) {
 	}
 	// A PID no session was created or looked up at is no one's: the
 	// caller gets protoactor's dead-letter answer.
-	if _, err := c.sys.Root.RequestFuture(remotev1.SessionPID(n.addr, "nope"), &eventsv1.GetState{}, wait).Result(); err != actor.ErrDeadLetter {
+	if _, err := c.sys.Root.RequestFuture(remotev1.SessionPID(n.Addr, "nope"), &eventsv1.GetState{}, wait).Result(); err != actor.ErrDeadLetter {
 		t.Fatalf("unknown PID: %v, want dead letter", err)
 	}
 	// A message of a type the node does not know costs the sender its
 	// connection, not the node its life: the next request connects again.
 	c.sys.Root.Send(s, unknownMessage(t))
-	n.waitLog(t, "dropped a remote connection")
+	n.WaitLog(t, "dropped a remote connection")
 	var st *eventsv1.SessionState
 	for deadline := time.Now().Add(wait); st == nil; {
 		res, err := c.sys.Root.RequestFuture(s, &eventsv1.GetState{}, time.Second).Result()
@@ -191,17 +191,17 @@ func TestRemoteErrors(t *testing.T) {
 func TestRemoteNodeRestart(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "tack.db")
 	n := startNode(t, "--store", db)
-	c := newClient(t, n.addr)
+	c := newClient(t, n.Addr)
 	s := c.create(t, "k1", `{"turns":[{"text":"one"},{"text":"two"}]}`)
 	sub := c.subscribe(t, s, 0, "agent_end")
 	c.reply(t, s, &eventsv1.Prompt{Text: "first"})
 	sub.next(t)
-	n.stop(t)
+	n.Stop(t)
 
 	n2 := startNode(t, "--store", db)
-	c2 := newClient(t, n2.addr) // the same actor system, another node address
-	ref, ok := c2.request(t, remotev1.GatewayPID(n2.addr), &remotev1.Lookup{Session: "k1"}).(*remotev1.SessionRef)
-	if !ok || ref.Error != nil || !ref.Pid.Equal(remotev1.SessionPID(n2.addr, "k1")) {
+	c2 := newClient(t, n2.Addr) // the same actor system, another node address
+	ref, ok := c2.request(t, remotev1.GatewayPID(n2.Addr), &remotev1.Lookup{Session: "k1"}).(*remotev1.SessionRef)
+	if !ok || ref.Error != nil || !ref.Pid.Equal(remotev1.SessionPID(n2.Addr, "k1")) {
 		t.Fatalf("lookup: %v", ref)
 	}
 	sub2 := c2.subscribe(t, ref.Pid, 0, "agent_end")
@@ -222,7 +222,7 @@ func TestRemoteNodeRestart(t *testing.T) {
 // subscriber is told the gap, then gets the new run.
 func TestRemotePassivation(t *testing.T) {
 	n := startNode(t, "--store", "sqlite:"+filepath.Join(t.TempDir(), "tack.db"), "--passivate-after", "100ms")
-	c := newClient(t, n.addr)
+	c := newClient(t, n.Addr)
 	s := c.create(t, "p1", `{"turns":[{"text":"one"},{"text":"two"}]}`)
 	sub := c.subscribe(t, s, 0, "agent_end", "events_lost")
 	c.reply(t, s, &eventsv1.Prompt{Text: "first"})
@@ -247,14 +247,14 @@ func TestRemotePassivation(t *testing.T) {
 // session answers that session's PID.
 func TestRemoteSpawnByKind(t *testing.T) {
 	n := startNode(t, "--store", "memory")
-	c := newClient(t, n.addr)
+	c := newClient(t, n.Addr)
 	s := c.create(t, "kind1", hello)
-	res, err := c.remote.SpawnNamed(n.addr, "kind1", "tack.session", wait)
+	res, err := c.remote.SpawnNamed(n.Addr, "kind1", "tack.session", wait)
 	if err != nil || res.StatusCode != 0 || !res.Pid.Equal(s) {
 		t.Fatalf("spawn by kind: %v, %v", res, err)
 	}
 	// Without a default model a new name cannot be spawned.
-	res, err = c.remote.SpawnNamed(n.addr, "kind2", "tack.session", wait)
+	res, err = c.remote.SpawnNamed(n.Addr, "kind2", "tack.session", wait)
 	if err != nil || res.StatusCode != remote.ResponseStatusCodeERROR.ToInt32() {
 		t.Fatalf("spawn of a new session without a default model: %v, %v", res, err)
 	}

@@ -23,57 +23,69 @@ type route struct {
 
 var _ actor.Process = (*route)(nil)
 
-// SendUserMessage hands a message to the session. Subscribe and
-// Unsubscribe become the session's in-process subscription messages;
-// SwitchModel, Fork and CloseSession run through the runtime; everything
-// else goes to the session actor as it is, which answers what it does not
-// know with bad_request.
+// SendUserMessage hands a message to the session (Node.dispatch).
 func (r *route) SendUserMessage(_ *actor.PID, message any) {
-	n := r.node
 	_, msg, sender := actor.UnwrapEnvelope(message)
+	r.node.dispatch(r.id, msg, sender)
+}
+
+// dispatch hands msg, sent by sender (nil: no answer wanted), to session
+// id of this node's runtime. Subscribe and Unsubscribe become the
+// session's in-process subscription messages; SwitchModel, Fork and
+// CloseSession run through the runtime; everything else goes to the
+// session actor as it is, which answers what it does not know with
+// bad_request. A session's route and, in a cluster, its grain both hand
+// their messages over here.
+func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 	switch m := msg.(type) {
 	case *remotev1.Subscribe:
 		if m.Subscriber == nil {
-			r.refuse(sender, "Subscribe needs subscriber: the PID the events go to")
+			n.refuse(sender, "Subscribe needs subscriber: the PID the events go to")
 			return
 		}
 		f, err := events.NewFilter(m.Types)
 		if err != nil {
-			r.refuse(sender, err.Error())
+			n.refuse(sender, err.Error())
 			return
 		}
-		n.rt.Deliver(r.id, &actor.MessageEnvelope{Sender: sender, Message: &actors.SubscribePID{PID: m.Subscriber, Since: m.Since, Filter: f}})
+		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.SubscribePID{PID: m.Subscriber, Since: m.Since, Filter: f}})
 	case *remotev1.Unsubscribe:
 		if m.Subscriber == nil {
-			r.refuse(sender, "Unsubscribe needs subscriber")
+			n.refuse(sender, "Unsubscribe needs subscriber")
 			return
 		}
-		n.rt.Deliver(r.id, &actor.MessageEnvelope{Sender: sender, Message: &actors.UnsubscribePID{PID: m.Subscriber}})
+		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.UnsubscribePID{PID: m.Subscriber}})
 	case *eventsv1.SwitchModel, *eventsv1.Fork:
+		if f, ok := m.(*eventsv1.Fork); ok && n.cluster != nil && f.NewSession == "" {
+			f.NewSession = newSessionID()
+		}
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
-			data, err := command.RunMessage(c, n.env(), r.id, m.(proto.Message))
+			data, err := command.RunMessage(c, n.env(), id, m.(proto.Message))
 			if created, ok := data.(*eventsv1.Created); ok {
-				n.route(created.Session)
+				n.created(created.Session)
 			}
 			return data, err
 		})
 	case *eventsv1.CloseSession:
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
-			data, err := command.RunMessage(c, n.env(), r.id, m)
+			data, err := command.RunMessage(c, n.env(), id, m)
 			if err == nil {
-				n.unroute(r.id)
+				n.unroute(id)
 			}
 			return data, err
 		})
 	default:
-		n.rt.Deliver(r.id, message)
+		if sender != nil {
+			msg = &actor.MessageEnvelope{Sender: sender, Message: msg}
+		}
+		n.rt.Deliver(id, msg)
 	}
 }
 
 // refuse answers a request with bad_request.
-func (r *route) refuse(sender *actor.PID, message string) {
+func (n *Node) refuse(sender *actor.PID, message string) {
 	if sender != nil {
-		r.node.rt.ActorSystem().Root.Send(sender, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeBadRequest, Message: message}})
+		n.rt.ActorSystem().Root.Send(sender, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeBadRequest, Message: message}})
 	}
 }
 

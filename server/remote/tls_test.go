@@ -148,7 +148,7 @@ func TestRemoteTLS(t *testing.T) {
 	callerCert, callerKey := ca.issue(t, dir, "caller")
 	strangerCert, strangerKey := other.issue(t, dir, "stranger")
 	n := startNode(t, "--store", "memory", "--tls-cert", nodeCert, "--tls-key", nodeKey, "--tls-client-ca", ca.file)
-	n.waitLog(t, "listening on", "mutual TLS")
+	n.WaitLog(t, "listening on", "mutual TLS")
 
 	t.Run("refused", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -159,25 +159,25 @@ func TestRemoteTLS(t *testing.T) {
 			{"trusting another CA", callerCert, callerKey, other.file, "tls: failed to verify certificate: x509: certificate signed by unknown authority"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				if err := tlsProbe(t, n.addr, tc.cert, tc.key, tc.ca); err == nil || !strings.Contains(err.Error(), tc.want) {
+				if err := tlsProbe(t, n.Addr, tc.cert, tc.key, tc.ca); err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("%v, want %q", err, tc.want)
 				}
 			})
 		}
 	})
 	t.Run("accepted", func(t *testing.T) {
-		if err := tlsProbe(t, n.addr, callerCert, callerKey, ca.file); err != nil {
+		if err := tlsProbe(t, n.Addr, callerCert, callerKey, ca.file); err != nil {
 			t.Fatalf("a caller with the right certificate: %v", err)
 		}
 	})
 
 	t.Run("served", func(t *testing.T) {
-		out, errOut, err := runExample(t, "-node", n.addr, "-session", "tls1", "-tls-ca", ca.file, "-tls-cert", callerCert, "-tls-key", callerKey)
+		out, errOut, err := runExample(t, "-node", n.Addr, "-session", "tls1", "-tls-ca", ca.file, "-tls-cert", callerCert, "-tls-key", callerKey)
 		if err != nil {
 			t.Fatalf("example over TLS: %v\n%s%s", err, out, errOut)
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if want := "created tls1 at " + n.addr + " tack/tls1"; lines[0] != want {
+		if want := "created tls1 at " + n.Addr + " tack/tls1"; lines[0] != want {
 			t.Fatalf("first line %q, want %q", lines[0], want)
 		}
 		if last := strings.Fields(lines[len(lines)-1]); len(last) != 3 || last[1] != "agent_end" || last[2] != "aborted" {
@@ -186,7 +186,7 @@ func TestRemoteTLS(t *testing.T) {
 	})
 
 	t.Run("a caller of another CA", func(t *testing.T) {
-		out, errOut, err := runExample(t, "-node", n.addr, "-session", "tls2", "-tls-ca", ca.file, "-tls-cert", strangerCert, "-tls-key", strangerKey, "-timeout", "2s")
+		out, errOut, err := runExample(t, "-node", n.Addr, "-session", "tls2", "-tls-ca", ca.file, "-tls-cert", strangerCert, "-tls-key", strangerKey, "-timeout", "2s")
 		if err == nil || out != "" || errOut != "remote: *eventsv1.CreateSession: future: timeout\n" {
 			t.Fatalf("a caller whose certificate another CA signed was served: %v\n%s%s", err, out, errOut)
 		}
@@ -233,8 +233,8 @@ func TestNodeListenNeedsMutualTLS(t *testing.T) {
 	// With mutual TLS, any host: here every interface (the last --listen
 	// wins over startNode's own).
 	n := startNode(t, "--store", "memory", "--listen", "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key, "--tls-client-ca", ca.file)
-	n.waitLog(t, "listening on", "mutual TLS")
-	_, port, err := net.SplitHostPort(n.addr)
+	n.WaitLog(t, "listening on", "mutual TLS")
+	_, port, err := net.SplitHostPort(n.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}

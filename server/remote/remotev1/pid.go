@@ -16,3 +16,8 @@ func GatewayPID(address string) *actor.PID { return actor.NewPID(address, Gatewa
 func SessionPID(address, id string) *actor.PID {
 	return actor.NewPID(address, GatewayName+"/"+id)
 }
+
+// SessionKind is the kind of a session: the cluster kind whose identity
+// is the session id (tack node --cluster), and the remote kind a plain
+// tack node spawns by.
+const SessionKind = "tack.session"

@@ -1,0 +1,136 @@
+// Package tacknode runs `tack node` processes for tests: started on a
+// free loopback port, their stderr kept and searchable, stopped with
+// SIGTERM when the test ends or killed with SIGKILL on purpose.
+package tacknode
+
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Wait bounds every wait of this package.
+const Wait = 10 * time.Second
+
+// Node is a `tack node` process.
+type Node struct {
+	// Addr is where its protoactor remote listens.
+	Addr string
+
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	log  []string
+	done chan struct{}
+}
+
+var listening = regexp.MustCompile(`tack node: listening on (\S+)`)
+
+// Start runs bin (a tack binary) as `tack node --listen 127.0.0.1:0`
+// followed by args, and returns once it listens; it is stopped (SIGTERM)
+// when the test ends.
+func Start(t testing.TB, bin string, args ...string) *Node {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"node", "--listen", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	n := &Node{cmd: cmd, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		defer close(n.done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			n.mu.Lock()
+			n.log = append(n.log, line)
+			n.mu.Unlock()
+			if m := listening.FindStringSubmatch(line); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	t.Cleanup(func() { n.Stop(t) })
+	select {
+	case n.Addr = <-addr:
+	case <-n.done:
+		_ = cmd.Wait()
+		t.Fatalf("tack node exited: %v", n.Log())
+	case <-time.After(Wait):
+		t.Fatalf("tack node did not listen: %v", n.Log())
+	}
+	return n
+}
+
+// Stop ends the node with SIGTERM and waits for it; a node that is gone
+// already is left as it is.
+func (n *Node) Stop(t testing.TB) {
+	if n.cmd.ProcessState != nil {
+		return
+	}
+	_ = n.cmd.Process.Signal(syscall.SIGTERM)
+	<-n.done
+	if err := n.cmd.Wait(); err != nil {
+		t.Errorf("tack node: %v\n%s", err, n.Log())
+	}
+}
+
+// Kill ends the node with SIGKILL, as a crash would, and waits for it.
+func (n *Node) Kill() {
+	if n.cmd.ProcessState != nil {
+		return
+	}
+	_ = n.cmd.Process.Kill()
+	<-n.done
+	_ = n.cmd.Wait()
+}
+
+// Log is what the node wrote on stderr so far.
+func (n *Node) Log() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return strings.Join(n.log, "\n")
+}
+
+// WaitLog waits for a log line that contains all of parts, and returns it.
+func (n *Node) WaitLog(t testing.TB, parts ...string) string {
+	t.Helper()
+	for deadline := time.Now().Add(Wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if l, ok := n.find(parts); ok {
+			return l
+		}
+	}
+	t.Fatalf("no log line with %q:\n%s", parts, n.Log())
+	return ""
+}
+
+// LastLog is the last log line that contains all of parts, if any.
+func (n *Node) LastLog(parts ...string) (string, bool) { return n.find(parts) }
+
+func (n *Node) find(parts []string) (string, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i := len(n.log) - 1; i >= 0; i-- {
+		if containsAll(n.log[i], parts) {
+			return n.log[i], true
+		}
+	}
+	return "", false
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,78 @@
+package tack_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/memory"
+)
+
+// TestLeaseWait: a node whose restore meets another node's lease waits
+// for it (WithLeaseWait) — until the holder releases the session or its
+// lease expires — instead of answering not_alive at once; without the
+// option, or past the wait, not_alive stands.
+func TestLeaseWait(t *testing.T) {
+	clock := &manualClock{now: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
+	mem := memory.New(store.WithClock(clock.Now))
+	node := func(name string, opts ...tack.Option) *tack.Runtime {
+		rt, err := tack.New(append([]tack.Option{tack.WithStore(mem), tack.WithNode(name), tack.WithLeaseTTL(time.Minute)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rt.Close)
+		return rt
+	}
+	a := node("a")
+	for _, id := range []string{"released", "expired", "held"} {
+		if _, err := a.Spawn(tack.SessionConfig{ID: id, Script: json.RawMessage(`{"turns":[{"text":"Done."}]}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("no wait", func(t *testing.T) {
+		if _, err := node("b0").Session("held"); tack.Code(err) != events.CodeNotAlive {
+			t.Fatalf("got %v, want not_alive", err)
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		start := time.Now()
+		if _, err := node("b1", tack.WithLeaseWait(300*time.Millisecond)).Session("held"); tack.Code(err) != events.CodeNotAlive {
+			t.Fatalf("got %v, want not_alive", err)
+		}
+		if waited := time.Since(start); waited < 300*time.Millisecond-leasePollMargin {
+			t.Fatalf("gave up after %v, before the 300 ms wait", waited)
+		}
+	})
+
+	b := node("b", tack.WithLeaseWait(time.Minute))
+	t.Run("released", func(t *testing.T) {
+		got := make(chan error, 1)
+		go func() { _, err := b.Session("released"); got <- err }()
+		select {
+		case err := <-got:
+			t.Fatalf("took a held session: %v", err)
+		default:
+		}
+		if !a.Release("released") || a.Loaded("released") {
+			t.Fatal("a did not release the session")
+		}
+		if err := <-got; err != nil || !b.Loaded("released") {
+			t.Fatalf("after the release: %v (loaded %v)", err, b.Loaded("released"))
+		}
+	})
+	t.Run("expired", func(t *testing.T) {
+		got := make(chan error, 1)
+		go func() { _, err := b.Session("expired"); got <- err }()
+		clock.Set(clock.Now().Add(2 * time.Minute)) // a's leases lapse (a renews by the real clock, a minute on)
+		if err := <-got; err != nil || !b.Loaded("expired") {
+			t.Fatalf("after the lease expired: %v", err)
+		}
+	})
+}
+
+// leasePollMargin allows for the granularity of timers.
+const leasePollMargin = 20 * time.Millisecond

@@ -1,0 +1,60 @@
+package join
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
+	"github.com/asynkron/protoactor-go/remote"
+)
+
+// Client joins sys to the cluster cfg names as a client: it reaches the
+// sessions of the cluster (Request, Follow) and hosts none. sys gets a
+// protoactor remote of its own on host (a free port): members answer a
+// client by dialling it back. Close leaves.
+func Client(sys *actor.ActorSystem, host string, cfg Config) (*Cluster, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cc, err := cfg.Cluster(remote.Configure(host, port))
+	if err != nil {
+		return nil, err
+	}
+	c := Watch(cluster.New(sys, cc))
+	if err := Started(c.StartClient); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Started runs start — a protoactor cluster's StartMember or StartClient,
+// which panic when they cannot listen or reach the provider — and turns
+// its panic into an error.
+func Started(start func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("joining the cluster: %v", p)
+		}
+	}()
+	start()
+	return nil
+}
+
+// Close leaves the cluster a Client joined and stops its remote; the
+// actor system stays, for its owner to shut down.
+func Close(c *Cluster) {
+	switch p := c.Config.ClusterProvider.(type) {
+	case *automanaged.AutoManagedProvider:
+		// A client serves no endpoint: stopping its monitor is leaving.
+		_ = p.DeregisterMember()
+	default:
+		_ = p.Shutdown(false)
+	}
+	c.IdentityLookup.Shutdown()
+	c.Remote.Shutdown(true)
+}

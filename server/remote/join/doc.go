@@ -1,0 +1,27 @@
+// Package join is what the members and the clients of a Tack cluster
+// share: how they find each other (a protoactor cluster provider, chosen
+// by Config), how they find a session (disthash identity lookup over the
+// kind remotev1.SessionKind, the session id being the identity), and the
+// calls a client makes: Request (a command to a session by id, wherever it
+// lives) and Follow (a subscriber that follows a session from member to
+// member). docs/remote.md is the reference.
+//
+// # Usage
+//
+//	sys := actor.NewActorSystem()
+//	c, err := join.Client(sys, "127.0.0.1", join.Config{Name: "tack", Seeds: []string{"10.0.0.1:6330", "10.0.0.2:6330"}})
+//	...
+//	reply, err := join.Reply(ctx, c, "s1", &eventsv1.Prompt{Text: "hi"})
+//	...
+//	join.Close(c)
+//
+// # Concurrency
+//
+// Request blocks its caller; call it from as many goroutines as needed.
+// Follow's actor handles one event at a time, on the actor's goroutine.
+//
+// # Testing
+//
+// The tests of package server/remote start real `tack node --cluster`
+// processes and join them as a client through this package.
+package join

@@ -1,0 +1,125 @@
+package join
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/server/remote/remotev1"
+)
+
+// subscribeTimeout bounds one try at subscribing: long enough for a
+// session to be restored on a member that waits out a dead member's
+// lease.
+const subscribeTimeout = time.Minute
+
+// resubscribePause is the pause between two failed tries at subscribing
+// again.
+const resubscribePause = 250 * time.Millisecond
+
+// Follow subscribes a new actor of c's actor system to session id's
+// events after since (types filters them, as remotev1.Subscribe), and
+// calls handle with each, in order, on that actor's goroutine. The actor
+// watches the session's grain: when the grain goes — its member died, or
+// the session moved to another member — it subscribes again through the
+// cluster with the last seq it was sent, which brings the session back on
+// the member that now hosts it; the gap in numbering then comes as
+// events_lost. Follow returns once the first subscription is in place (or
+// failed); stop the returned PID to unsubscribe.
+func Follow(c *Cluster, id string, since uint64, types []string, handle func(*eventsv1.Event)) (*actor.PID, error) {
+	first := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &follower{c: c, id: id, last: since, types: types, handle: handle, first: first, ctx: ctx, cancel: cancel}
+	pid := c.ActorSystem.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return f }))
+	if err := <-first; err != nil {
+		c.ActorSystem.Root.Stop(pid)
+		return nil, err
+	}
+	return pid, nil
+}
+
+// follower is Follow's actor.
+type follower struct {
+	c      *Cluster
+	id     string
+	types  []string
+	handle func(*eventsv1.Event)
+	first  chan error
+
+	last    uint64
+	watched *actor.PID
+	// ctx ends the follower's tries at subscribing when it stops.
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// subscribed is the outcome of a try at subscribing.
+type subscribed struct {
+	grain *actor.PID
+	err   error
+}
+
+// resubscribe asks the follower to try again.
+type resubscribe struct{}
+
+// Receive handles events, the grain's end and subscription outcomes.
+func (f *follower) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started, *resubscribe:
+		f.subscribe(ctx)
+	case *actor.Stopping:
+		f.cancel()
+	case *subscribed:
+		if f.first != nil {
+			f.first <- m.err
+			f.first = nil
+			if m.err != nil {
+				return // Follow stops the actor
+			}
+		}
+		if m.err != nil {
+			root, self := ctx.ActorSystem().Root, ctx.Self()
+			t := time.AfterFunc(resubscribePause, func() { root.Send(self, &resubscribe{}) })
+			context.AfterFunc(f.ctx, func() { t.Stop() })
+			return
+		}
+		f.watched = m.grain
+		ctx.Watch(m.grain)
+	case *actor.Terminated:
+		if f.watched != nil && m.Who.Equal(f.watched) && f.ctx.Err() == nil {
+			f.c.PidCache.RemoveByValue(f.id, remotev1.SessionKind, f.watched)
+			f.watched = nil
+			f.subscribe(ctx)
+		}
+	case *eventsv1.Event:
+		if m.Seq > f.last {
+			f.last = m.Seq
+		}
+		f.handle(m)
+	}
+}
+
+// subscribe subscribes the follower with the last seq it saw, on a
+// goroutine of its own (the session may have to be restored first); the
+// outcome comes back as a subscribed message.
+func (f *follower) subscribe(ctx actor.Context) {
+	if f.ctx.Err() != nil {
+		return
+	}
+	c, id, root, self := f.c, f.id, ctx.ActorSystem().Root, ctx.Self()
+	msg := &remotev1.Subscribe{Subscriber: self, Since: f.last, Types: f.types}
+	try, cancel := context.WithTimeout(f.ctx, subscribeTimeout)
+	go func() {
+		defer cancel()
+		out := &subscribed{}
+		if _, out.err = Reply(try, c, id, msg); out.err == nil {
+			if out.grain = Grain(c, id); out.grain == nil {
+				out.err = fmt.Errorf("session %s: subscribed, but its grain is not found", id)
+			}
+		}
+		root.Send(self, out)
+	}()
+}

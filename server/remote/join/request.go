@@ -1,0 +1,88 @@
+package join
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/server/remote/remotev1"
+)
+
+// ErrNoAnswer is Request's error when the session's member took the
+// command but no answer came in time: the command may have been done or
+// not (the member may have died with it).
+var ErrNoAnswer = errors.New("no answer in time: the command may or may not have been done")
+
+// ErrUnreached is Request's error when no member could be handed the
+// command in time: it was not done.
+var ErrUnreached = errors.New("no member took the command in time: it was not done")
+
+// DefaultTimeout bounds a Request whose context has no deadline.
+const DefaultTimeout = time.Minute
+
+// Request sends msg to session id wherever it lives in the cluster — the
+// member disthash names activates it there, restoring it from the store —
+// and waits for its answer (an events/v1 Reply for session commands) until
+// ctx is done (DefaultTimeout without a deadline). While no member takes
+// it (the member list is changing, the session's member died and its
+// grain is gone) it tries again: protoactor answers such a message with a
+// dead letter, so it was not done. A command a member took but did not
+// answer in time is ErrNoAnswer, never sent twice.
+func Request(ctx context.Context, c *Cluster, id string, msg any) (any, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(DefaultTimeout)
+	}
+	for try := 0; ; try++ {
+		if try > 0 {
+			pause := min(time.Duration(try)*50*time.Millisecond, 500*time.Millisecond)
+			if time.Now().Add(pause).After(deadline) {
+				return nil, fmt.Errorf("session %s: %w", id, ErrUnreached)
+			}
+			t := time.NewTimer(pause)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("session %s: %w (%v)", id, ErrUnreached, ctx.Err())
+			}
+		}
+		pid := Grain(c, id)
+		if pid == nil {
+			continue
+		}
+		res, err := c.ActorSystem.Root.RequestFuture(pid, msg, time.Until(deadline)).Result()
+		switch {
+		case err == nil:
+			return res, nil
+		case errors.Is(err, actor.ErrDeadLetter) || errors.Is(err, remote.ErrDeadLetter):
+			c.PidCache.RemoveByValue(id, remotev1.SessionKind, pid)
+		case errors.Is(err, actor.ErrTimeout) || errors.Is(err, remote.ErrTimeout):
+			return nil, fmt.Errorf("session %s at %s: %w", id, pid, ErrNoAnswer)
+		default:
+			return nil, fmt.Errorf("session %s at %s: %w", id, pid, err)
+		}
+	}
+}
+
+// Reply is Request for session commands: the Reply, or an error when
+// none came or it carries one.
+func Reply(ctx context.Context, c *Cluster, id string, msg any) (*eventsv1.Reply, error) {
+	res, err := Request(ctx, c, id, msg)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := res.(*eventsv1.Reply)
+	if !ok {
+		return nil, fmt.Errorf("session %s answered %T", id, res)
+	}
+	if r.Error != nil {
+		return r, fmt.Errorf("%s: %s", r.Error.Code, r.Error.Message)
+	}
+	return r, nil
+}
