@@ -144,7 +144,9 @@ func TestServeCluster(t *testing.T) {
 	if got := sseB.types(t, "agent_end"); !slices.Equal(got, textRun) {
 		t.Fatalf("B's stream\n got %q\nwant %q", got, textRun)
 	}
-	var msgs struct{ Messages []struct{ Role, Content string } }
+	var msgs struct {
+		Messages []struct{ Role, Content string }
+	}
 	b.decode(b.do("GET", "/v1/sessions/s1/messages", "", http.StatusOK), &msgs)
 	var hist []string
 	for _, m := range msgs.Messages {
