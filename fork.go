@@ -21,6 +21,13 @@ import (
 // bad_request.
 func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, error) {
 	rt := s.rt
+	if rt.elsewhere != nil { // the session's process makes the fork
+		r, err := s.Send(ctx, &eventsv1.Fork{Index: int32(index), NewSession: newID})
+		if err != nil {
+			return nil, err
+		}
+		return &Session{id: r.GetCreated().GetSession(), rt: rt}, nil
+	}
 	timeout := rt.timeout
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)

@@ -38,6 +38,7 @@ type config struct {
 	leaseWait time.Duration
 	metrics   *metrics.Metrics
 	passive   time.Duration
+	elsewhere Elsewhere
 }
 
 type namedPlugin struct {

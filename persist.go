@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
@@ -34,6 +35,10 @@ func defaultNode() string {
 
 // closeSession stops a session and gives up its lease.
 func (rt *Runtime) closeSession(id string) {
+	if rt.elsewhere != nil {
+		_, _ = rt.sendElsewhere(context.Background(), id, &eventsv1.CloseSession{})
+		return
+	}
 	rt.registry.Close(id)
 	rt.users.Delete(id)
 }
@@ -189,7 +194,7 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 		}
 		return list, nil
 	}
-	page, err := rt.registry.Page(ctx, store.Page{Limit: opt.Limit, Cursor: opt.Cursor, User: opt.User})
+	page, err := rt.page(ctx, store.Page{Limit: opt.Limit, Cursor: opt.Cursor, User: opt.User})
 	if errors.Is(err, store.ErrInvalid) {
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
@@ -206,6 +211,29 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 	}
 	list.Next = page.Next
 	return list, nil
+}
+
+// page reads a page of the store's list. A session a crash cut short is
+// restored first (so its record tells the state it is in once restored):
+// here, or, for a runtime whose sessions live elsewhere, where it lives,
+// by asking for its state.
+func (rt *Runtime) page(ctx context.Context, p store.Page) (*store.Listing, error) {
+	if rt.elsewhere == nil {
+		return rt.registry.Page(ctx, p)
+	}
+	page, err := rt.env.Store.List(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range page.Sessions {
+		if s.State == string(fsm.Idle) {
+			continue
+		}
+		if st, err := (&Session{id: s.ID, rt: rt}).State(ctx); err == nil {
+			page.Sessions[i].State, page.Sessions[i].MessageCount = st.State, int(st.MessageCount)
+		}
+	}
+	return page, nil
 }
 
 // liveSummary describes a loaded session, or returns nil.

@@ -2,6 +2,7 @@ package tack
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -25,13 +26,18 @@ func (s *Session) ID() string { return s.id }
 
 // PID returns the session actor, for actor systems that talk to it
 // directly. A passivated session's actor is gone: its next actor has
-// another PID (Runtime.Session finds it, Deliver reaches it by id).
+// another PID (Runtime.Session finds it, Deliver reaches it by id). It is
+// nil for a session that lives elsewhere (WithSessionsElsewhere).
 func (s *Session) PID() *actor.PID { return s.pid }
 
 // Send sends any command (a protobuf command of events/v1) and returns the reply.
 // With passivation on (WithPassivateAfter) it goes through Deliver, so a
-// handle stays good across its session's passivations.
+// handle stays good across its session's passivations. A session that
+// lives elsewhere (WithSessionsElsewhere) takes events/v1 commands only.
 func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
+	if s.rt.elsewhere != nil {
+		return s.rt.sendElsewhere(ctx, s.id, cmd)
+	}
 	if s.rt.env.PassivateAfter > 0 && s.rt.env.Store != nil {
 		return s.rt.requestID(ctx, s.id, cmd)
 	}
@@ -104,6 +110,10 @@ func (s *Session) Abort(ctx context.Context, opt AbortOptions) error {
 
 // SwitchModel makes the next model request use another model.
 func (s *Session) SwitchModel(ctx context.Context, name string) error {
+	if s.rt.elsewhere != nil { // the session's process resolves the name
+		_, err := s.Send(ctx, &eventsv1.SwitchModel{Model: name})
+		return err
+	}
 	m, err := s.rt.resolve(name, nil)
 	if err != nil {
 		return err
@@ -202,6 +212,9 @@ type Subscription struct {
 	C  <-chan *eventsv1.Event
 	ch *events.Channel
 	s  *Session
+	// stop ends the subscription of a session that lives elsewhere.
+	stop func()
+	once sync.Once
 }
 
 // Subscribe feeds the session's events into a channel: the replay after
@@ -215,6 +228,9 @@ func (s *Session) Subscribe(ctx context.Context, opt SubscribeOptions) (*Subscri
 		opt.Buffer = 1024
 	}
 	ch := events.NewChannel(opt.Buffer)
+	if s.rt.elsewhere != nil {
+		return s.subscribeElsewhere(ch, opt)
+	}
 	if _, err := s.Send(ctx, &actors.SubscribeSink{Sink: ch, Since: opt.Since, Filter: f, Buffered: opt.Buffered}); err != nil {
 		return nil, err
 	}
@@ -223,6 +239,10 @@ func (s *Session) Subscribe(ctx context.Context, opt SubscribeOptions) (*Subscri
 
 // Close ends the subscription and closes C.
 func (sub *Subscription) Close() error {
+	if sub.stop != nil {
+		sub.once.Do(sub.stop)
+		return nil
+	}
 	_, err := sub.s.Send(context.Background(), &actors.Unsubscribe{Sink: sub.ch})
 	return err
 }
@@ -233,6 +253,9 @@ func (s *Session) SubscribePID(ctx context.Context, pid *actor.PID, since uint64
 	f, err := events.NewFilter(types)
 	if err != nil {
 		return &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	if s.rt.elsewhere != nil {
+		return &Error{Code: events.CodeBadRequest, Message: "SubscribePID: the session lives in another process; use Subscribe"}
 	}
 	_, err = s.Send(ctx, &actors.SubscribePID{PID: pid, Since: since, Filter: f})
 	return err

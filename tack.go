@@ -43,6 +43,9 @@ type Runtime struct {
 	// users maps each loaded session to its user, for runtimes without a
 	// store (a store keeps the user in the session's record).
 	users sync.Map
+	// elsewhere, when set, is where every session lives
+	// (WithSessionsElsewhere): this runtime hosts none.
+	elsewhere Elsewhere
 }
 
 // New returns a runtime. With no options it runs scripted models and the
@@ -64,13 +67,17 @@ func New(opts ...Option) (*Runtime, error) {
 			return nil, fmt.Errorf("tack: %w", err)
 		}
 	}
+	if c.elsewhere != nil && c.store == nil {
+		return nil, fmt.Errorf("tack: WithSessionsElsewhere needs WithStore: the store the sessions are kept in, for their owners and the list")
+	}
 	models := llm.Chain(append(c.models, script.NewResolver(c.dir))...)
 	rt := &Runtime{
-		system:  c.system,
-		models:  models,
-		catalog: catalog,
-		plugins: c.plugins,
-		timeout: c.timeout,
+		elsewhere: c.elsewhere,
+		system:    c.system,
+		models:    models,
+		catalog:   catalog,
+		plugins:   c.plugins,
+		timeout:   c.timeout,
 		env: &actors.Env{
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
@@ -152,6 +159,9 @@ type SubagentConfig = actors.SubagentConfig
 
 // Spawn starts a session (and, with a store, records it first).
 func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
+	if rt.elsewhere != nil {
+		return rt.spawnElsewhere(cfg)
+	}
 	id := cfg.ID
 	if id == "" {
 		id = rt.newID()
@@ -233,8 +243,13 @@ func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, err
 
 // Session returns the session with id, restoring it from the store when
 // it is stored but not loaded: whatever is done with a stored session
-// first, it sees the session as it is once restored.
+// first, it sees the session as it is once restored. A runtime whose
+// sessions live elsewhere returns a handle at once; the session's
+// process tells on the first command whether it exists.
 func (rt *Runtime) Session(id string) (*Session, error) {
+	if rt.elsewhere != nil {
+		return &Session{id: id, rt: rt}, nil
+	}
 	pid, err := rt.registry.Get(context.Background(), id)
 	if err != nil {
 		return nil, registryError(id, err)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/server/remote"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotetls"
 )
 
@@ -23,9 +21,9 @@ import (
 // (docs/remote.md) until SIGINT or SIGTERM; stored sessions stay stored.
 func node(args []string) error {
 	var c common
-	var listen, seeds, tlsCert, tlsKey, tlsClientCA string
+	var listen, tlsCert, tlsKey, tlsClientCA string
 	var passivate time.Duration
-	var cl join.Config
+	var cf clusterFlags
 	fs := flag.NewFlagSet("tack node", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: tack node --listen HOST:PORT [flags]\n"+
@@ -48,16 +46,9 @@ func node(args []string) error {
 	fs.StringVar(&tlsKey, "tls-key", "", "PEM `FILE` of the --tls-cert certificate's private key")
 	fs.StringVar(&tlsClientCA, "tls-client-ca", "", "PEM `FILE` of the CA that signs callers' certificates: mutual TLS, callers without one are refused (and the node trusts callers' endpoints by this CA when it dials them)")
 	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long and restore it on its next command (0: never)")
-	fs.StringVar(&cl.Name, "cluster", "", "join the protoactor cluster NAME (needs --store postgres://...)")
-	fs.StringVar(&cl.Provider, "cluster-provider", join.Automanaged, "how members find each other: automanaged (members poll each other over HTTP) or etcd")
-	fs.StringVar(&seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port, this one's included; etcd: the etcd endpoints (comma-separated)")
-	fs.IntVar(&cl.Port, "cluster-port", join.DefaultPort, "automanaged: the port this member's HTTP endpoint listens on, on every interface (it tells the member's address and kinds)")
-	fs.DurationVar(&cl.Refresh, "cluster-refresh", join.DefaultRefresh, "automanaged: how often members poll each other (how soon a dead member leaves the others' view)")
+	cf.register(fs, "join the protoactor cluster NAME (needs --store postgres://...)", true)
 	if err := fs.Parse(args); err != nil {
 		return err
-	}
-	if seeds != "" {
-		cl.Seeds = strings.Split(seeds, ",")
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("tack node takes no arguments, got %q (flags come before them?)", fs.Args())
@@ -93,10 +84,11 @@ func node(args []string) error {
 		}
 	}
 	opts := []tack.Option{tack.WithPassivateAfter(passivate)}
+	cl, err := cf.config(c.store, "the members share their sessions and leases through PostgreSQL")
+	if err != nil {
+		return err
+	}
 	if cl.Name != "" {
-		if err := clusterFlags(c.store, cl); err != nil {
-			return err
-		}
 		// The member a session moves to waits out the lease of the one it
 		// moved from: a dead member's lasts up to --lease-ttl.
 		opts = append(opts, tack.WithLeaseWait(2*c.leaseTTL))
@@ -130,17 +122,6 @@ func node(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
-	return nil
-}
-
-// clusterFlags says what is wrong with the flags of a cluster member.
-func clusterFlags(store string, cl join.Config) error {
-	if !strings.HasPrefix(store, "postgres://") && !strings.HasPrefix(store, "postgresql://") {
-		return fmt.Errorf("--cluster %s needs --store postgres://...: the members share their sessions and leases through PostgreSQL (got --store %s)", cl.Name, store)
-	}
-	if err := cl.Validate(); err != nil {
-		return fmt.Errorf("--cluster %s: %w (--cluster-provider, --cluster-seeds, --cluster-port)", cl.Name, err)
-	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -12,25 +13,42 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/server/auth"
 	httpserver "github.com/tack-run/tack/server/http"
+	"github.com/tack-run/tack/server/remote/front"
+	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/web"
 )
 
 // serve runs the HTTP server (docs/http.md) — the browser UI, REST,
 // Server-Sent Events, AG-UI and /metrics — until SIGINT or SIGTERM, then shuts down
-// gracefully; stored sessions stay stored.
+// gracefully; stored sessions stay stored. With --cluster it is a front
+// end of a cluster: it hosts no session, and every session command goes
+// to the session's member (docs/remote.md).
 func serve(args []string) error {
 	var c common
-	var addr, authFile, origins string
+	var addr, authFile, origins, clusterHost string
 	var maxBody int64
 	var ui bool
 	var passivate time.Duration
+	var cf clusterFlags
 	fs := flag.NewFlagSet("tack serve", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: tack serve [flags]\n"+
+			"       tack serve --cluster NAME --store postgres://... --cluster-seeds HOST:PORT,... [flags]\n\n"+
+			"Serves the HTTP API (REST, Server-Sent Events, WebSocket, AG-UI) and the browser UI\n"+
+			"(docs/http.md). With --cluster it is a front end of a cluster of `tack node --cluster`\n"+
+			"members: it joins the cluster as a client and hosts no session; every session command\n"+
+			"goes to the member the session runs on, event streams follow a session from member to\n"+
+			"member, and the list and the owners of sessions are read from the members' PostgreSQL\n"+
+			"store. Front ends keep no state: run as many as needed (docs/remote.md).\n\nflags:\n")
+		fs.PrintDefaults()
+	}
 	c.register(fs, "sqlite:")
 	fs.StringVar(&addr, "addr", "127.0.0.1:7700", "address to listen on; without --auth only a loopback address")
 	fs.StringVar(&authFile, "auth", "", `JSON file of static tokens and JWT settings: {"tokens": {"TOKEN": "user"}, "jwt": {"hs256_secret_env": "VAR", "issuer": "...", "audience": "..."}}`)
@@ -38,7 +56,16 @@ func serve(args []string) error {
 	fs.Int64Var(&maxBody, "max-body-bytes", httpserver.DefaultMaxBodyBytes, "largest request body accepted")
 	fs.BoolVar(&ui, "ui", true, "serve the browser UI at / (--ui=false for the API alone)")
 	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long (no run, nothing queued, no open event stream) and restore it on its next request (0: never)")
+	cf.register(fs, "serve the sessions of the protoactor cluster NAME as a front end that hosts none (needs --store postgres://..., the members' store)", false)
+	fs.StringVar(&clusterHost, "cluster-host", "127.0.0.1", "with --cluster: the host this front end's protoactor remote listens on (a free port), which members dial to answer it")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("tack serve takes no arguments, got %q (flags come before them?)", fs.Args())
+	}
+	cl, err := cf.config(c.store, "a front end reads the sessions' owners and list from the members' PostgreSQL store")
+	if err != nil {
 		return err
 	}
 	if passivate < 0 {
@@ -69,7 +96,21 @@ func serve(args []string) error {
 	}
 	m := metrics.New()
 	opts = append(opts, httpserver.WithMaxBodyBytes(maxBody), httpserver.WithLogger(log), httpserver.WithMetrics(m))
-	rt, closeRuntime, err := c.runtime(tack.WithMetrics(m), tack.WithPassivateAfter(passivate))
+	rtOpts := []tack.Option{tack.WithMetrics(m), tack.WithPassivateAfter(passivate)}
+	if cl.Name != "" {
+		sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+			return slog.New(slog.DiscardHandler)
+		}))
+		defer sys.Shutdown()
+		cc, err := join.Client(sys, clusterHost, cl)
+		if err != nil {
+			return fmt.Errorf("--cluster %s: %w", cl.Name, err)
+		}
+		defer join.Close(cc)
+		rtOpts = append(rtOpts, tack.WithActorSystem(sys), tack.WithSessionsElsewhere(front.New(cc)))
+		fmt.Fprintf(os.Stderr, "tack serve: a front end of cluster %s (client at %s), hosting no session\n", cl.Name, sys.Address())
+	}
+	rt, closeRuntime, err := c.runtime(rtOpts...)
 	if err != nil {
 		return err
 	}

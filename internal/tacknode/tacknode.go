@@ -17,10 +17,13 @@ import (
 // Wait bounds every wait of this package.
 const Wait = 10 * time.Second
 
-// Node is a `tack node` process.
+// Node is a `tack node` (or `tack serve`) process.
 type Node struct {
-	// Addr is where its protoactor remote listens.
+	// Addr is where its protoactor remote listens (for `tack serve`, its
+	// HTTP server).
 	Addr string
+	// name is the subcommand.
+	name string
 
 	cmd  *exec.Cmd
 	mu   sync.Mutex
@@ -28,14 +31,32 @@ type Node struct {
 	done chan struct{}
 }
 
-var listening = regexp.MustCompile(`tack node: listening on (\S+)`)
+var (
+	listening = regexp.MustCompile(`tack node: listening on (\S+)`)
+	serving   = regexp.MustCompile(`tack serve: listening on http://(\S+)`)
+)
 
 // Start runs bin (a tack binary) as `tack node --listen 127.0.0.1:0`
 // followed by args, and returns once it listens; it is stopped (SIGTERM)
 // when the test ends.
 func Start(t testing.TB, bin string, args ...string) *Node {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"node", "--listen", "127.0.0.1:0"}, args...)...)
+	return start(t, bin, listening, append([]string{"node", "--listen", "127.0.0.1:0"}, args...))
+}
+
+// Serve runs bin as `tack serve --addr 127.0.0.1:0 --ui=false` followed
+// by args, and returns once it listens (Addr is its HTTP HOST:PORT); it
+// is stopped (SIGTERM) when the test ends.
+func Serve(t testing.TB, bin string, args ...string) *Node {
+	t.Helper()
+	return start(t, bin, serving, append([]string{"serve", "--addr", "127.0.0.1:0", "--ui=false"}, args...))
+}
+
+// start runs bin with args and waits for the line listening names the
+// address in.
+func start(t testing.TB, bin string, listening *regexp.Regexp, args []string) *Node {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +64,7 @@ func Start(t testing.TB, bin string, args ...string) *Node {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	n := &Node{cmd: cmd, done: make(chan struct{})}
+	n := &Node{name: "tack " + args[0], cmd: cmd, done: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		defer close(n.done)
@@ -63,9 +84,9 @@ func Start(t testing.TB, bin string, args ...string) *Node {
 	case n.Addr = <-addr:
 	case <-n.done:
 		_ = cmd.Wait()
-		t.Fatalf("tack node exited: %v", n.Log())
+		t.Fatalf("%s exited: %v", n.name, n.Log())
 	case <-time.After(Wait):
-		t.Fatalf("tack node did not listen: %v", n.Log())
+		t.Fatalf("%s did not listen: %v", n.name, n.Log())
 	}
 	return n
 }
@@ -79,7 +100,7 @@ func (n *Node) Stop(t testing.TB) {
 	_ = n.cmd.Process.Signal(syscall.SIGTERM)
 	<-n.done
 	if err := n.cmd.Wait(); err != nil {
-		t.Errorf("tack node: %v\n%s", err, n.Log())
+		t.Errorf("%s: %v\n%s", n.name, err, n.Log())
 	}
 }
 

@@ -14,8 +14,6 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
-	"github.com/tack-run/tack/llm"
-	"github.com/tack-run/tack/plugins"
 )
 
 // Env is what a command runs with.
@@ -282,15 +280,7 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	if m.Session == "" {
 		m.Session = id
 	}
-	var ps []plugins.Config
-	for _, p := range m.Plugins {
-		ps = append(ps, plugins.Config{Name: p.Name, Config: json.RawMessage(p.GetConfig().GetJson())})
-	}
-	s, err := env.Runtime.Spawn(tack.SessionConfig{
-		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
-		System: m.System, Tools: m.Tools, Plugins: ps, User: env.User, Context: contextConfig(m.Context),
-		Subagents: subagentConfig(m.Subagents), QueueMode: m.QueueMode,
-	})
+	s, err := env.Runtime.Spawn(sessionConfig(m, env.User))
 	if err != nil {
 		return nil, err
 	}
@@ -301,35 +291,6 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 		}
 	}
 	return &eventsv1.Created{Session: s.ID()}, nil
-}
-
-// contextConfig is create_session's context option as the runtime takes
-// it; nil when absent. The runtime checks the values.
-func contextConfig(o *eventsv1.ContextOptions) *llm.ContextConfig {
-	if o == nil {
-		return nil
-	}
-	c := &llm.ContextConfig{
-		MaxMessages: int(o.GetMaxMessages()), MaxTokens: o.GetMaxTokens(), MaxPercent: o.GetMaxPercent(),
-		CompactAtPercent: o.GetCompactAtPercent(), CompactModel: o.GetCompactModel(),
-	}
-	if o.KeepRecent != nil {
-		c.KeepRecent = new(int(o.GetKeepRecent()))
-	}
-	return c
-}
-
-// subagentConfig is create_session's subagents option as the runtime
-// takes it; nil when absent. The runtime checks the values.
-func subagentConfig(o *eventsv1.SubagentOptions) *tack.SubagentConfig {
-	if o == nil {
-		return nil
-	}
-	c := &tack.SubagentConfig{Model: o.GetModel(), Tools: o.GetTools(), InheritPlugins: o.InheritPlugins}
-	if o.MaxDepth != nil {
-		c.MaxDepth = new(int(o.GetMaxDepth()))
-	}
-	return c
 }
 
 func closeSession(_ context.Context, env Env, s *tack.Session, _ proto.Message) (proto.Message, error) {

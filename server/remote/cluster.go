@@ -2,8 +2,6 @@ package remote
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -114,21 +112,30 @@ func (g *grain) handle(ctx actor.Context) {
 	n := g.node
 	switch m := ctx.Message().(type) {
 	case *eventsv1.CreateSession:
-		if m.Session != "" && m.Session != g.id {
-			n.refuse(ctx.Sender(), fmt.Sprintf("CreateSession for %q sent to the grain of %q", m.Session, g.id))
+		g.create(ctx, m, "")
+	case *remotev1.Create:
+		if m.Create == nil {
+			n.refuse(ctx.Sender(), "Create needs create: the CreateSession")
 			return
 		}
-		n.createHere(ctx.Sender(), g.id, m)
+		g.create(ctx, m.Create, m.User)
 	default:
 		n.dispatch(g.id, m, ctx.Sender())
 	}
 }
 
-// createHere creates session id on this member, as its grain is here.
-func (n *Node) createHere(sender *actor.PID, id string, m *eventsv1.CreateSession) {
-	m.Session = id
-	n.answer(sender, func(c context.Context) (proto.Message, error) {
-		return command.RunMessage(c, n.env(), "", m)
+// create creates the grain's session on this member, belonging to user.
+func (g *grain) create(ctx actor.Context, m *eventsv1.CreateSession, user string) {
+	n := g.node
+	if m.Session != "" && m.Session != g.id {
+		n.refuse(ctx.Sender(), fmt.Sprintf("CreateSession for %q sent to the grain of %q", m.Session, g.id))
+		return
+	}
+	m.Session = g.id
+	env := n.env()
+	env.User = user
+	n.answer(ctx.Sender(), func(c context.Context) (proto.Message, error) {
+		return command.RunMessage(c, env, "", m)
 	})
 }
 
@@ -137,7 +144,7 @@ func (n *Node) createHere(sender *actor.PID, id string, m *eventsv1.CreateSessio
 // it; this member gets a forwarder for it.
 func (n *Node) createThrough(sender *actor.PID, m *eventsv1.CreateSession) {
 	if m.Session == "" {
-		m.Session = newSessionID()
+		m.Session = join.NewSessionID()
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
@@ -215,12 +222,4 @@ func (f *forwarder) Receive(ctx actor.Context) {
 // notAlive is the Reply of a request no member answered.
 func notAlive(err error) *eventsv1.Reply {
 	return &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: err.Error()}}
-}
-
-// newSessionID names a session created without a name on a cluster
-// member: random, since members do not share a counter.
-func newSessionID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "s-" + hex.EncodeToString(b)
 }

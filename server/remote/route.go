@@ -10,6 +10,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/command"
+	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -57,7 +58,7 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.UnsubscribePID{PID: m.Subscriber}})
 	case *eventsv1.SwitchModel, *eventsv1.Fork:
 		if f, ok := m.(*eventsv1.Fork); ok && n.cluster != nil && f.NewSession == "" {
-			f.NewSession = newSessionID()
+			f.NewSession = join.NewSessionID()
 		}
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
 			data, err := command.RunMessage(c, n.env(), id, m.(proto.Message))

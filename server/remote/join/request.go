@@ -2,6 +2,8 @@ package join
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -85,4 +87,12 @@ func Reply(ctx context.Context, c *Cluster, id string, msg any) (*eventsv1.Reply
 		return r, fmt.Errorf("%s: %s", r.Error.Code, r.Error.Message)
 	}
 	return r, nil
+}
+
+// NewSessionID names a session created without a name in a cluster:
+// random, since members and clients share no counter.
+func NewSessionID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "s-" + hex.EncodeToString(b)
 }

@@ -251,6 +251,63 @@ func (x *Unsubscribe) GetSubscriber() *actor.PID {
 	return nil
 }
 
+// Create, sent to a session's grain in a cluster, creates the session
+// there as create does (whose session must be the grain's identity or
+// empty), belonging to user: how a cluster front end (`tack serve
+// --cluster`) creates a session for its caller. Answered as
+// CreateSession.
+type Create struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Create        *v1.CreateSession      `protobuf:"bytes,1,opt,name=create,proto3" json:"create,omitempty"`
+	User          string                 `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Create) Reset() {
+	*x = Create{}
+	mi := &file_server_remote_remotev1_remote_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Create) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Create) ProtoMessage() {}
+
+func (x *Create) ProtoReflect() protoreflect.Message {
+	mi := &file_server_remote_remotev1_remote_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Create.ProtoReflect.Descriptor instead.
+func (*Create) Descriptor() ([]byte, []int) {
+	return file_server_remote_remotev1_remote_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Create) GetCreate() *v1.CreateSession {
+	if x != nil {
+		return x.Create
+	}
+	return nil
+}
+
+func (x *Create) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
 var File_server_remote_remotev1_remote_proto protoreflect.FileDescriptor
 
 const file_server_remote_remotev1_remote_proto_rawDesc = "" +
@@ -275,7 +332,10 @@ const file_server_remote_remotev1_remote_proto_rawDesc = "" +
 	"\n" +
 	"subscriber\x18\x01 \x01(\v2\n" +
 	".actor.PIDR\n" +
-	"subscriberB1Z/github.com/tack-run/tack/server/remote/remotev1b\x06proto3"
+	"subscriber\"S\n" +
+	"\x06Create\x125\n" +
+	"\x06create\x18\x01 \x01(\v2\x1d.tack.events.v1.CreateSessionR\x06create\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04userB1Z/github.com/tack-run/tack/server/remote/remotev1b\x06proto3"
 
 var (
 	file_server_remote_remotev1_remote_proto_rawDescOnce sync.Once
@@ -289,25 +349,28 @@ func file_server_remote_remotev1_remote_proto_rawDescGZIP() []byte {
 	return file_server_remote_remotev1_remote_proto_rawDescData
 }
 
-var file_server_remote_remotev1_remote_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_server_remote_remotev1_remote_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_server_remote_remotev1_remote_proto_goTypes = []any{
-	(*Lookup)(nil),       // 0: tack.remote.v1.Lookup
-	(*SessionRef)(nil),   // 1: tack.remote.v1.SessionRef
-	(*Subscribe)(nil),    // 2: tack.remote.v1.Subscribe
-	(*Unsubscribe)(nil),  // 3: tack.remote.v1.Unsubscribe
-	(*actor.PID)(nil),    // 4: actor.PID
-	(*v1.ErrorInfo)(nil), // 5: tack.events.v1.ErrorInfo
+	(*Lookup)(nil),           // 0: tack.remote.v1.Lookup
+	(*SessionRef)(nil),       // 1: tack.remote.v1.SessionRef
+	(*Subscribe)(nil),        // 2: tack.remote.v1.Subscribe
+	(*Unsubscribe)(nil),      // 3: tack.remote.v1.Unsubscribe
+	(*Create)(nil),           // 4: tack.remote.v1.Create
+	(*actor.PID)(nil),        // 5: actor.PID
+	(*v1.ErrorInfo)(nil),     // 6: tack.events.v1.ErrorInfo
+	(*v1.CreateSession)(nil), // 7: tack.events.v1.CreateSession
 }
 var file_server_remote_remotev1_remote_proto_depIdxs = []int32{
-	4, // 0: tack.remote.v1.SessionRef.pid:type_name -> actor.PID
-	5, // 1: tack.remote.v1.SessionRef.error:type_name -> tack.events.v1.ErrorInfo
-	4, // 2: tack.remote.v1.Subscribe.subscriber:type_name -> actor.PID
-	4, // 3: tack.remote.v1.Unsubscribe.subscriber:type_name -> actor.PID
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	5, // 0: tack.remote.v1.SessionRef.pid:type_name -> actor.PID
+	6, // 1: tack.remote.v1.SessionRef.error:type_name -> tack.events.v1.ErrorInfo
+	5, // 2: tack.remote.v1.Subscribe.subscriber:type_name -> actor.PID
+	5, // 3: tack.remote.v1.Unsubscribe.subscriber:type_name -> actor.PID
+	7, // 4: tack.remote.v1.Create.create:type_name -> tack.events.v1.CreateSession
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_server_remote_remotev1_remote_proto_init() }
@@ -321,7 +384,7 @@ func file_server_remote_remotev1_remote_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_server_remote_remotev1_remote_proto_rawDesc), len(file_server_remote_remotev1_remote_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

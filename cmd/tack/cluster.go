@@ -1,0 +1,50 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/tack-run/tack/server/remote/join"
+)
+
+// clusterFlags are the --cluster flags of a member (tack node) and of a
+// front end (tack serve), which joins as a client and serves no
+// automanaged endpoint of its own.
+type clusterFlags struct {
+	cfg   join.Config
+	seeds string
+}
+
+// register adds the flags to fs; name is the --cluster flag's usage.
+func (cf *clusterFlags) register(fs *flag.FlagSet, name string, member bool) {
+	fs.StringVar(&cf.cfg.Name, "cluster", "", name)
+	fs.StringVar(&cf.cfg.Provider, "cluster-provider", join.Automanaged, "how members find each other: automanaged (members poll each other over HTTP) or etcd")
+	if member {
+		fs.StringVar(&cf.seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port, this one's included; etcd: the etcd endpoints (comma-separated)")
+		fs.IntVar(&cf.cfg.Port, "cluster-port", join.DefaultPort, "automanaged: the port this member's HTTP endpoint listens on, on every interface (it tells the member's address and kinds)")
+		fs.DurationVar(&cf.cfg.Refresh, "cluster-refresh", join.DefaultRefresh, "automanaged: how often members poll each other (how soon a dead member leaves the others' view)")
+		return
+	}
+	fs.StringVar(&cf.seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port; etcd: the etcd endpoints (comma-separated)")
+	fs.DurationVar(&cf.cfg.Refresh, "cluster-refresh", join.DefaultRefresh, "automanaged: how often this front end polls the members (how soon a dead member leaves its view)")
+}
+
+// config is the cluster the parsed flags name (Name empty: none), checked
+// against --store; why says what the cluster keeps in PostgreSQL.
+func (cf *clusterFlags) config(store, why string) (join.Config, error) {
+	cl := cf.cfg
+	if cf.seeds != "" {
+		cl.Seeds = strings.Split(cf.seeds, ",")
+	}
+	if cl.Name == "" {
+		return cl, nil
+	}
+	if !strings.HasPrefix(store, "postgres://") && !strings.HasPrefix(store, "postgresql://") {
+		return cl, fmt.Errorf("--cluster %s needs --store postgres://...: %s (got --store %s)", cl.Name, why, store)
+	}
+	if err := cl.Validate(); err != nil {
+		return cl, fmt.Errorf("--cluster %s: %w (--cluster-provider, --cluster-seeds, --cluster-port)", cl.Name, err)
+	}
+	return cl, nil
+}

@@ -1,0 +1,37 @@
+package front_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// tackBin is the tack binary the tests run as members and front ends.
+var tackBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tack-front-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tackBin = filepath.Join(dir, "tack")
+	if out, err := exec.Command("go", "build", "-o", tackBin, "../../../cmd/tack").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
