@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -396,11 +397,18 @@ func TestMetricsCountStoreFailures(t *testing.T) {
 	if _, err := s.Prompt(ctx, "again"); codeOf(err) != "store_failed" {
 		t.Fatalf("prompt with the store failing: %v, want store_failed", err)
 	}
+	// The prompt is answered store_failed once its write failed for good;
+	// the session then takes the run down, so its end is counted a moment
+	// after the answer: wait for it.
+	got := metricstest.Scrape(t, m.Handler())
+	for deadline := time.Now().Add(10 * time.Second); got.Value("tack_runs_ended_total", "reason", "error") == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		got = metricstest.Scrape(t, m.Handler())
+	}
 	writes, failed := st.counts()
 	if failed != 5 {
 		t.Fatalf("the store failed %d writes, want 5", failed)
 	}
-	got := metricstest.Scrape(t, m.Handler())
 	if n := got.Value("tack_store_write_failures_total"); n != float64(failed) {
 		t.Errorf("store write failures: %v, want %d", n, failed)
 	}
