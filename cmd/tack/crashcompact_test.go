@@ -245,8 +245,12 @@ func crashCompaction(t *testing.T, bin string, args []string, session string, c 
 
 	// The session works on: a prompt runs to its end, a compaction
 	// replaces what it should, and all still holds everything in order.
+	// The restore tells the crashed run's agent_end (interrupted) on the
+	// session's first use, and tack rpc may write it after the answers
+	// above: wait for the end of the run this prompt starts.
 	p.send(fmt.Sprintf(`{"cmd":"prompt","id":"again","session":%q,"text":"again"}`, session))
-	end := last(p.until(isType("agent_end")))
+	run := last(p.until(isType("agent_start")))["run_id"]
+	end := last(p.until(func(m map[string]any) bool { return m["type"] == "agent_end" && m["run_id"] == run }))
 	if end["reason"] != "completed" {
 		t.Fatalf("the prompt after the restart ended %v", end["<raw>"])
 	}
