@@ -135,21 +135,15 @@ func cloneConfig(c store.Config) store.Config {
 	if len(c.Tools) == 0 {
 		c.Tools = nil
 	}
-	c.Plugins = bytes.Clone(c.Plugins)
-	if len(c.Plugins) == 0 {
-		c.Plugins = nil
-	}
-	c.Script = bytes.Clone(c.Script)
-	if len(c.Script) == 0 {
-		c.Script = nil
-	}
-	c.Context = bytes.Clone(c.Context)
-	if len(c.Context) == 0 {
-		c.Context = nil
-	}
-	c.Subagents = bytes.Clone(c.Subagents)
-	if len(c.Subagents) == 0 {
-		c.Subagents = nil
-	}
+	c.Plugins, c.Script, c.Context, c.Subagents = cloneRaw(c.Plugins), cloneRaw(c.Script), cloneRaw(c.Context), cloneRaw(c.Subagents)
 	return c
+}
+
+// cloneRaw copies stored JSON, nil when there is none (as the SQL stores
+// read it back).
+func cloneRaw(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return bytes.Clone(b)
 }
