@@ -14,6 +14,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/server/remote"
+	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotetls"
 )
 
@@ -33,7 +34,8 @@ func node(args []string) error {
 			"With --cluster the node is a member of a protoactor cluster: every session is a virtual\n"+
 			"actor (kind tack.session, identity the session id) that any member or cluster client\n"+
 			"reaches by id; it runs on one member at a time, restored from PostgreSQL, and comes back\n"+
-			"on another member when its member dies (docs/remote.md).\n\n"+
+			"on another member when its member dies (docs/remote.md). A member the cluster drops\n"+
+			"(it stalled past its registration) leaves and rejoins as a new member on the same address.\n\n"+
 			"Only a loopback --listen host is accepted unless callers must hold a certificate: with\n"+
 			"--tls-cert, --tls-key and --tls-client-ca the endpoint speaks mutual TLS in both\n"+
 			"directions (the node dials callers' own endpoints to answer), and callers run their\n"+
@@ -93,13 +95,38 @@ func node(args []string) error {
 		// moved from: a dead member's lasts up to --lease-ttl.
 		opts = append(opts, tack.WithLeaseWait(2*c.leaseTTL))
 	}
+	security := "plaintext"
+	switch {
+	case tlsClientCA != "":
+		security = "mutual TLS"
+	case tlsCert != "":
+		security = "TLS"
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for {
+		addr, dropped, err := serveNode(ctx, &c, listen, cl, opts, append(remoteOpts, remote.WithLogger(log)), security)
+		if err != nil || !dropped {
+			return err
+		}
+		// protoactor never takes a member back under the identity it had:
+		// join again as a new actor system, on the same address.
+		fmt.Fprintf(os.Stderr, "tack node: dropped from cluster %s (its registration lapsed while it was stalled); rejoining as a new member\n", cl.Name)
+		listen = addr
+	}
+}
+
+// serveNode serves a runtime of c's at listen until ctx is done, or, for
+// a cluster member, until the cluster drops it (dropped): then the node
+// and the runtime are closed, the sessions here released for the other
+// members, and addr is where it listened.
+func serveNode(ctx context.Context, c *common, listen string, cl join.Config, opts []tack.Option, nodeOpts []remote.Option, security string) (addr string, dropped bool, err error) {
 	rt, closeRuntime, err := c.runtime(opts...)
 	if err != nil {
-		return err
+		return "", false, err
 	}
 	defer closeRuntime()
 	var n *remote.Node
-	nodeOpts := append(remoteOpts, remote.WithLogger(log))
 	if cl.Name == "" {
 		n, err = remote.Start(rt, listen, nodeOpts...)
 	} else {
@@ -108,21 +135,16 @@ func node(args []string) error {
 		}))...)
 	}
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", listen, err)
+		return "", false, fmt.Errorf("--listen %s: %w", listen, err)
 	}
 	defer n.Close()
-	security := "plaintext"
-	switch {
-	case tlsClientCA != "":
-		security = "mutual TLS"
-	case tlsCert != "":
-		security = "TLS"
-	}
 	fmt.Fprintf(os.Stderr, "tack node: listening on %s (gateway %q, %s)\n", n.Address(), "tack", security)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	<-ctx.Done()
-	return nil
+	select {
+	case <-ctx.Done():
+		return n.Address(), false, nil
+	case <-n.Dropped():
+		return n.Address(), true, nil
+	}
 }
 
 // loopbackListen refuses a --listen host other than loopback when the

@@ -79,7 +79,12 @@ func start(t testing.TB, bin string, listening *regexp.Regexp, args []string) *N
 			}
 		}
 	}()
-	t.Cleanup(func() { n.Stop(t) })
+	t.Cleanup(func() {
+		n.Stop(t)
+		if t.Failed() {
+			t.Logf("%s %s wrote (the last %d lines):\n%s", n.name, n.Addr, failLines, n.tail(failLines))
+		}
+	})
 	select {
 	case n.Addr = <-addr:
 	case <-n.done:
@@ -114,6 +119,16 @@ func (n *Node) Kill() {
 	_ = n.cmd.Wait()
 }
 
+// failLines is how much of each node's log a failed test shows.
+const failLines = 200
+
+// tail is the last k lines the node wrote on stderr.
+func (n *Node) tail(k int) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return strings.Join(n.log[max(0, len(n.log)-k):], "\n")
+}
+
 // Log is what the node wrote on stderr so far.
 func (n *Node) Log() string {
 	n.mu.Lock()
@@ -121,11 +136,32 @@ func (n *Node) Log() string {
 	return strings.Join(n.log, "\n")
 }
 
+// Pause stops the node with SIGSTOP, as a stall would (a long GC pause,
+// a starved machine), until Resume.
+func (n *Node) Pause() { _ = n.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume continues a paused node with SIGCONT.
+func (n *Node) Resume() { _ = n.cmd.Process.Signal(syscall.SIGCONT) }
+
 // WaitLog waits for a log line that contains all of parts, and returns it.
 func (n *Node) WaitLog(t testing.TB, parts ...string) string {
 	t.Helper()
+	return n.WaitLogSince(t, 0, parts...)
+}
+
+// Lines counts the log lines so far: a mark for WaitLogSince.
+func (n *Node) Lines() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.log)
+}
+
+// WaitLogSince waits for a log line, from line mark on (a count of Lines
+// before), that contains all of parts, and returns it.
+func (n *Node) WaitLogSince(t testing.TB, mark int, parts ...string) string {
+	t.Helper()
 	for deadline := time.Now().Add(Wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if l, ok := n.find(parts); ok {
+		if l, ok := n.find(mark, parts); ok {
 			return l
 		}
 	}
@@ -134,12 +170,13 @@ func (n *Node) WaitLog(t testing.TB, parts ...string) string {
 }
 
 // LastLog is the last log line that contains all of parts, if any.
-func (n *Node) LastLog(parts ...string) (string, bool) { return n.find(parts) }
+func (n *Node) LastLog(parts ...string) (string, bool) { return n.find(0, parts) }
 
-func (n *Node) find(parts []string) (string, bool) {
+// find is the last log line from line mark on that contains all of parts.
+func (n *Node) find(mark int, parts []string) (string, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for i := len(n.log) - 1; i >= 0; i-- {
+	for i := len(n.log) - 1; i >= mark; i-- {
 		if containsAll(n.log[i], parts) {
 			return n.log[i], true
 		}

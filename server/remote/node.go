@@ -133,6 +133,17 @@ func start(rt *tack.Runtime, address string, member *join.Config, opts ...Option
 	return n, nil
 }
 
+// Dropped is closed when the cluster drops this member (see
+// join.Cluster.Dropped): it serves nothing from then on, and its owner
+// closes it and joins again with a new runtime. nil, never closed, for a
+// node on its own.
+func (n *Node) Dropped() <-chan struct{} {
+	if n.cluster == nil {
+		return nil
+	}
+	return n.cluster.Dropped()
+}
+
 // Address is where the node listens, as callers name it in PIDs.
 func (n *Node) Address() string { return n.rt.ActorSystem().Address() }
 

@@ -128,7 +128,7 @@ func request(t *testing.T, pid *actor.PID, msg any) *eventsv1.Reply {
 	}
 	r, ok := res.(*eventsv1.Reply)
 	if !ok || r.Error != nil {
-		t.Fatalf("%T to %s answered %v", msg, pid, res)
+		t.Fatalf("%T to %s answered %T %v", msg, pid, res, res)
 	}
 	return r
 }

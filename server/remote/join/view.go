@@ -1,6 +1,7 @@
 package join
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -25,23 +26,49 @@ type Cluster struct {
 	mu      sync.Mutex
 	rdv     *cluster.Rendezvous
 	members int
+	// listed: this member has been in its own view of the members.
+	listed bool
+	// gone: this member was dropped, and dropped is closed.
+	gone    bool
+	dropped chan struct{}
 }
 
 // Watch follows c's member list, from its first change: call it before
 // starting c (StartMember or StartClient).
 func Watch(c *cluster.Cluster) *Cluster {
-	w := &Cluster{Cluster: c, rdv: cluster.NewRendezvous()}
+	w := &Cluster{Cluster: c, rdv: cluster.NewRendezvous(), dropped: make(chan struct{})}
 	c.ActorSystem.EventStream.Subscribe(func(ev any) {
 		if t, ok := ev.(*cluster.ClusterTopology); ok {
-			rdv := cluster.NewRendezvous()
-			rdv.UpdateMembers(t.Members)
-			w.mu.Lock()
-			w.rdv, w.members = rdv, len(t.Members)
-			w.mu.Unlock()
+			w.update(t.Members)
 		}
 	})
 	return w
 }
+
+// update takes a new member list.
+func (c *Cluster) update(members []*cluster.Member) {
+	rdv := cluster.NewRendezvous()
+	rdv.UpdateMembers(members)
+	self := slices.ContainsFunc(members, func(m *cluster.Member) bool { return m.Address() == c.ActorSystem.Address() })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rdv, c.members = rdv, len(members)
+	switch {
+	case self:
+		c.listed = true
+	case c.listed && !c.gone:
+		c.gone = true
+		close(c.dropped)
+	}
+}
+
+// Dropped is closed when this member, once listed among the members,
+// finds itself left out: its registration lapsed (it missed its etcd
+// lease, or its own health check, while it was stalled). protoactor
+// never takes a member back under the identity it had, so the member
+// serves nothing from then on; it should leave and join again as a new
+// actor system. A client is never dropped.
+func (c *Cluster) Dropped() <-chan struct{} { return c.dropped }
 
 // Members counts the members c knows of.
 func (c *Cluster) Members() int {
