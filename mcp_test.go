@@ -1,0 +1,259 @@
+package tack_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tack-run/tack"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/mcp"
+	"github.com/tack-run/tack/tools/mcp/mcptest"
+)
+
+// mcpWait bounds the waits of the MCP tests (starting node takes a
+// second or so).
+const mcpWait = 30 * time.Second
+
+// hangServer is an in-memory MCP server whose tool "hang" answers only
+// when cancelled; cancelled receives the reason of each cancellation the
+// server saw.
+func hangServer() (*sdk.Server, <-chan error) {
+	cancelled := make(chan error, 8)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "hang"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "hang", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			<-ctx.Done()
+			cancelled <- context.Cause(ctx)
+			return nil, ctx.Err()
+		})
+	return srv, cancelled
+}
+
+// mcpRuntime is a runtime with server-everything ("everything", stdio)
+// and the hanging in-memory server ("mem").
+func mcpRuntime(t *testing.T) (*tack.Runtime, <-chan error) {
+	t.Helper()
+	hang, cancelled := hangServer()
+	m, err := mcp.New(map[string]mcp.ServerConfig{
+		"everything": {Command: mcptest.Everything(t)},
+		"mem":        mcptest.InMemory(hang),
+	}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithMCP(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	return rt, cancelled
+}
+
+// spawnScript starts a session on an inline script with tools.
+func spawnScript(t *testing.T, rt *tack.Runtime, script string, tools ...string) (*tack.Session, <-chan *eventsv1.Event) {
+	t.Helper()
+	s, err := rt.Spawn(tack.SessionConfig{Script: json.RawMessage(script), Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{Types: []string{"agent_*", "tool_execution_*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, sub.C
+}
+
+// next returns the next event that pick accepts.
+func next(t *testing.T, c <-chan *eventsv1.Event, what string, pick func(*eventsv1.Event) bool) *eventsv1.Event {
+	t.Helper()
+	deadline := time.After(mcpWait)
+	for {
+		select {
+		case ev := <-c:
+			if pick(ev) {
+				return ev
+			}
+		case <-deadline:
+			t.Fatalf("no %s", what)
+		}
+	}
+}
+
+// toolResults returns the contents of the tool messages of s, marked
+// "error: " when they are errors.
+func toolResults(t *testing.T, s *tack.Session) []string {
+	t.Helper()
+	msgs, err := s.Messages(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range msgs {
+		if m.GetRole() != llm.RoleTool {
+			continue
+		}
+		c := m.GetContent()
+		if m.GetIsError() {
+			c = "error: " + c
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestMCPSession: a session names server-everything's tools by
+// "mcp:everything" and calls echo and the long-running operation over
+// stdio; its progress comes as tool_execution_update, and abort during it
+// is told within the bound and ends the run with the call interrupted.
+func TestMCPSession(t *testing.T) {
+	rt, _ := mcpRuntime(t)
+	s, evs := spawnScript(t, rt, `{"turns":[
+		{"tool_calls":[{"name":"everything/echo","args":{"message":"hi"}}]},
+		{"tool_calls":[{"name":"everything/trigger-long-running-operation","args":{"duration":30,"steps":300}}]},
+		{"text":"never requested"}]}`, "mcp:everything")
+	if _, err := s.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	up := next(t, evs, "progress update", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionUpdate() != nil })
+	if u := up.GetToolExecutionUpdate(); u.GetName() != "everything/trigger-long-running-operation" || u.GetPartial() != "progress 1/300" {
+		t.Errorf("first update = %v", u)
+	}
+	sent := time.Now()
+	if err := s.Abort(t.Context(), tack.AbortOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	next(t, evs, "agent_abort", func(ev *eventsv1.Event) bool { return ev.GetAgentAbort() != nil })
+	if d := time.Since(sent); d > 100*time.Millisecond {
+		t.Errorf("agent_abort %v after abort, want at most 100ms", d)
+	}
+	end := next(t, evs, "agent_end", func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+	if r := end.GetAgentEnd().GetReason(); r != "aborted" {
+		t.Errorf("agent_end reason %q, want aborted", r)
+	}
+	if got, want := toolResults(t, s), []string{"Echo: hi", "error: " + tools.InterruptedByAbort}; !slices.Equal(got, want) {
+		t.Errorf("tool results = %q, want %q", got, want)
+	}
+}
+
+// TestMCPAbortHangingServer: a tool whose server never answers is
+// aborted within the bound, and the server sees the cancellation
+// (notifications/cancelled).
+func TestMCPAbortHangingServer(t *testing.T) {
+	rt, cancelled := mcpRuntime(t)
+	s, evs := spawnScript(t, rt, `{"turns":[{"tool_calls":[{"name":"mem/hang"}]},{"text":"never requested"}]}`, "mem/hang")
+	if _, err := s.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	next(t, evs, "tool_execution_start", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
+	sent := time.Now()
+	if err := s.Abort(t.Context(), tack.AbortOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	next(t, evs, "agent_abort", func(ev *eventsv1.Event) bool { return ev.GetAgentAbort() != nil })
+	if d := time.Since(sent); d > 100*time.Millisecond {
+		t.Errorf("agent_abort %v after abort, want at most 100ms", d)
+	}
+	next(t, evs, "agent_end", func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+	select {
+	case err := <-cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the server's call ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(mcpWait):
+		t.Fatal("the server never saw the cancellation")
+	}
+	if got, want := toolResults(t, s), []string{"error: " + tools.InterruptedByAbort}; !slices.Equal(got, want) {
+		t.Errorf("tool results = %q, want %q", got, want)
+	}
+}
+
+// TestMCPServerDies: the server is killed during a call; the call gets an
+// error result, the run goes on, and the next call starts a new process.
+func TestMCPServerDies(t *testing.T) {
+	rt, _ := mcpRuntime(t)
+	s, evs := spawnScript(t, rt, `{"turns":[
+		{"tool_calls":[{"name":"everything/trigger-long-running-operation","args":{"duration":30,"steps":300}}]},
+		{"tool_calls":[{"name":"everything/echo","args":{"message":"back"}}]},
+		{"text":"done"}]}`, "everything/trigger-long-running-operation", "everything/echo")
+	if _, err := s.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	next(t, evs, "progress update", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionUpdate() != nil })
+	pid := child(t, "mcp-server-everything")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	end := next(t, evs, "agent_end", func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+	if r := end.GetAgentEnd().GetReason(); r != "completed" {
+		t.Errorf("agent_end reason %q, want completed", r)
+	}
+	got := toolResults(t, s)
+	if len(got) != 2 || !strings.HasPrefix(got[0], `error: MCP server "everything" stopped during the call: `) || got[1] != "Echo: back" {
+		t.Errorf("tool results = %q, want the killed call's error, then Echo: back", got)
+	}
+	if again := child(t, "mcp-server-everything"); again == pid {
+		t.Errorf("the server was not restarted: pid %d", again)
+	}
+}
+
+// TestMCPStartFails: a session naming a server that cannot start is not
+// created; the error is unknown_tool and names the server.
+func TestMCPStartFails(t *testing.T) {
+	m, err := mcp.New(map[string]mcp.ServerConfig{"broken": {Command: []string{"/nonexistent/server"}}}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithMCP(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	_, err = rt.Spawn(tack.SessionConfig{Script: json.RawMessage(`{"turns":[{"text":"x"}]}`), Tools: []string{"mcp:broken"}})
+	if tack.Code(err) != "unknown_tool" || err.Error() != `unknown_tool: MCP server "broken" did not start: fork/exec /nonexistent/server: no such file or directory` {
+		t.Errorf("Spawn = %v (code %q), want unknown_tool naming the server", err, tack.Code(err))
+	}
+}
+
+// child returns the pid of this process's child whose command line holds
+// name.
+func child(t *testing.T, name string) int {
+	t.Helper()
+	deadline := time.Now().Add(mcpWait)
+	for {
+		dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, f := range dirs {
+			stat, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+			fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+			if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
+				continue
+			}
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if strings.Contains(string(cmdline), name) {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no child process %s", name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
