@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -221,5 +226,43 @@ func TestResolveUnknown(t *testing.T) {
 	_, err = m.Resolve(context.Background(), []string{"mcp:nope", "fs/read"})
 	if !errors.Is(err, tools.ErrUnknownTool) || err.Error() != `unknown tool "mcp:nope", "fs/read"` {
 		t.Errorf("Resolve = %v", err)
+	}
+}
+
+// TestEverythingHTTP: the same server over streamable HTTP, with a
+// configured header on every request.
+func TestEverythingHTTP(t *testing.T) {
+	target, err := url.Parse(mcptest.EverythingHTTP(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A proxy in front of the server counts the requests without the header.
+	var missing atomic.Int32
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Tack-Test") != "1" {
+			missing.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	m, err := mcp.New(map[string]mcp.ServerConfig{"web": {URL: front.URL + "/mcp", Headers: map[string]string{"X-Tack-Test": "1"}}}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	res, _ := run(t, get(t, m, "web/echo"), `{"message":"over http"}`)
+	if want := (tools.Result{Content: "Echo: over http"}); res != want {
+		t.Errorf("echo = %+v, want %+v", res, want)
+	}
+	res, updates := run(t, get(t, m, "web/trigger-long-running-operation"), `{"duration":0.2,"steps":2}`)
+	if res.IsError || len(updates) == 0 || updates[0] != "progress 1/2" {
+		t.Errorf("long-running = %+v with updates %q", res, updates)
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if n := missing.Load(); n != 0 {
+		t.Errorf("%d requests came without the configured header", n)
 	}
 }

@@ -141,7 +141,7 @@ func (s *server) connect() (*conn, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "tack", Version: "1"}, &sdk.ClientOptions{
 		Capabilities:                &sdk.ClientCapabilities{},
 		ProgressNotificationHandler: s.onProgress,
-		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.refresh(c) },
+		ToolListChangedHandler:      func(_ context.Context, r *sdk.ToolListChangedRequest) { s.refresh(c, r.Session) },
 	})
 	c.cs, err = client.Connect(ctx, t, nil)
 	if err == nil {
@@ -223,8 +223,10 @@ func (s *server) watch(c *conn) {
 }
 
 // refresh lists the tools again after notifications/tools/list_changed
-// and tells the Manager's watchers when the list differs.
-func (s *server) refresh(c *conn) {
+// and tells the Manager's watchers when the list differs. It takes the
+// session from the notification: one can come during the handshake,
+// before c has it.
+func (s *server) refresh(c *conn, cs *sdk.ClientSession) {
 	if s.m.isClosed() {
 		return
 	}
@@ -233,7 +235,7 @@ func (s *server) refresh(c *conn) {
 		defer s.wg.Done()
 		ctx, cancel := context.WithTimeout(s.m.base, s.m.opts.StartTimeout)
 		defer cancel()
-		ts, err := s.list(ctx, c.cs)
+		ts, err := s.list(ctx, cs)
 		if err != nil {
 			s.m.opts.Logger.Warn("MCP tools/list after list_changed failed", zap.String("server", s.name), zap.Error(err))
 			return

@@ -2,10 +2,14 @@ package mcptest
 
 import (
 	"context"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -43,4 +47,34 @@ func InMemory(srv *sdk.Server) mcp.ServerConfig {
 		}
 		return clientSide, nil
 	}}
+}
+
+// EverythingHTTP starts server-everything over streamable HTTP on a
+// free loopback port and returns its endpoint; the process is killed when
+// t ends. It skips or fails t as Everything does.
+func EverythingHTTP(t testing.TB) string {
+	t.Helper()
+	cmd := Everything(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	p := exec.Command(cmd[0], "streamableHttp")
+	p.Env = append(os.Environ(), "PORT="+port)
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Process.Kill(); _ = p.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server-everything did not listen on port " + port)
+		}
+	}
+	return "http://127.0.0.1:" + port + "/mcp"
 }
