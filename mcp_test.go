@@ -257,3 +257,73 @@ func child(t *testing.T, name string) int {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestMCPToolsChanged: when an MCP server's tool list changes, a session
+// that names "mcp:<server>" gets tools_updated and can call the new tool
+// in its next request; one that named a tool singly is left alone.
+func TestMCPToolsChanged(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "mem"}, nil)
+	text := func(s string) sdk.ToolHandler {
+		return func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}, nil
+		}
+	}
+	srv.AddTool(&sdk.Tool{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}, text("from a"))
+	m, err := mcp.New(map[string]mcp.ServerConfig{"mem": mcptest.InMemory(srv)}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithMCP(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	spawn := func(tools string) (*tack.Session, <-chan *eventsv1.Event) {
+		s, err := rt.Spawn(tack.SessionConfig{Tools: []string{tools}, Script: json.RawMessage(`{"turns":[
+			{"tool_calls":[{"name":"mem/b"}]},{"text":"done"}]}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{Types: []string{"tools_updated", "agent_end"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, sub.C
+	}
+	group, groupEvs := spawn("mcp:mem")
+	single, singleEvs := spawn("mem/a")
+
+	srv.AddTool(&sdk.Tool{Name: "b", InputSchema: json.RawMessage(`{"type":"object"}`)}, text("from b"))
+	up := next(t, groupEvs, "tools_updated", func(ev *eventsv1.Event) bool { return ev.GetToolsUpdated() != nil }).GetToolsUpdated()
+	if !slices.Equal(up.GetAttached(), []string{"mem/b"}) || len(up.GetDetached()) != 0 {
+		t.Errorf("tools_updated = %v, want mem/b attached", up)
+	}
+	if _, err := group.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	next(t, groupEvs, "agent_end", func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+	if got, want := toolResults(t, group), []string{"from b"}; !slices.Equal(got, want) {
+		t.Errorf("group session's tool results = %q, want %q", got, want)
+	}
+
+	srv.RemoveTools("a")
+	up = next(t, groupEvs, "tools_updated", func(ev *eventsv1.Event) bool { return ev.GetToolsUpdated() != nil }).GetToolsUpdated()
+	if !slices.Equal(up.GetDetached(), []string{"mem/a"}) || len(up.GetAttached()) != 0 {
+		t.Errorf("tools_updated = %v, want mem/a detached", up)
+	}
+
+	// The session that named mem/a singly heard nothing and still calls
+	// only what it named: mem/b is unknown to it.
+	if _, err := single.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	next(t, singleEvs, "agent_end", func(ev *eventsv1.Event) bool {
+		if ev.GetToolsUpdated() != nil {
+			t.Errorf("the session naming mem/a got %v", ev)
+		}
+		return ev.GetAgentEnd() != nil
+	})
+	if got := toolResults(t, single); len(got) != 1 || !strings.HasPrefix(got[0], "error: ") {
+		t.Errorf("single session's tool results = %q, want an unknown-tool error", got)
+	}
+}

@@ -39,6 +39,9 @@ type Runtime struct {
 	models    llm.Resolver
 	catalog   *tools.Catalog
 	mcp       *mcp.Manager
+	// mcpGroups maps the id of each session that names tools as
+	// "mcp:<server>" to those servers (mcpChanged).
+	mcpGroups sync.Map
 	plugins   *plugins.Registry
 	timeout   time.Duration
 	ids       atomic.Uint64
@@ -104,6 +107,9 @@ func New(opts ...Option) (*Runtime, error) {
 		rt.env.Node = defaultNode()
 	}
 	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec), actors.WithFailure(failure))
+	if rt.mcp != nil {
+		rt.mcp.OnToolsChanged(rt.mcpChanged)
+	}
 	return rt, nil
 }
 
@@ -202,6 +208,7 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
+	rt.noteGroups(id, cfg.Tools)
 	if err := actors.CheckQueueMode(cfg.QueueMode); err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}

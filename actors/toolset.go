@@ -206,3 +206,47 @@ func quoteAll(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// ReplaceTools replaces the session's tools whose names start with Prefix
+// by Tools, in any state, from the next request on: what the runtime
+// sends when an MCP server's tool list changes (Prefix "<server>/"). It
+// tells tools_updated with the names that came and went, when any did,
+// and answers nothing. The stored configuration is kept as it is: it
+// names the group ("mcp:<server>"), which a restore expands again.
+type ReplaceTools struct {
+	Prefix string
+	Tools  []tools.Tool
+}
+
+// replaceTools handles ReplaceTools.
+func (s *session) replaceTools(m *ReplaceTools) {
+	mine := func(n string) bool { return strings.HasPrefix(n, m.Prefix) }
+	before := slices.DeleteFunc(s.spec.Tools.Names(), func(n string) bool { return !mine(n) })
+	names := slices.DeleteFunc(s.spec.Tools.Names(), mine)
+	own := slices.DeleteFunc(s.ownTools(), func(t tools.Tool) bool { return mine(t.Spec().Name) })
+	var after []string
+	for _, t := range m.Tools {
+		after = append(after, t.Spec().Name)
+	}
+	stored := s.spec.Stored.Tools
+	if err := s.setTools(append(names, after...), append(own, m.Tools...)); err != nil {
+		s.env.logger().Sugar().Errorw("a changed MCP tool list could not be applied; the session keeps its tools",
+			"session", s.spec.ID, "error", err)
+		return
+	}
+	s.spec.Stored.Tools = stored
+	update := &eventsv1.ToolsUpdated{Attached: []string{}, Detached: []string{}}
+	for _, n := range after {
+		if !slices.Contains(before, n) {
+			update.Attached = append(update.Attached, n)
+		}
+	}
+	for _, n := range before {
+		if !slices.Contains(after, n) {
+			update.Detached = append(update.Detached, n)
+		}
+	}
+	if len(update.Attached)+len(update.Detached) > 0 {
+		s.emit(update)
+	}
+}
