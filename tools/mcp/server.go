@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
@@ -285,7 +286,7 @@ func (s *server) call(ctx context.Context, remote string, args json.RawMessage, 
 	switch {
 	case ctx.Err() != nil:
 		return "", ctx.Err()
-	case err != nil && (errors.Is(err, sdk.ErrConnectionClosed) || closedNow(c)):
+	case err != nil && !errors.As(err, new(*jsonrpc.Error)) && (errors.Is(err, sdk.ErrConnectionClosed) || closedNow(c)):
 		return "", fmt.Errorf("MCP server %q stopped during the call: %v; it is restarted on next use", s.name, err)
 	case err != nil:
 		return "", fmt.Errorf("MCP server %q: %w", s.name, err)
@@ -299,7 +300,8 @@ func (s *server) call(ctx context.Context, remote string, args json.RawMessage, 
 
 // closedNow reports whether c has ended, waiting a moment for the exit
 // watcher: a call can fail on a broken pipe just before the SDK notices
-// the connection is gone.
+// the connection is gone. (An error the server answered with is not
+// looked at this way.)
 func closedNow(c *conn) bool {
 	t := time.NewTimer(100 * time.Millisecond)
 	defer t.Stop()
