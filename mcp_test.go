@@ -327,3 +327,33 @@ func TestMCPToolsChanged(t *testing.T) {
 		t.Errorf("single session's tool results = %q, want an unknown-tool error", got)
 	}
 }
+
+// TestMCPSteerHangingServer: a steering message cancels a call to a
+// server that never answers; the server sees the cancellation and the
+// run goes on with the steering message.
+func TestMCPSteerHangingServer(t *testing.T) {
+	rt, cancelled := mcpRuntime(t)
+	s, evs := spawnScript(t, rt, `{"turns":[{"tool_calls":[{"name":"mem/hang"}]},{"text":"steered"}]}`, "mem/hang")
+	if _, err := s.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	next(t, evs, "tool_execution_start", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
+	if _, err := s.Steer(t.Context(), "stop that", tack.SteerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	end := next(t, evs, "agent_end", func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+	if r := end.GetAgentEnd().GetReason(); r != "completed" {
+		t.Errorf("agent_end reason %q, want completed", r)
+	}
+	select {
+	case err := <-cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the server's call ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(mcpWait):
+		t.Fatal("the server never saw the cancellation")
+	}
+	if got, want := toolResults(t, s), []string{"error: " + tools.SkippedForSteering}; !slices.Equal(got, want) {
+		t.Errorf("tool results = %q, want %q", got, want)
+	}
+}
