@@ -105,16 +105,16 @@ func TestEverything(t *testing.T) {
 		}
 	})
 	t.Run("progress", func(t *testing.T) {
-		res, updates := run(t, get(t, m, "everything/trigger-long-running-operation"), `{"duration":0.3,"steps":3}`)
-		if want := (tools.Result{Content: "Long running operation completed. Duration: 0.3 seconds, Steps: 3."}); res != want {
+		res, updates := run(t, get(t, m, "everything/trigger-long-running-operation"), `{"duration":0.6,"steps":3}`)
+		if want := (tools.Result{Content: "Long running operation completed. Duration: 0.6 seconds, Steps: 3."}); res != want {
 			t.Errorf("result = %+v, want %+v", res, want)
 		}
-		// The SDK handles notifications on a goroutine of their own, so the
-		// last one may lose the race with the result (and is then dropped);
-		// the first two come 100 ms before it.
+		// The SDK handles notifications on goroutines of their own, so the
+		// last ones may lose the race with the result (and are then
+		// dropped); the first comes 400 ms before it.
 		want := []string{"progress 1/3", "progress 2/3", "progress 3/3"}
-		if len(updates) < 2 || !slices.Equal(updates, want[:len(updates)]) {
-			t.Errorf("updates = %q, want %q or its first two", updates, want)
+		if len(updates) == 0 || !slices.Equal(updates, want[:len(updates)]) {
+			t.Errorf("updates = %q, want %q or a beginning of it", updates, want)
 		}
 	})
 	t.Run("image", func(t *testing.T) {
@@ -255,7 +255,7 @@ func TestEverythingHTTP(t *testing.T) {
 	if want := (tools.Result{Content: "Echo: over http"}); res != want {
 		t.Errorf("echo = %+v, want %+v", res, want)
 	}
-	res, updates := run(t, get(t, m, "web/trigger-long-running-operation"), `{"duration":0.2,"steps":2}`)
+	res, updates := run(t, get(t, m, "web/trigger-long-running-operation"), `{"duration":0.6,"steps":2}`)
 	if res.IsError || len(updates) == 0 || updates[0] != "progress 1/2" {
 		t.Errorf("long-running = %+v with updates %q", res, updates)
 	}

@@ -286,10 +286,16 @@ func (s *server) call(ctx context.Context, remote string, args json.RawMessage, 
 	switch {
 	case ctx.Err() != nil:
 		return "", ctx.Err()
-	case err != nil && !errors.As(err, new(*jsonrpc.Error)) && (errors.Is(err, sdk.ErrConnectionClosed) || closedNow(c)):
+	case err != nil && errors.As(err, new(*jsonrpc.Error)):
+		return "", fmt.Errorf("MCP server %q: %w", s.name, err)
+	case err != nil && (errors.Is(err, sdk.ErrConnectionClosed) || closedNow(c)):
 		return "", fmt.Errorf("MCP server %q stopped during the call: %v; it is restarted on next use", s.name, err)
 	case err != nil:
-		return "", fmt.Errorf("MCP server %q: %w", s.name, err)
+		// Not an answer from the server: the connection is broken (an
+		// HTTP server that went away, say). Drop it; the next use
+		// connects again.
+		s.drop(c)
+		return "", fmt.Errorf("the connection to MCP server %q failed during the call: %v; it is made again on next use", s.name, err)
 	}
 	text := render(res)
 	if res.IsError {
@@ -330,6 +336,20 @@ func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClie
 		text += ": " + p.Message
 	}
 	f.(func(string))(text)
+}
+
+// drop forgets c, if it is still the live connection, and closes it.
+func (s *server) drop(c *conn) {
+	s.mu.Lock()
+	if s.conn == c {
+		s.conn = nil
+	}
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		_ = c.cs.Close()
+	}()
 }
 
 // close ends the connection and waits for the server's goroutines.
