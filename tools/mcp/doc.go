@@ -28,7 +28,8 @@
 // start waits out a backoff (0.5 s doubling to 30 s) during which uses
 // fail at once with the last error. A server that dies is forgotten when
 // its connection ends; the call that was running gets an error, and the
-// next use starts the server again. Close shuts every server down: stdin
+// next use starts the server again. A call that fails without an answer
+// from the server drops the connection the same way. Close shuts every server down: stdin
 // closed, then SIGTERM after a second, then SIGKILL.
 //
 // # Cancellation
