@@ -19,6 +19,7 @@ import (
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/store/sqlite"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/mcp"
 	"github.com/tack-run/tack/tools/mcp/mcptest"
@@ -28,29 +29,36 @@ import (
 // second or so).
 const mcpWait = 30 * time.Second
 
-// hangServer is an in-memory MCP server whose tool "hang" answers only
-// when cancelled; cancelled receives the reason of each cancellation the
-// server saw.
-func hangServer() (*sdk.Server, <-chan error) {
-	cancelled := make(chan error, 8)
-	srv := sdk.NewServer(&sdk.Implementation{Name: "hang"}, nil)
-	srv.AddTool(&sdk.Tool{Name: "hang", InputSchema: json.RawMessage(`{"type":"object"}`)},
+// hanging is an in-memory MCP server whose tool "hang" answers only
+// when cancelled.
+type hanging struct {
+	srv *sdk.Server
+	// entered gets a value when a call reaches the tool; cancelled, the
+	// reason of each cancellation the server saw.
+	entered   chan struct{}
+	cancelled chan error
+}
+
+func hangServer() *hanging {
+	h := &hanging{srv: sdk.NewServer(&sdk.Implementation{Name: "hang"}, nil), entered: make(chan struct{}, 8), cancelled: make(chan error, 8)}
+	h.srv.AddTool(&sdk.Tool{Name: "hang", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			h.entered <- struct{}{}
 			<-ctx.Done()
-			cancelled <- context.Cause(ctx)
+			h.cancelled <- context.Cause(ctx)
 			return nil, ctx.Err()
 		})
-	return srv, cancelled
+	return h
 }
 
 // mcpRuntime is a runtime with server-everything ("everything", stdio)
 // and the hanging in-memory server ("mem").
-func mcpRuntime(t *testing.T) (*tack.Runtime, <-chan error) {
+func mcpRuntime(t *testing.T) (*tack.Runtime, *hanging) {
 	t.Helper()
-	hang, cancelled := hangServer()
+	hang := hangServer()
 	m, err := mcp.New(map[string]mcp.ServerConfig{
 		"everything": {Command: mcptest.Everything(t)},
-		"mem":        mcptest.InMemory(hang),
+		"mem":        mcptest.InMemory(hang.srv),
 	}, mcp.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +68,7 @@ func mcpRuntime(t *testing.T) (*tack.Runtime, <-chan error) {
 		t.Fatal(err)
 	}
 	t.Cleanup(rt.Close)
-	return rt, cancelled
+	return rt, hang
 }
 
 // spawnScript starts a session on an inline script with tools.
@@ -153,12 +161,17 @@ func TestMCPSession(t *testing.T) {
 // aborted within the bound, and the server sees the cancellation
 // (notifications/cancelled).
 func TestMCPAbortHangingServer(t *testing.T) {
-	rt, cancelled := mcpRuntime(t)
+	rt, hang := mcpRuntime(t)
 	s, evs := spawnScript(t, rt, `{"turns":[{"tool_calls":[{"name":"mem/hang"}]},{"text":"never requested"}]}`, "mem/hang")
 	if _, err := s.Prompt(t.Context(), "go"); err != nil {
 		t.Fatal(err)
 	}
 	next(t, evs, "tool_execution_start", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
+	select {
+	case <-hang.entered:
+	case <-time.After(mcpWait):
+		t.Fatal("the call never reached the server")
+	}
 	sent := time.Now()
 	if err := s.Abort(t.Context(), tack.AbortOptions{}); err != nil {
 		t.Fatal(err)
@@ -169,7 +182,7 @@ func TestMCPAbortHangingServer(t *testing.T) {
 	}
 	next(t, evs, "agent_end", func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
 	select {
-	case err := <-cancelled:
+	case err := <-hang.cancelled:
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("the server's call ended with %v, want context.Canceled", err)
 		}
@@ -332,12 +345,17 @@ func TestMCPToolsChanged(t *testing.T) {
 // server that never answers; the server sees the cancellation and the
 // run goes on with the steering message.
 func TestMCPSteerHangingServer(t *testing.T) {
-	rt, cancelled := mcpRuntime(t)
+	rt, hang := mcpRuntime(t)
 	s, evs := spawnScript(t, rt, `{"turns":[{"tool_calls":[{"name":"mem/hang"}]},{"text":"steered"}]}`, "mem/hang")
 	if _, err := s.Prompt(t.Context(), "go"); err != nil {
 		t.Fatal(err)
 	}
 	next(t, evs, "tool_execution_start", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
+	select {
+	case <-hang.entered:
+	case <-time.After(mcpWait):
+		t.Fatal("the call never reached the server")
+	}
 	if _, err := s.Steer(t.Context(), "stop that", tack.SteerOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +364,7 @@ func TestMCPSteerHangingServer(t *testing.T) {
 		t.Errorf("agent_end reason %q, want completed", r)
 	}
 	select {
-	case err := <-cancelled:
+	case err := <-hang.cancelled:
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("the server's call ended with %v, want context.Canceled", err)
 		}
@@ -356,4 +374,68 @@ func TestMCPSteerHangingServer(t *testing.T) {
 	if got, want := toolResults(t, s), []string{"error: " + tools.SkippedForSteering}; !slices.Equal(got, want) {
 		t.Errorf("tool results = %q, want %q", got, want)
 	}
+}
+
+// TestMCPToolsSurviveRestart: on SQLite, a session created with
+// "mcp:mem" that detached mem/a and then got mem/c from a list change
+// comes back after a restart with mem/b and mem/c, mem/a still detached.
+func TestMCPToolsSurviveRestart(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "mem"}, nil)
+	for _, n := range []string{"a", "b"} {
+		srv.AddTool(&sdk.Tool{Name: n, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "from " + n}}}, nil
+		})
+	}
+	path := filepath.Join(t.TempDir(), "tack.db")
+	life := func(use func(rt *tack.Runtime)) {
+		t.Helper()
+		st, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		m, err := mcp.New(map[string]mcp.ServerConfig{"mem": mcptest.InMemory(srv)}, mcp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := tack.New(tack.WithStore(st), tack.WithNode("n"), tack.WithMCP(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		use(rt)
+	}
+	life(func(rt *tack.Runtime) {
+		s, err := rt.Spawn(tack.SessionConfig{ID: "s", Tools: []string{"mcp:mem"}, Script: json.RawMessage(`{"turns":[
+			{"tool_calls":[{"name":"mem/a"},{"name":"mem/b"},{"name":"mem/c"}]},{"text":"done"}]}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{Types: []string{"tools_updated"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DetachTools(t.Context(), "mem/a"); err != nil {
+			t.Fatal(err)
+		}
+		next(t, sub.C, "tools_updated of the detach", func(*eventsv1.Event) bool { return true })
+		srv.AddTool(&sdk.Tool{Name: "c", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "from c"}}}, nil
+		})
+		up := next(t, sub.C, "tools_updated of the list change", func(*eventsv1.Event) bool { return true }).GetToolsUpdated()
+		if !slices.Equal(up.GetAttached(), []string{"mem/c"}) || len(up.GetDetached()) != 0 {
+			t.Errorf("tools_updated = %v, want mem/c attached only", up)
+		}
+	})
+	life(func(rt *tack.Runtime) {
+		promptAndWait(t, rt, "s", "go", "r-1")
+		s, err := rt.Session("s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := toolResults(t, s)
+		if len(got) != 3 || !strings.HasPrefix(got[0], `error: unknown tool "mem/a";`) || got[1] != "from b" || got[2] != "from c" {
+			t.Errorf("tool results after the restart = %q, want mem/a unknown, then from b, from c", got)
+		}
+	})
 }
