@@ -185,12 +185,5 @@ func (m *Manager) Close() error {
 	return errors.Join(errs...)
 }
 
-// isClosed reports whether Close was called.
-func (m *Manager) isClosed() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.closed
-}
-
 // errClosed is the error of calls and starts after Close.
 var errClosed = errors.New("the MCP manager is closed")

@@ -42,6 +42,7 @@ type server struct {
 	wg sync.WaitGroup
 
 	mu       sync.Mutex
+	closed   bool          // set by close: no goroutine starts after it
 	conn     *conn         // the live connection, nil when none
 	starting chan struct{} // closed when the start under way ends
 	lastErr  error         // why the last start failed
@@ -71,7 +72,7 @@ func (s *server) session(ctx context.Context) (*conn, error) {
 	for {
 		s.mu.Lock()
 		switch {
-		case s.m.isClosed():
+		case s.closed:
 			s.mu.Unlock()
 			return nil, errClosed
 		case s.conn != nil:
@@ -112,14 +113,14 @@ func (s *server) start(done chan struct{}) {
 	defer s.mu.Unlock()
 	defer close(done)
 	s.starting = nil
-	if err == nil && s.m.isClosed() {
+	if err == nil && s.closed {
 		_ = c.cs.Close()
 		err = errClosed
 	}
 	if err != nil {
 		s.failures++
 		s.lastErr = err
-		s.retryAt = time.Now().Add(min(firstBackoff<<(s.failures-1), maxBackoff))
+		s.retryAt = time.Now().Add(min(firstBackoff<<min(s.failures-1, 10), maxBackoff))
 		s.m.opts.Logger.Warn("MCP server did not start", zap.String("server", s.name), zap.Error(err))
 		return
 	}
@@ -228,10 +229,9 @@ func (s *server) watch(c *conn) {
 // session from the notification: one can come during the handshake,
 // before c has it.
 func (s *server) refresh(c *conn, cs *sdk.ClientSession) {
-	if s.m.isClosed() {
+	if !s.goroutine() {
 		return
 	}
-	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		ctx, cancel := context.WithTimeout(s.m.base, s.m.opts.StartTimeout)
@@ -341,10 +341,13 @@ func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClie
 // drop forgets c, if it is still the live connection, and closes it.
 func (s *server) drop(c *conn) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.conn == c {
 		s.conn = nil
 	}
-	s.mu.Unlock()
+	if s.closed {
+		return // close took the live connection and closes it
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -352,9 +355,22 @@ func (s *server) drop(c *conn) {
 	}()
 }
 
+// goroutine counts one more goroutine of the server in wg, unless close
+// has begun (it reports false then, and no goroutine may start).
+func (s *server) goroutine() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
 // close ends the connection and waits for the server's goroutines.
 func (s *server) close() error {
 	s.mu.Lock()
+	s.closed = true
 	c := s.conn
 	s.conn = nil
 	s.mu.Unlock()
