@@ -439,3 +439,27 @@ func TestMCPToolsSurviveRestart(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPCatalog: the catalog lists each MCP server as mcp:<server>,
+// without starting it.
+func TestMCPCatalog(t *testing.T) {
+	m, err := mcp.New(map[string]mcp.ServerConfig{"broken": {Command: []string{"/nonexistent/server"}}}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithMCP(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var names []string
+	for _, tl := range rt.Catalog().Tools {
+		names = append(names, tl.Name)
+		if tl.Name == "mcp:broken" && (tl.Kind != "killable" || tl.Description != "every tool of the MCP server broken") {
+			t.Errorf("entry %+v", tl)
+		}
+	}
+	if !slices.Contains(names, "mcp:broken") || !slices.IsSorted(names) {
+		t.Errorf("catalog tools = %v, want mcp:broken among them, sorted", names)
+	}
+}
