@@ -1,7 +1,12 @@
 package tack
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/mcp"
 )
 
 // Catalog is what a session can be created with: the models a person
@@ -11,7 +16,9 @@ import (
 type Catalog struct {
 	// Models are the listed models, the default first.
 	Models []ModelInfo `json:"models"`
-	// Tools are every tool a session may name, sorted by name.
+	// Tools are every tool a session may name, sorted by name; an MCP
+	// server is one entry, "mcp:<server>" (its tools are known once it
+	// runs).
 	Tools []ToolInfo `json:"tools"`
 	// Plugins are the names of the plugins a session may configure, sorted.
 	Plugins []string `json:"plugins"`
@@ -46,6 +53,13 @@ func (rt *Runtime) Catalog() Catalog {
 	}
 	for _, s := range rt.catalog.All().Specs() {
 		c.Tools = append(c.Tools, ToolInfo{Name: s.Name, Description: s.Description, Kind: s.Kind.String()})
+	}
+	if rt.mcp != nil {
+		// One entry per MCP server, listed without starting it.
+		for _, name := range rt.mcp.Servers() {
+			c.Tools = append(c.Tools, ToolInfo{Name: mcp.Prefix + name, Description: "every tool of the MCP server " + name, Kind: tools.Killable.String()})
+		}
+		slices.SortFunc(c.Tools, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return c
 }

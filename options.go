@@ -11,6 +11,7 @@ import (
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/mcp"
 )
 
 // Option configures a Runtime.
@@ -39,6 +40,7 @@ type config struct {
 	metrics   *metrics.Metrics
 	passive   time.Duration
 	elsewhere Elsewhere
+	mcp       *mcp.Manager
 }
 
 type namedPlugin struct {
@@ -147,3 +149,8 @@ const DefaultPassivateAfter = 10 * time.Minute
 // numbering. 0 (the default of New) never passivates; without a store
 // the option does nothing.
 func WithPassivateAfter(d time.Duration) Option { return func(c *config) { c.passive = d } }
+
+// WithMCP offers the tools of m's MCP servers: a session names them
+// "<server>/<tool>", or all of a server's as "mcp:<server>" (docs/mcp.md).
+// The runtime closes m on Close.
+func WithMCP(m *mcp.Manager) Option { return func(c *config) { c.mcp = m } }

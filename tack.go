@@ -22,6 +22,7 @@ import (
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
+	"github.com/tack-run/tack/tools/mcp"
 )
 
 // defaultTimeout bounds a command's wait for its session when the caller's
@@ -37,6 +38,10 @@ type Runtime struct {
 	registry  *actors.Registry
 	models    llm.Resolver
 	catalog   *tools.Catalog
+	mcp       *mcp.Manager
+	// mcpGroups maps the id of each session that names tools as
+	// "mcp:<server>" to those servers (mcpChanged).
+	mcpGroups sync.Map
 	plugins   *plugins.Registry
 	timeout   time.Duration
 	ids       atomic.Uint64
@@ -76,6 +81,7 @@ func New(opts ...Option) (*Runtime, error) {
 		system:    c.system,
 		models:    models,
 		catalog:   catalog,
+		mcp:       c.mcp,
 		plugins:   c.plugins,
 		timeout:   c.timeout,
 		env: &actors.Env{
@@ -101,16 +107,22 @@ func New(opts ...Option) (*Runtime, error) {
 		rt.env.Node = defaultNode()
 	}
 	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec), actors.WithFailure(failure))
+	if rt.mcp != nil {
+		rt.mcp.OnToolsChanged(rt.mcpChanged)
+	}
 	return rt, nil
 }
 
 // Close stops every session and gives up their leases, then stops the
-// actor system if the runtime made it. The store stays open: its owner
-// closes it.
+// actor system if the runtime made it, and the MCP servers (WithMCP).
+// The store stays open: its owner closes it.
 func (rt *Runtime) Close() {
 	rt.registry.Shutdown()
 	if rt.ownSystem {
 		rt.system.Shutdown()
+	}
+	if rt.mcp != nil {
+		_ = rt.mcp.Close()
 	}
 }
 
@@ -196,6 +208,7 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
+	rt.noteGroups(id, cfg.Tools)
 	if err := actors.CheckQueueMode(cfg.QueueMode); err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
@@ -220,9 +233,14 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 
 // toolSet resolves a session's tools by name and adds the tools its
 // plugins bring; a name of a tool a plugin brings is that tool (a
-// sub-agent's tools name those of its inherited plugins).
+// sub-agent's tools name those of its inherited plugins). Names of MCP
+// tools go to the MCP servers (mcpTools); the session holds those tools
+// as it holds its plugins' tools.
 func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, error) {
-	var own []tools.Tool
+	names, own, err := rt.mcpTools(names)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range ps {
 		if tp, ok := p.(plugins.ToolProvider); ok {
 			own = append(own, tp.Tools()...)

@@ -263,6 +263,8 @@ func (s *session) common(ctx actor.Context) bool {
 		s.changeTools(ctx, m.Names, true)
 	case *eventsv1.DetachTools:
 		s.changeTools(ctx, m.Names, false)
+	case *ReplaceTools:
+		s.replaceTools(m)
 	case *ForkPoint:
 		s.forkPoint(ctx, m)
 	case *compactDone:

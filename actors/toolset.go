@@ -154,9 +154,23 @@ func (s *session) setTools(names []string, own []tools.Tool) error {
 		brought = append(brought, t.Spec().Name)
 	}
 	for _, n := range set.Names() {
-		if !slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }) {
+		// "<server>/<tool>" names an MCP tool, which the runtime resolves
+		// by name again on a restore.
+		if strings.Contains(n, "/") || !slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }) {
 			configured = append(configured, n)
 		}
+	}
+	// Names that are no tool's ("mcp:<server>") stand for groups the
+	// runtime expands; they stay, in place of the tools of theirs
+	// ("<server>/..."), and what was detached of them is taken out again
+	// after a restore (detached).
+	for _, g := range s.spec.Stored.Tools {
+		if tools.ValidName(g) {
+			continue
+		}
+		_, group, _ := strings.Cut(g, ":")
+		configured = slices.DeleteFunc(configured, func(n string) bool { return strings.HasPrefix(n, group+"/") })
+		configured = append(configured, g)
 	}
 	s.spec.Stored.Tools = configured
 	s.detached = slices.DeleteFunc(slices.Sorted(slices.Values(brought)), func(n string) bool { return slices.Contains(names, n) })
@@ -205,4 +219,59 @@ func quoteAll(names []string) string {
 		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// ReplaceTools replaces the session's tools whose names start with Prefix
+// by Tools, in any state, from the next request on: what the runtime
+// sends when an MCP server's tool list changes (Prefix "<server>/"). It
+// tells tools_updated with the names that came and went, when any did,
+// and answers nothing. The stored configuration is kept as it is: it
+// names the group ("mcp:<server>"), which a restore expands again.
+type ReplaceTools struct {
+	Prefix string
+	Tools  []tools.Tool
+}
+
+// replaceTools handles ReplaceTools.
+func (s *session) replaceTools(m *ReplaceTools) {
+	mine := func(n string) bool { return strings.HasPrefix(n, m.Prefix) }
+	before := slices.DeleteFunc(s.spec.Tools.Names(), func(n string) bool { return !mine(n) })
+	names := slices.DeleteFunc(s.spec.Tools.Names(), mine)
+	own := slices.DeleteFunc(s.ownTools(), func(t tools.Tool) bool { return mine(t.Spec().Name) })
+	// Tools the session detached stay detached.
+	wasDetached := slices.Clone(s.detached)
+	var after []string
+	var kept []tools.Tool
+	for _, t := range m.Tools {
+		if n := t.Spec().Name; !slices.Contains(wasDetached, n) {
+			after, kept = append(after, n), append(kept, t)
+		}
+	}
+	stored := s.spec.Stored.Tools
+	if err := s.setTools(append(names, after...), append(own, kept...)); err != nil {
+		s.env.logger().Sugar().Errorw("a changed MCP tool list could not be applied; the session keeps its tools",
+			"session", s.spec.ID, "error", err)
+		return
+	}
+	s.spec.Stored.Tools = stored
+	for _, n := range wasDetached {
+		if mine(n) && !slices.Contains(s.detached, n) {
+			s.detached = append(s.detached, n)
+		}
+	}
+	slices.Sort(s.detached)
+	update := &eventsv1.ToolsUpdated{Attached: []string{}, Detached: []string{}}
+	for _, n := range after {
+		if !slices.Contains(before, n) {
+			update.Attached = append(update.Attached, n)
+		}
+	}
+	for _, n := range before {
+		if !slices.Contains(after, n) {
+			update.Detached = append(update.Detached, n)
+		}
+	}
+	if len(update.Attached)+len(update.Detached) > 0 {
+		s.emit(update)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -14,9 +13,6 @@ import (
 // ErrUnknownTool is wrapped by the errors for tool names that a Set or a
 // Catalog does not hold.
 var ErrUnknownTool = errors.New("unknown tool")
-
-// validName is what OpenAI-compatible providers accept as a function name.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // noArgsSchema is the schema given to a tool whose Spec has none.
 const noArgsSchema = `{"type":"object","properties":{},"additionalProperties":false}`
@@ -36,8 +32,8 @@ type entry struct {
 }
 
 // NewSet builds a Set of ts. It fails on a nil tool, a name that is empty
-// or not made of 1 to 64 letters, digits, '_' or '-' (what providers
-// accept), a duplicate name, or a schema that does not compile or does not
+// or not [ValidName] (what providers accept, and "<server>/<tool>" for
+// MCP tools), a duplicate name, or a schema that does not compile or does not
 // describe an object. A Spec without a Schema gets one that takes no
 // arguments.
 func NewSet(ts ...Tool) (*Set, error) {
@@ -92,8 +88,8 @@ func newEntry(t Tool) (*entry, error) {
 	if spec.Name == "" {
 		return nil, errors.New("tools: tool with an empty name")
 	}
-	if !validName.MatchString(spec.Name) {
-		return nil, fmt.Errorf("tools: tool name %q: want 1 to 64 letters, digits, '_' or '-'", spec.Name)
+	if !ValidName(spec.Name) {
+		return nil, fmt.Errorf("tools: tool name %q: want 1 to 64 letters, digits, '_' or '-' (and at most one '/', which counts as two)", spec.Name)
 	}
 	if len(bytes.TrimSpace(spec.Schema)) == 0 {
 		spec.Schema = []byte(noArgsSchema)

@@ -20,7 +20,11 @@ func TestNewSetErrors(t *testing.T) {
 		{name: "empty name", tools: []tools.Tool{fake("", "")},
 			wantErr: "tools: tool with an empty name"},
 		{name: "name providers refuse", tools: []tools.Tool{fake("read file", "")},
-			wantErr: `tools: tool name "read file": want 1 to 64 letters, digits, '_' or '-'`},
+			wantErr: `tools: tool name "read file": want 1 to 64 letters, digits, '_' or '-' (and at most one '/', which counts as two)`},
+		{name: "two slashes", tools: []tools.Tool{fake("a/b/c", "")},
+			wantErr: `tools: tool name "a/b/c": want 1 to 64 letters, digits, '_' or '-' (and at most one '/', which counts as two)`},
+		{name: "too long once sent", tools: []tools.Tool{fake("s/"+strings.Repeat("x", 62), "")},
+			wantErr: `tools: tool name "s/` + strings.Repeat("x", 62) + `": want 1 to 64 letters, digits, '_' or '-' (and at most one '/', which counts as two)`},
 		{name: "nil tool", tools: []tools.Tool{nil},
 			wantErr: "tools: tool 0 is nil"},
 		{name: "schema not JSON", tools: []tools.Tool{fake("bad", `{"type":`)},
@@ -135,5 +139,20 @@ func TestKindString(t *testing.T) {
 				t.Errorf("String = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestWireName(t *testing.T) {
+	for _, tt := range []struct{ name, wire string }{
+		{"echo", "echo"},
+		{"fs/read_file", "fs__read_file"},
+		{"s/" + strings.Repeat("x", 60), "s__" + strings.Repeat("x", 60)},
+	} {
+		if got := tools.WireName(tt.name); got != tt.wire {
+			t.Errorf("WireName(%q) = %q, want %q", tt.name, got, tt.wire)
+		}
+		if !tools.ValidName(tt.name) {
+			t.Errorf("ValidName(%q) = false, want true", tt.name)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tack-run/tack/plugins/builtin"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/open"
+	"github.com/tack-run/tack/tools/mcp"
 )
 
 // common holds the flags every subcommand takes.
@@ -89,14 +90,26 @@ func (c *common) newRuntime(st store.Store, extra ...tack.Option) (*tack.Runtime
 		c.models = cfg
 		opts = append(opts, tack.WithModels(config.NewResolver(cfg)))
 	}
+	logger := zap.NewNop()
 	if c.verbose {
-		l, err := zap.NewDevelopment()
-		if err != nil {
+		if logger, err = zap.NewDevelopment(); err != nil {
 			return nil, err
 		}
-		opts = append(opts, tack.WithLogger(l))
+		opts = append(opts, tack.WithLogger(logger))
 	}
-	return tack.New(opts...)
+	var servers *mcp.Manager
+	if cfg != nil && len(cfg.MCPServers) > 0 {
+		// Servers start on first use; the runtime closes them.
+		if servers, err = mcp.New(cfg.MCPServers, mcp.Options{Logger: logger}); err != nil {
+			return nil, err
+		}
+		opts = append(opts, tack.WithMCP(servers))
+	}
+	rt, err := tack.New(opts...)
+	if err != nil && servers != nil {
+		_ = servers.Close()
+	}
+	return rt, err
 }
 
 // sqliteNode owns the sessions of a SQLite store: the file lock already

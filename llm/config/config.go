@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/tack-run/tack/tools/mcp"
 )
 
 // Config is the models configuration of docs/protocol.md#configuration-and-storage.
@@ -16,6 +18,9 @@ type Config struct {
 	DefaultModel string `json:"default_model,omitempty"`
 	// Providers maps provider names to servers.
 	Providers map[string]*Provider `json:"providers"`
+	// MCPServers maps names to MCP servers whose tools sessions may use
+	// (docs/mcp.md).
+	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers,omitempty"`
 }
 
 // Provider is one OpenAI-compatible server.

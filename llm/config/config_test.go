@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tack-run/tack/tools/mcp"
 )
 
 // equal reports a test error when got and want differ.
@@ -49,6 +51,16 @@ func TestParse(t *testing.T) {
 					"qwen3-8b":     {ContextWindow: 40000, Cost: &Cost{Input: 0.10, Output: 0.20, CachedInput: f(0.05)}},
 					"llama-3.1-8b": {},
 				}},
+			}},
+		},
+		{
+			name: "MCP servers",
+			json: `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {
+				"fs": {"command": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/srv"], "env": {"DEBUG": "1"}},
+				"search": {"url": "http://127.0.0.1:9000/mcp", "headers": {"Authorization": "Bearer t"}}}}`,
+			want: &Config{Providers: map[string]*Provider{"a": {BaseURL: "http://x/v1"}}, MCPServers: map[string]mcp.ServerConfig{
+				"fs":     {Command: []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/srv"}, Env: map[string]string{"DEBUG": "1"}},
+				"search": {URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t"}},
 			}},
 		},
 		{
@@ -104,6 +116,11 @@ func TestParseErrors(t *testing.T) {
 		{"empty model name", `{"providers": {"a": {"base_url": "http://x/v1", "models": [""]}}}`, []string{"providers.a.models.: a model has an empty name"}},
 		{"unknown default", `{"default_model": "b/m", "providers": {"a": {"base_url": "http://x/v1", "models": ["m"]}}}`, []string{`default_model: no such model: no provider has a model "b/m"`}},
 		{"ambiguous default", `{"default_model": "m", "providers": {"a": {"base_url": "http://x/v1", "models": ["m"]}, "b": {"base_url": "http://y/v1", "models": ["m"]}}}`, []string{`default_model: model "m" is ambiguous: name one of a/m, b/m`}},
+		{"MCP server with neither command nor url", `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {"fs": {}}}`, []string{`mcp_servers.fs: needs "command" (a program to start) or "url" (a streamable HTTP endpoint)`}},
+		{"MCP server with both", `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {"fs": {"command": ["x"], "url": "http://h/mcp"}}}`, []string{`mcp_servers.fs: has both "command" and "url"; give one`}},
+		{"MCP server name with a slash", `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {"a/b": {"command": ["x"]}}}`, []string{`mcp_servers.a/b: the name must be 1 to 32 letters, digits, '_' or '-'`}},
+		{"MCP url not http", `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {"s": {"url": "ftp://h/mcp", "env": {"A": "1"}}}}`, []string{`mcp_servers.s: "url" "ftp://h/mcp" is not an http:// or https:// URL`, `mcp_servers.s: "env" applies to "command" servers only`}},
+		{"MCP unknown field", `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {"s": {"cmd": ["x"]}}}`, []string{`unknown field "cmd"`}},
 		{"several problems at once", `{"providers": {"a": {}, "b": {"base_url": "ftp://x"}}}`, []string{"providers.a.base_url: missing", `providers.b.base_url: "ftp://x" is not an absolute http or https URL`}},
 	}
 	for _, tt := range tests {

@@ -31,6 +31,10 @@
 //	models := llm.Chain(config.NewResolver(cfg), script.NewResolver(dir))
 //	m, err := models.Resolve("local/qwen3-8b", nil)
 //
+// The file may also name MCP servers ("mcp_servers", docs/mcp.md): their
+// entries are tools/mcp.ServerConfig values, checked by
+// mcp.ServerConfig.Validate as part of Validate.
+//
 // A model is named "provider/model", or by its bare name when exactly one
 // provider lists it (Config.Lookup). Its context window resolves as the
 // model's context_window > its provider's > the built-in table

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tack-run/tack/tools/mcp"
 )
 
 // envName is the shape of an environment variable name.
@@ -18,7 +20,8 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 //   - base_url an absolute http or https URL;
 //   - api_key_env a variable name (not the key itself);
 //   - context windows and costs not negative; model names non-empty;
-//   - default_model, when set, naming exactly one model.
+//   - default_model, when set, naming exactly one model;
+//   - each of mcp_servers with a command or a url (mcp.ServerConfig.Validate).
 func (c *Config) Validate() error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -50,6 +53,9 @@ func (c *Config) Validate() error {
 		for _, m := range sortedKeys(p.Models) {
 			checkModel(at+".models."+m, m, p.Models[m], add)
 		}
+	}
+	if err := mcp.ValidateAll(c.MCPServers); err != nil {
+		errs = append(errs, err)
 	}
 	if c.DefaultModel != "" && len(errs) == 0 {
 		if _, _, err := c.Lookup(c.DefaultModel); err != nil {

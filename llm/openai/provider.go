@@ -81,6 +81,15 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.C
 	if lerr != nil {
 		return nil, lerr
 	}
+	if names := wireNames(req.Tools); len(names) > 0 {
+		inner := emit
+		emit = func(c llm.Chunk) {
+			if c.ToolCall != nil {
+				unwire(c.ToolCall, names)
+			}
+			inner(c)
+		}
+	}
 	out := &output{emit: emit}
 	taken := callIDs(req.Messages)
 	var plan retryPlan

@@ -10,6 +10,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools"
 )
 
 // buildParams turns req into Chat Completions parameters: the system
@@ -102,7 +103,7 @@ func assistantParam(m *llm.Message) *oa.ChatCompletionAssistantMessageParam {
 			OfFunction: &oa.ChatCompletionMessageFunctionToolCallParam{
 				ID: c.GetId(),
 				Function: oa.ChatCompletionMessageFunctionToolCallFunctionParam{
-					Name:      c.GetName(),
+					Name:      tools.WireName(c.GetName()),
 					Arguments: argsParam(c.GetArgs().GetJson()),
 				},
 			},
@@ -125,7 +126,7 @@ func argsParam(args []byte) string {
 
 // toolParams converts tool specs to function tools.
 func toolParams(specs []llm.ToolSpec) ([]oa.ChatCompletionToolUnionParam, *llm.Error) {
-	tools := make([]oa.ChatCompletionToolUnionParam, 0, len(specs))
+	out := make([]oa.ChatCompletionToolUnionParam, 0, len(specs))
 	for _, s := range specs {
 		params := shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
 		if len(bytes.TrimSpace(s.Parameters)) > 0 {
@@ -134,13 +135,34 @@ func toolParams(specs []llm.ToolSpec) ([]oa.ChatCompletionToolUnionParam, *llm.E
 				return nil, &llm.Error{Message: fmt.Sprintf("openai: the parameters of tool %q are not a JSON Schema object", s.Name)}
 			}
 		}
-		def := shared.FunctionDefinitionParam{Name: s.Name, Parameters: params}
+		def := shared.FunctionDefinitionParam{Name: tools.WireName(s.Name), Parameters: params}
 		if s.Description != "" {
 			def.Description = oa.String(s.Description)
 		}
-		tools = append(tools, oa.ChatCompletionFunctionTool(def))
+		out = append(out, oa.ChatCompletionFunctionTool(def))
 	}
-	return tools, nil
+	return out, nil
+}
+
+// wireNames maps the names the server knows the request's tools by back
+// to the tools' names, for the tools whose names are sent changed
+// (tools.WireName: "fs/read_file" goes as "fs__read_file").
+func wireNames(specs []llm.ToolSpec) map[string]string {
+	names := map[string]string{}
+	for _, s := range specs {
+		if w := tools.WireName(s.Name); w != s.Name {
+			names[w] = s.Name
+		}
+	}
+	return names
+}
+
+// unwire gives c back the name of the tool it calls, when the server
+// knew it by another (see wireNames).
+func unwire(c *llm.ToolCall, names map[string]string) {
+	if n, ok := names[c.GetName()]; ok {
+		c.Name = n
+	}
 }
 
 // callIDs returns the ids of the tool calls in msgs.

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -140,4 +141,41 @@ func cloneAll(msgs []*llm.Message) []*llm.Message {
 		out[i] = proto.Clone(m).(*llm.Message)
 	}
 	return out
+}
+
+// TestWireNames: an MCP tool's name holds a '/', which providers refuse:
+// it goes out as "fs__read_file" in the tools and in the history's calls,
+// and the server's calls of "fs__read_file" come back as "fs/read_file".
+// Other names are untouched, also one that looks like a wire name.
+func TestWireNames(t *testing.T) {
+	asst := llm.AssistantMessage("")
+	asst.ToolCalls = []*llm.ToolCall{call("c1", "fs/read_file", `{"path":"a"}`)}
+	req := &llm.Request{
+		Model:    "m",
+		Messages: []*llm.Message{llm.UserMessage("read"), asst, llm.ToolResultMessage("c1", "A", false), llm.UserMessage("again")},
+		Tools:    []llm.ToolSpec{{Name: "fs/read_file"}, {Name: "run__command"}},
+	}
+	body := strings.ReplaceAll(strings.ReplaceAll(ollamaTools, `"name":"run_command","arguments":"{\"command\":\"ls\"}"`,
+		`"name":"fs__read_file","arguments":"{\"path\":\"b\"}"`), `"name":"run_command"`, `"name":"run__command"`)
+	srv := newServer(t, sse(body))
+	p, _ := srv.provider()
+	chunks, resp, err := llmtest.Collect(t, p, req)
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	sent := srv.body(t, 0)
+	var names []string
+	for _, tl := range sent["tools"].([]any) {
+		names = append(names, tl.(map[string]any)["function"].(map[string]any)["name"].(string))
+	}
+	equal(t, "tool names sent", names, []string{"fs__read_file", "run__command"})
+	history := sent["messages"].([]any)[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)["name"]
+	equal(t, "history call name sent", history, any("fs__read_file"))
+	equal(t, "chunks", show(chunks), []string{`tool call_wteop8bt fs/read_file {"path":"b"}`, `tool call_rk2xye1l run__command {"command":"ls -l"}`})
+	var got []string
+	for _, c := range resp.Message.GetToolCalls() {
+		got = append(got, c.GetName())
+	}
+	equal(t, "response call names", got, []string{"fs/read_file", "run__command"})
+	equal(t, "history kept its name", asst.ToolCalls[0].GetName(), "fs/read_file")
 }
