@@ -105,7 +105,7 @@ func TestParseErrors(t *testing.T) {
 		{"models of the wrong kind", `{"providers": {"a": {"base_url": "http://x/v1", "models": "m"}}}`, []string{"models must be an object of names to settings, or a list of names"}},
 		{"model listed twice", `{"providers": {"a": {"base_url": "http://x/v1", "models": ["m", "m"]}}}`, []string{`models lists "m" twice`}},
 		{"trailing data", `{"providers": {"a": {"base_url": "http://x/v1"}}} {}`, []string{"unexpected data after the configuration object"}},
-		{"no providers", `{}`, []string{"providers: none defined"}},
+		{"no providers", `{}`, []string{"providers: none defined (a file with only mcp_servers"}},
 		{"missing base_url", `{"providers": {"a": {}}}`, []string{"providers.a.base_url: missing"}},
 		{"relative base_url", `{"providers": {"a": {"base_url": "localhost:8000/v1"}}}`, []string{`providers.a.base_url: "localhost:8000/v1" is not an absolute http or https URL`}},
 		{"key instead of variable", `{"providers": {"a": {"base_url": "http://x/v1", "api_key_env": "sk-proj-abc"}}}`, []string{`providers.a.api_key_env: "sk-proj-abc" is not an environment variable name`}},
@@ -155,7 +155,7 @@ func TestLoad(t *testing.T) {
 	}
 	equal(t, "default model", c.DefaultModel, "local/qwen3-8b")
 	_, err = Load(bad)
-	equal(t, "error", err.Error(), bad+": providers: none defined")
+	equal(t, "error", err.Error(), bad+": providers: none defined (a file with only mcp_servers takes its models from the environment, as with no file)")
 	_, err = Load(filepath.Join(dir, "missing.json"))
 	if err == nil || !os.IsNotExist(errorsUnwrapAll(err)) {
 		t.Errorf("Load of a missing file: %v", err)

@@ -56,6 +56,11 @@ func discover(flagPath string, lookupEnv func(string) (string, bool)) (*Config, 
 	if err != nil {
 		return nil, path, err
 	}
+	if len(c.Providers) == 0 {
+		// A file with only mcp_servers: the models come from the
+		// environment, as with no file.
+		c.Providers = FromEnv(lookupEnv).Providers
+	}
 	return c, path, nil
 }
 

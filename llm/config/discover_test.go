@@ -151,3 +151,24 @@ func TestDiscoverReadsTheEnvironment(t *testing.T) {
 	equal(t, "path", got, path)
 	equal(t, "base URL", c.Providers["fromvar"].BaseURL, "http://127.0.0.1:8000/v1")
 }
+
+// TestDiscoverMCPOnly: a file with only mcp_servers takes its models from
+// the environment, as with no file.
+func TestDiscoverMCPOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tack.json")
+	if err := os.WriteFile(path, []byte(`{"mcp_servers": {"fs": {"command": ["mcp-fs"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"", "sk-test"} {
+		c, _, err := discover(path, env{OpenAIKeyEnv: key}.lookup)
+		if err != nil {
+			t.Fatalf("key %q: %v", key, err)
+		}
+		if _, ok := c.MCPServers["fs"]; !ok {
+			t.Fatalf("key %q: no server fs in %+v", key, c)
+		}
+		if got := len(c.Providers); got != min(len(key), 1) {
+			t.Fatalf("key %q: %d providers, want the environment's", key, got)
+		}
+	}
+}

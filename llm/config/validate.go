@@ -16,7 +16,8 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Validate reports every problem of c, each naming where it is:
 //
-//   - at least one provider; provider names non-empty and without "/";
+//   - at least one provider or MCP server; provider names non-empty and
+//     without "/";
 //   - base_url an absolute http or https URL;
 //   - api_key_env a variable name (not the key itself);
 //   - context windows and costs not negative; model names non-empty;
@@ -25,8 +26,8 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func (c *Config) Validate() error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if len(c.Providers) == 0 {
-		add("providers: none defined")
+	if len(c.Providers) == 0 && len(c.MCPServers) == 0 {
+		add("providers: none defined (a file with only mcp_servers takes its models from the environment, as with no file)")
 	}
 	for _, name := range sortedKeys(c.Providers) {
 		p := c.Providers[name]
