@@ -105,6 +105,9 @@ func (s *session) promptAtIdle(ctx actor.Context, m *eventsv1.Prompt) {
 	case s.run != nil && m.IfBusy == IfBusyReject:
 		s.failBusy(ctx)
 	default:
+		if s.trace != nil && m.Traceparent != "" {
+			s.trace.Parent(m.Traceparent)
+		}
 		s.promptIdle(ctx, m.Text, s.run != nil && m.IfBusy == IfBusyRollback)
 	}
 }
