@@ -16,8 +16,8 @@ var layers = []struct {
 	{1, []string{"fsm", "llm", "tools", "store"}},
 	{2, []string{"plugins"}},
 	{3, []string{"actors"}},
-	{4, []string{"metrics"}}, // implements actors.Observer
-	{5, []string{""}},        // the root package tack
+	{4, []string{"metrics", "tracing"}}, // implement actors.Observer, actors.Tracer
+	{5, []string{""}},                   // the root package tack
 	{6, []string{"server", "cmd", "internal", "examples"}},
 }
 

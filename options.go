@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/llm"
@@ -11,6 +12,7 @@ import (
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tracing"
 )
 
 // Option configures a Runtime.
@@ -39,6 +41,7 @@ type config struct {
 	metrics   *metrics.Metrics
 	passive   time.Duration
 	elsewhere Elsewhere
+	tracer    *tracing.Tracer
 }
 
 type namedPlugin struct {
@@ -147,3 +150,17 @@ const DefaultPassivateAfter = 10 * time.Minute
 // numbering. 0 (the default of New) never passivates; without a store
 // the option does nothing.
 func WithPassivateAfter(d time.Duration) Option { return func(c *config) { c.passive = d } }
+
+// WithTracerProvider traces what the runtime's sessions do with spans
+// from tp (a span per run, model request, tool call, compaction and
+// sub-agent; see docs/observability.md); opts tune it (tracing.WithContent
+// puts message content on spans). Nil (the default) traces nothing and
+// costs nothing per event.
+func WithTracerProvider(tp trace.TracerProvider, opts ...tracing.Option) Option {
+	return func(c *config) {
+		c.tracer = nil
+		if tp != nil {
+			c.tracer = tracing.New(tp, opts...)
+		}
+	}
+}

@@ -76,8 +76,9 @@ func WithLastSeq(seq uint64) StreamOption {
 // WithTap hands every published event to tap as well, before the
 // subscribers (one that saw an event finds the tap told of it), under the
 // same rules as a Sink (it runs on the owner's goroutine and must never
-// block). A tap is not a subscription: it gets no replay, has no filter, is not counted by Subscribers and cannot be
-// unsubscribed. Tracing uses it to watch a session for its whole life.
+// block). A tap is not a subscription: it gets no replay, has no filter,
+// is not counted by Subscribers and cannot be unsubscribed. Tracing uses
+// it to watch a session for its whole life.
 // A nil tap does nothing.
 func WithTap(tap Sink) StreamOption {
 	return func(s *Stream) { s.tap = tap }
