@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,11 +20,12 @@ import (
 )
 
 // traced is a runtime whose spans end up in exp as they end.
-func traced(t *testing.T, opts ...tracing.Option) (*tack.Runtime, *sdktrace.TracerProvider, *tracetest.InMemoryExporter) {
+// content puts message content on the spans; opts configure the runtime.
+func traced(t *testing.T, content bool, opts ...tack.Option) (*tack.Runtime, *sdktrace.TracerProvider, *tracetest.InMemoryExporter) {
 	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	rt, err := tack.New(tack.WithTracerProvider(tp, opts...))
+	rt, err := tack.New(append(opts, tack.WithTracerProvider(tp, tracing.WithContent(content)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +48,17 @@ func waitFor(t *testing.T, sub *tack.Subscription, seen *[]*eventsv1.Event, ok f
 }
 
 // tree renders spans, in the order they ended, as one line each: the
-// span's name, its parent's name, its status, its attributes and its
+// span's name, its parent's name (@ its session, if it has one), its status, its attributes and its
 // events (with theirs), sorted.
 func tree(spans tracetest.SpanStubs) []string {
 	names := map[string]string{}
 	for _, s := range spans {
 		names[s.SpanContext.SpanID().String()] = s.Name
+		for _, a := range s.Attributes {
+			if a.Key == tracing.ConversationID {
+				names[s.SpanContext.SpanID().String()] += "@" + a.Value.AsString()
+			}
+		}
 	}
 	var out []string
 	for _, s := range spans {
@@ -92,7 +100,7 @@ func check(t *testing.T, got, want []string) {
 // aborted; its spans nest under the parent with the conventions'
 // attributes, the steer and the abort as events of the run.
 func TestRunWithToolSteerAbort(t *testing.T) {
-	rt, tp, exp := traced(t)
+	rt, tp, exp := traced(t, false)
 	ctx := t.Context()
 	script := `{"turns":[
 		{"text":"Looking.","tool_calls":[{"name":"echo","args":{"text":"hi"}},{"name":"sleep","args":{"ms":60000}}],"usage":{"input_tokens":100,"output_tokens":10}},
@@ -125,11 +133,11 @@ func TestRunWithToolSteerAbort(t *testing.T) {
 
 	spans := exp.GetSpans()
 	check(t, tree(spans), []string{
-		`chat script:inline < invoke_agent {gen_ai.conversation.id=s gen_ai.operation.name=chat gen_ai.request.model=script:inline gen_ai.response.finish_reasons=["tool_calls"] gen_ai.response.model=script:inline gen_ai.usage.input_tokens=100 gen_ai.usage.output_tokens=10 tack.turn=1}`,
-		`execute_tool echo < invoke_agent {gen_ai.operation.name=execute_tool gen_ai.tool.call.id=c-1 gen_ai.tool.name=echo}`,
-		`execute_tool sleep < invoke_agent [Error: tool call failed] {error.type=tool_error gen_ai.operation.name=execute_tool gen_ai.tool.call.id=c-2 gen_ai.tool.name=sleep} !tool_skipped_for_steering{}`,
-		`chat script:inline < invoke_agent {gen_ai.conversation.id=s gen_ai.operation.name=chat gen_ai.request.model=script:inline gen_ai.response.finish_reasons=["tool_calls"] gen_ai.response.model=script:inline gen_ai.usage.input_tokens=200 gen_ai.usage.output_tokens=20 tack.turn=2}`,
-		`execute_tool sleep < invoke_agent [Error: tool call failed] {error.type=tool_error gen_ai.operation.name=execute_tool gen_ai.tool.call.id=c-3 gen_ai.tool.name=sleep} !tool_killed{tack.reason=aborted}`,
+		`chat script:inline < invoke_agent@s {gen_ai.conversation.id=s gen_ai.operation.name=chat gen_ai.request.model=script:inline gen_ai.response.finish_reasons=["tool_calls"] gen_ai.response.model=script:inline gen_ai.usage.input_tokens=100 gen_ai.usage.output_tokens=10 tack.turn=1}`,
+		`execute_tool echo < invoke_agent@s {gen_ai.operation.name=execute_tool gen_ai.tool.call.id=c-1 gen_ai.tool.name=echo}`,
+		`execute_tool sleep < invoke_agent@s [Error: tool call failed] {error.type=tool_error gen_ai.operation.name=execute_tool gen_ai.tool.call.id=c-2 gen_ai.tool.name=sleep} !tool_skipped_for_steering{}`,
+		`chat script:inline < invoke_agent@s {gen_ai.conversation.id=s gen_ai.operation.name=chat gen_ai.request.model=script:inline gen_ai.response.finish_reasons=["tool_calls"] gen_ai.response.model=script:inline gen_ai.usage.input_tokens=200 gen_ai.usage.output_tokens=20 tack.turn=2}`,
+		`execute_tool sleep < invoke_agent@s [Error: tool call failed] {error.type=tool_error gen_ai.operation.name=execute_tool gen_ai.tool.call.id=c-3 gen_ai.tool.name=sleep} !tool_killed{tack.reason=aborted}`,
 		`invoke_agent < POST /v1/sessions/s/prompt {gen_ai.conversation.id=s gen_ai.operation.name=invoke_agent gen_ai.usage.input_tokens=300 gen_ai.usage.output_tokens=30 tack.run.end_reason=aborted tack.run.id=r-1} !steer{tack.steer.ref=st-1 tack.steer.status=accepted} !abort{tack.reason=user}`,
 		`POST /v1/sessions/s/prompt < - {}`,
 	})
@@ -156,4 +164,42 @@ func TestRunWithToolSteerAbort(t *testing.T) {
 	if !slices.Equal(times, want) {
 		t.Errorf("run start, end, abort at %v, want the events' %v", times, want)
 	}
+}
+
+// TestSubagentWithContent: a sub-agent's run nests under the parent's
+// execute_tool subagent span, its own request under it; with content on,
+// the prompt, the answers and the tool's arguments and result are on the
+// spans.
+func TestSubagentWithContent(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "child.json"), []byte(`{"turns":[{"text":"Found it.","usage":{"input_tokens":7,"output_tokens":3}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rt, _, exp := traced(t, true, tack.WithScriptDir(dir))
+	ctx := t.Context()
+	script := `{"turns":[
+		{"text":"Asking.","tool_calls":[{"name":"subagent","args":{"task":"find","model":"script:child.json"}}],"usage":{"input_tokens":10,"output_tokens":2}},
+		{"text":"Done.","usage":{"input_tokens":20,"output_tokens":1}}]}`
+	s, err := rt.Spawn(tack.SessionConfig{ID: "p", Script: json.RawMessage(script), Tools: []string{"subagent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if _, err := s.Prompt(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	var seen []*eventsv1.Event
+	waitFor(t, sub, &seen, func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+	check(t, tree(exp.GetSpans()), []string{
+		`chat script:inline < invoke_agent@p {gen_ai.conversation.id=p gen_ai.operation.name=chat gen_ai.output.messages=[{"role":"assistant","parts":[{"type":"text","content":"Asking."}]}] gen_ai.request.model=script:inline gen_ai.response.finish_reasons=["tool_calls"] gen_ai.response.model=script:inline gen_ai.usage.input_tokens=10 gen_ai.usage.output_tokens=2 tack.turn=1}`,
+		`chat script:child.json < invoke_agent@p/sub-1 {gen_ai.conversation.id=p/sub-1 gen_ai.operation.name=chat gen_ai.output.messages=[{"role":"assistant","parts":[{"type":"text","content":"Found it."}]}] gen_ai.request.model=script:child.json gen_ai.response.finish_reasons=["end_turn"] gen_ai.response.model=script:child.json gen_ai.usage.input_tokens=7 gen_ai.usage.output_tokens=3 tack.turn=1}`,
+		`invoke_agent < execute_tool subagent {gen_ai.conversation.id=p/sub-1 gen_ai.input.messages=[{"role":"user","parts":[{"type":"text","content":"find"}]}] gen_ai.operation.name=invoke_agent gen_ai.usage.input_tokens=7 gen_ai.usage.output_tokens=3 tack.run.end_reason=completed tack.run.id=r-1}`,
+		`execute_tool subagent < invoke_agent@p {gen_ai.operation.name=execute_tool gen_ai.tool.call.arguments={"task":"find","model":"script:child.json"} gen_ai.tool.call.id=c-1 gen_ai.tool.call.result=Found it. gen_ai.tool.name=subagent tack.subagent.session=p/sub-1}`,
+		`chat script:inline < invoke_agent@p {gen_ai.conversation.id=p gen_ai.operation.name=chat gen_ai.output.messages=[{"role":"assistant","parts":[{"type":"text","content":"Done."}]}] gen_ai.request.model=script:inline gen_ai.response.finish_reasons=["end_turn"] gen_ai.response.model=script:inline gen_ai.usage.input_tokens=20 gen_ai.usage.output_tokens=1 tack.turn=2}`,
+		`invoke_agent < - {gen_ai.conversation.id=p gen_ai.input.messages=[{"role":"user","parts":[{"type":"text","content":"go"}]}] gen_ai.operation.name=invoke_agent gen_ai.usage.input_tokens=30 gen_ai.usage.output_tokens=3 tack.run.end_reason=completed tack.run.id=r-1}`,
+	})
 }
