@@ -200,7 +200,10 @@ func (s *spans) parentCtx() context.Context {
 }
 
 func (s *spans) startRun(m *eventsv1.AgentStart, ts trace.SpanEventOption) {
-	s.endAll(ts) // a run the session never ended (cannot happen; be safe)
+	if s.run != nil { // a run never told ended: end it here rather than leak it
+		s.endAll(ts)
+		s.run.End(ts)
+	}
 	attrs := []attribute.KeyValue{OperationName.String(OpInvokeAgent), ConversationID.String(s.session), RunID.String(m.RunId)}
 	if s.prompt != "" {
 		attrs = append(attrs, InputMessages.String(messagesJSON("user", s.prompt)))
