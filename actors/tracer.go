@@ -1,6 +1,13 @@
 package actors
 
-import "github.com/tack-run/tack/events"
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tack-run/tack/events"
+)
 
 // Tracer watches sessions to trace what they do (package tracing
 // implements it with OpenTelemetry). A runtime without one does no
@@ -23,4 +30,11 @@ type SessionTracer interface {
 	// context traceparent (a W3C traceparent header value), as a prompt
 	// command carried it.
 	Parent(traceparent string)
+}
+
+// validTraceparent reports whether s is a W3C traceparent value with a
+// valid trace and span id.
+func validTraceparent(s string) bool {
+	ctx := propagation.TraceContext{}.Extract(context.Background(), propagation.MapCarrier{"traceparent": s})
+	return trace.SpanContextFromContext(ctx).IsValid()
 }

@@ -38,6 +38,12 @@ func TestPromptTraceparent(t *testing.T) {
 	ts.waitState("/v1/sessions/s", "", "idle")
 	ts.must("POST", "/v1/sessions/s/prompt", "", `{"text":"again"}`, 200)
 	ts.waitState("/v1/sessions/s", "", "idle")
+	// A malformed traceparent (here in the body, as JSON-lines clients send
+	// it) is refused, naming it.
+	bad := ts.do("POST", "/v1/sessions/s/prompt", "", `{"text":"x","traceparent":"00-nope"}`)
+	if want := `{"error":{"code":"bad_request","message":"traceparent \"00-nope\" is not a W3C trace context (00-\u003c32 hex trace id\u003e-\u003c16 hex span id\u003e-\u003c2 hex flags\u003e)"}}`; bad.status != 400 || bad.body != want {
+		t.Errorf("malformed traceparent: %d %s\nwant 400 %s", bad.status, bad.body, want)
+	}
 	var runs []string
 	for _, s := range exp.GetSpans() {
 		if s.Name == "invoke_agent" {
