@@ -124,8 +124,8 @@ type session struct {
 	sinks      []events.Sink
 	// trace watches the session for tracing; nil when the Env has no
 	// Tracer or the session is a sub-agent.
-	trace SessionTracer
-	abandoned  atomic.Int32
+	trace     SessionTracer
+	abandoned atomic.Int32
 	// activity counts the messages the session took (passivation's own
 	// aside); passivation is its pending passivation timer.
 	activity    uint64
