@@ -16,6 +16,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/tracing"
 )
 
@@ -202,4 +203,40 @@ func TestSubagentWithContent(t *testing.T) {
 		`chat script:inline < invoke_agent@p {gen_ai.conversation.id=p gen_ai.operation.name=chat gen_ai.output.messages=[{"role":"assistant","parts":[{"type":"text","content":"Done."}]}] gen_ai.request.model=script:inline gen_ai.response.finish_reasons=["end_turn"] gen_ai.response.model=script:inline gen_ai.usage.input_tokens=20 gen_ai.usage.output_tokens=1 tack.turn=2}`,
 		`invoke_agent < - {gen_ai.conversation.id=p gen_ai.input.messages=[{"role":"user","parts":[{"type":"text","content":"go"}]}] gen_ai.operation.name=invoke_agent gen_ai.usage.input_tokens=30 gen_ai.usage.output_tokens=3 tack.run.end_reason=completed tack.run.id=r-1}`,
 	})
+}
+
+// TestCompactOutsideRun: a compaction asked for while idle (of the first
+// exchange, keeping the second) is a root compact span, from compact_start to compact_end, with what it removed.
+func TestCompactOutsideRun(t *testing.T) {
+	rt, _, exp := traced(t, false)
+	ctx := t.Context()
+	keep := 2
+	s, err := rt.Spawn(tack.SessionConfig{ID: "c", Context: &llm.ContextConfig{KeepRecent: &keep},
+		Script: json.RawMessage(`{"turns":[{"text":"One."},{"text":"Two."},{"text":"Summary."}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end", "compact_start", "compact_end"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	var seen []*eventsv1.Event
+	for _, text := range []string{"first", "second"} {
+		if _, err := s.Prompt(ctx, text); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, sub, &seen, func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+	}
+	exp.Reset()
+	if err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	end := waitFor(t, sub, &seen, func(ev *eventsv1.Event) bool { return ev.GetCompactEnd() != nil })
+	check(t, tree(exp.GetSpans()), []string{
+		"compact < - {gen_ai.conversation.id=c tack.compact.removed=2}",
+	})
+	if got := exp.GetSpans()[0]; got.StartTime.UnixNano() != seen[len(seen)-2].TsUnixNano || got.EndTime.UnixNano() != end.TsUnixNano {
+		t.Errorf("compact from %v to %v, want the events' %d to %d", got.StartTime, got.EndTime, seen[len(seen)-2].TsUnixNano, end.TsUnixNano)
+	}
 }
