@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
@@ -30,6 +31,10 @@ type SessionTracer interface {
 	// context traceparent (a W3C traceparent header value), as a prompt
 	// command carried it.
 	Parent(traceparent string)
+	// Abort says the agent_abort published next answers an abort the
+	// session took up (or a plugin decided) at since, so the tracer can
+	// tell how long its delivery took.
+	Abort(since time.Time)
 }
 
 // validTraceparent reports whether s is a W3C traceparent value with a

@@ -35,15 +35,16 @@ const (
 	OutputMessages = attribute.Key("gen_ai.output.messages")
 	ErrorType      = attribute.Key("error.type")
 
-	RunID        = attribute.Key("tack.run.id")
-	EndReason    = attribute.Key("tack.run.end_reason")
-	Turn         = attribute.Key("tack.turn")
-	Reason       = attribute.Key("tack.reason")
-	SteerRef     = attribute.Key("tack.steer.ref")
-	SteerStatus  = attribute.Key("tack.steer.status")
-	SteerText    = attribute.Key("tack.steer.text")
-	Removed      = attribute.Key("tack.compact.removed")
-	ChildSession = attribute.Key("tack.subagent.session")
+	AbortDelivery = attribute.Key("tack.abort.delivery_seconds")
+	RunID         = attribute.Key("tack.run.id")
+	EndReason     = attribute.Key("tack.run.end_reason")
+	Turn          = attribute.Key("tack.turn")
+	Reason        = attribute.Key("tack.reason")
+	SteerRef      = attribute.Key("tack.steer.ref")
+	SteerStatus   = attribute.Key("tack.steer.status")
+	SteerText     = attribute.Key("tack.steer.text")
+	Removed       = attribute.Key("tack.compact.removed")
+	ChildSession  = attribute.Key("tack.subagent.session")
 )
 
 // Operation names (gen_ai.operation.name) and Tack's own span and event
@@ -106,6 +107,9 @@ func (w *watcher) Parent(traceparent string) {
 	}
 }
 
+// Abort notes when the abort that the next agent_abort tells was taken up.
+func (w *watcher) Abort(since time.Time) { w.spans.abortSince = since }
+
 // spans are the open spans of one session, or of a sub-agent under its
 // parent's execute_tool span.
 type spans struct {
@@ -115,6 +119,9 @@ type spans struct {
 	parent context.Context
 	// prompt is the text that starts the next run, with content on.
 	prompt string
+	// abortSince is when the abort the next agent_abort tells was taken
+	// up; zero when unknown (a sub-agent's, told through its parent).
+	abortSince time.Time
 
 	run     trace.Span
 	ctx     context.Context // the run's span in its context
@@ -249,11 +256,19 @@ func (s *spans) endAll(ts trace.SpanEventOption) {
 }
 
 // abort records an abort as an event of the run, at the time it was
-// delivered to subscribers.
+// delivered to subscribers, with how long that took after the abort was
+// taken up (as tack_abort_delivery_seconds measures it).
 func (s *spans) abort(m *eventsv1.AgentAbort, ts trace.SpanEventOption) {
-	if s.run != nil {
-		s.run.AddEvent(EventAbort, ts, trace.WithAttributes(Reason.String(m.Reason)))
+	since := s.abortSince
+	s.abortSince = time.Time{}
+	if s.run == nil {
+		return
 	}
+	attrs := []attribute.KeyValue{Reason.String(m.Reason)}
+	if !since.IsZero() {
+		attrs = append(attrs, AbortDelivery.Float64(time.Since(since).Seconds()))
+	}
+	s.run.AddEvent(EventAbort, ts, trace.WithAttributes(attrs...))
 }
 
 func (s *spans) steer(m *eventsv1.SteeringReceived, ts trace.SpanEventOption) {
