@@ -134,7 +134,7 @@ type spans struct {
 
 // event turns one event into span work.
 func (s *spans) event(ev *eventsv1.Event) {
-	ts := trace.WithTimestamp(time.Unix(0, ev.TsUnixNano))
+	ts := time.Unix(0, ev.TsUnixNano)
 	switch p := ev.Payload.(type) {
 	case *eventsv1.Event_PromptReceived:
 		if s.t.content {
@@ -158,7 +158,7 @@ func (s *spans) event(ev *eventsv1.Event) {
 		if s.chat != nil {
 			s.chat.SetAttributes(ErrorType.String("stream_error"))
 			s.chat.SetStatus(codes.Error, p.StreamError.Error)
-			s.chat.End(ts)
+			s.chat.End(trace.WithTimestamp(ts))
 			s.chat = nil
 		}
 	case *eventsv1.Event_TurnEnd:
@@ -167,11 +167,11 @@ func (s *spans) event(ev *eventsv1.Event) {
 		s.startTool(p.ToolExecutionStart, ts)
 	case *eventsv1.Event_ToolKilled:
 		if sp := s.tools[p.ToolKilled.CallId]; sp != nil {
-			sp.AddEvent(EventKilled, ts, trace.WithAttributes(Reason.String(p.ToolKilled.Reason)))
+			sp.AddEvent(EventKilled, trace.WithTimestamp(ts), trace.WithAttributes(Reason.String(p.ToolKilled.Reason)))
 		}
 	case *eventsv1.Event_ToolSkippedForSteering:
 		if sp := s.tools[p.ToolSkippedForSteering.CallId]; sp != nil {
-			sp.AddEvent(EventSkipped, ts)
+			sp.AddEvent(EventSkipped, trace.WithTimestamp(ts))
 		}
 	case *eventsv1.Event_ToolExecutionEnd:
 		s.endTool(p.ToolExecutionEnd, ts)
@@ -180,7 +180,7 @@ func (s *spans) event(ev *eventsv1.Event) {
 	case *eventsv1.Event_CompactEnd:
 		if s.compact != nil {
 			s.compact.SetAttributes(Removed.Int64(int64(p.CompactEnd.RemovedCount)))
-			s.compact.End(ts)
+			s.compact.End(trace.WithTimestamp(ts))
 			s.compact = nil
 		}
 	case *eventsv1.Event_SubAgentEvent:
@@ -190,12 +190,12 @@ func (s *spans) event(ev *eventsv1.Event) {
 
 // start starts a span under the run (or, outside a run, under the
 // session's parent).
-func (s *spans) start(name string, ts trace.SpanEventOption, opts ...trace.SpanStartOption) trace.Span {
+func (s *spans) start(name string, ts time.Time, opts ...trace.SpanStartOption) trace.Span {
 	ctx := s.ctx
 	if ctx == nil {
 		ctx = s.parentCtx()
 	}
-	_, sp := s.t.tracer.Start(ctx, name, append(opts, ts)...)
+	_, sp := s.t.tracer.Start(ctx, name, append(opts, trace.WithTimestamp(ts))...)
 	return sp
 }
 
@@ -206,20 +206,20 @@ func (s *spans) parentCtx() context.Context {
 	return context.Background()
 }
 
-func (s *spans) startRun(m *eventsv1.AgentStart, ts trace.SpanEventOption) {
+func (s *spans) startRun(m *eventsv1.AgentStart, ts time.Time) {
 	if s.run != nil { // a run never told ended: end it here rather than leak it
 		s.endAll(ts)
-		s.run.End(ts)
+		s.run.End(trace.WithTimestamp(ts))
 	}
 	attrs := []attribute.KeyValue{OperationName.String(OpInvokeAgent), ConversationID.String(s.session), RunID.String(m.RunId)}
 	if s.prompt != "" {
 		attrs = append(attrs, InputMessages.String(messagesJSON("user", s.prompt)))
 	}
-	s.ctx, s.run = s.t.tracer.Start(s.parentCtx(), OpInvokeAgent, ts, trace.WithAttributes(attrs...))
+	s.ctx, s.run = s.t.tracer.Start(s.parentCtx(), OpInvokeAgent, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
 	s.parent, s.prompt = nil, ""
 }
 
-func (s *spans) endRun(m *eventsv1.AgentEnd, ts trace.SpanEventOption) {
+func (s *spans) endRun(m *eventsv1.AgentEnd, ts time.Time) {
 	if s.run == nil {
 		return
 	}
@@ -230,27 +230,27 @@ func (s *spans) endRun(m *eventsv1.AgentEnd, ts trace.SpanEventOption) {
 		s.run.SetAttributes(ErrorType.String("error"))
 		s.run.SetStatus(codes.Error, "run ended with an error")
 	}
-	s.run.End(ts)
+	s.run.End(trace.WithTimestamp(ts))
 	s.run, s.ctx = nil, nil
 }
 
 // endAll ends what the run left open: a request an abort cut, tools and
 // sub-agents that never told their end, a compaction.
-func (s *spans) endAll(ts trace.SpanEventOption) {
+func (s *spans) endAll(ts time.Time) {
 	s.endChatCut(ts)
 	for id, sp := range s.tools {
-		sp.End(ts)
+		sp.End(trace.WithTimestamp(ts))
 		delete(s.tools, id)
 	}
 	for id, c := range s.sub {
 		c.endAll(ts)
 		if c.run != nil {
-			c.run.End(ts)
+			c.run.End(trace.WithTimestamp(ts))
 		}
 		delete(s.sub, id)
 	}
 	if s.compact != nil {
-		s.compact.End(ts)
+		s.compact.End(trace.WithTimestamp(ts))
 		s.compact = nil
 	}
 }
@@ -258,7 +258,7 @@ func (s *spans) endAll(ts trace.SpanEventOption) {
 // abort records an abort as an event of the run, at the time it was
 // delivered to subscribers, with how long that took after the abort was
 // taken up (as tack_abort_delivery_seconds measures it).
-func (s *spans) abort(m *eventsv1.AgentAbort, ts trace.SpanEventOption) {
+func (s *spans) abort(m *eventsv1.AgentAbort, ts time.Time) {
 	since := s.abortSince
 	s.abortSince = time.Time{}
 	if s.run == nil {
@@ -268,10 +268,10 @@ func (s *spans) abort(m *eventsv1.AgentAbort, ts trace.SpanEventOption) {
 	if !since.IsZero() {
 		attrs = append(attrs, AbortDelivery.Float64(time.Since(since).Seconds()))
 	}
-	s.run.AddEvent(EventAbort, ts, trace.WithAttributes(attrs...))
+	s.run.AddEvent(EventAbort, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
 }
 
-func (s *spans) steer(m *eventsv1.SteeringReceived, ts trace.SpanEventOption) {
+func (s *spans) steer(m *eventsv1.SteeringReceived, ts time.Time) {
 	if s.run == nil {
 		return
 	}
@@ -279,10 +279,10 @@ func (s *spans) steer(m *eventsv1.SteeringReceived, ts trace.SpanEventOption) {
 	if s.t.content {
 		attrs = append(attrs, SteerText.String(m.Text))
 	}
-	s.run.AddEvent(EventSteer, ts, trace.WithAttributes(attrs...))
+	s.run.AddEvent(EventSteer, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
 }
 
-func (s *spans) startChat(m *eventsv1.RequestStart, ts trace.SpanEventOption) {
+func (s *spans) startChat(m *eventsv1.RequestStart, ts time.Time) {
 	if s.run == nil {
 		return
 	}
@@ -292,7 +292,7 @@ func (s *spans) startChat(m *eventsv1.RequestStart, ts trace.SpanEventOption) {
 		OperationName.String(OpChat), ConversationID.String(s.session), RequestModel.String(m.Model), Turn.Int(int(m.Turn))))
 }
 
-func (s *spans) endChat(m *eventsv1.ResponseComplete, ts trace.SpanEventOption) {
+func (s *spans) endChat(m *eventsv1.ResponseComplete, ts time.Time) {
 	if s.chat == nil {
 		return
 	}
@@ -302,20 +302,20 @@ func (s *spans) endChat(m *eventsv1.ResponseComplete, ts trace.SpanEventOption) 
 	if s.t.content {
 		s.chat.SetAttributes(OutputMessages.String(messagesJSON("assistant", m.GetMessage().GetContent())))
 	}
-	s.chat.End(ts)
+	s.chat.End(trace.WithTimestamp(ts))
 	s.chat = nil
 }
 
 // endChatCut ends a request that got no response (an abort cut it).
-func (s *spans) endChatCut(ts trace.SpanEventOption) {
+func (s *spans) endChatCut(ts time.Time) {
 	if s.chat != nil {
 		s.chat.SetAttributes(ResponseModel.String(s.model), FinishReasons.StringSlice([]string{"interrupted"}))
-		s.chat.End(ts)
+		s.chat.End(trace.WithTimestamp(ts))
 		s.chat = nil
 	}
 }
 
-func (s *spans) startTool(m *eventsv1.ToolExecutionStart, ts trace.SpanEventOption) {
+func (s *spans) startTool(m *eventsv1.ToolExecutionStart, ts time.Time) {
 	if s.run == nil {
 		return
 	}
@@ -329,7 +329,7 @@ func (s *spans) startTool(m *eventsv1.ToolExecutionStart, ts trace.SpanEventOpti
 	s.tools[m.CallId] = s.start(OpExecuteTool+" "+m.Name, ts, trace.WithAttributes(attrs...))
 }
 
-func (s *spans) endTool(m *eventsv1.ToolExecutionEnd, ts trace.SpanEventOption) {
+func (s *spans) endTool(m *eventsv1.ToolExecutionEnd, ts time.Time) {
 	sp := s.tools[m.CallId]
 	if sp == nil {
 		return
@@ -338,7 +338,7 @@ func (s *spans) endTool(m *eventsv1.ToolExecutionEnd, ts trace.SpanEventOption) 
 	if c := s.sub[m.CallId]; c != nil {
 		c.endAll(ts)
 		if c.run != nil {
-			c.run.End(ts)
+			c.run.End(trace.WithTimestamp(ts))
 		}
 		delete(s.sub, m.CallId)
 	}
@@ -349,7 +349,7 @@ func (s *spans) endTool(m *eventsv1.ToolExecutionEnd, ts trace.SpanEventOption) 
 		sp.SetAttributes(ErrorType.String("tool_error"))
 		sp.SetStatus(codes.Error, "tool call failed")
 	}
-	sp.End(ts)
+	sp.End(trace.WithTimestamp(ts))
 }
 
 // subEvent builds a sub-agent's spans under the execute_tool span of the
