@@ -12,12 +12,12 @@ var layers = []struct {
 	layer    int
 	prefixes []string
 }{
-	{0, []string{"events", "internal/strictjson", "web"}}, // web: the UI's files, importing nothing
+	{0, []string{"events", "internal/strictjson", "internal/otelenv", "web"}}, // web: the UI's files, importing nothing
 	{1, []string{"fsm", "llm", "tools", "store"}},
 	{2, []string{"plugins"}},
 	{3, []string{"actors"}},
-	{4, []string{"metrics"}}, // implements actors.Observer
-	{5, []string{""}},        // the root package tack
+	{4, []string{"metrics", "tracing"}}, // implement actors.Observer, actors.Tracer
+	{5, []string{""}},                   // the root package tack
 	{6, []string{"server", "cmd", "internal", "examples"}},
 }
 

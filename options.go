@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/llm"
@@ -12,6 +13,7 @@ import (
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/mcp"
+	"github.com/tack-run/tack/tracing"
 )
 
 // Option configures a Runtime.
@@ -41,6 +43,7 @@ type config struct {
 	passive   time.Duration
 	elsewhere Elsewhere
 	mcp       *mcp.Manager
+	tracer    *tracing.Tracer
 }
 
 type namedPlugin struct {
@@ -154,3 +157,17 @@ func WithPassivateAfter(d time.Duration) Option { return func(c *config) { c.pas
 // "<server>/<tool>", or all of a server's as "mcp:<server>" (docs/mcp.md).
 // The runtime closes m on Close.
 func WithMCP(m *mcp.Manager) Option { return func(c *config) { c.mcp = m } }
+
+// WithTracerProvider traces what the runtime's sessions do with spans
+// from tp (a span per run, model request, tool call, compaction and
+// sub-agent; see docs/observability.md); opts tune it (tracing.WithContent
+// puts message content on spans). Nil (the default) traces nothing and
+// costs nothing per event.
+func WithTracerProvider(tp trace.TracerProvider, opts ...tracing.Option) Option {
+	return func(c *config) {
+		c.tracer = nil
+		if tp != nil {
+			c.tracer = tracing.New(tp, opts...)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tracing"
 )
 
 // Session is a handle on a live session. Its methods send commands to the
@@ -34,7 +35,13 @@ func (s *Session) PID() *actor.PID { return s.pid }
 // With passivation on (WithPassivateAfter) it goes through Deliver, so a
 // handle stays good across its session's passivations. A session that
 // lives elsewhere (WithSessionsElsewhere) takes events/v1 commands only.
+// A prompt sent with a ctx that carries a span (OpenTelemetry) and no
+// traceparent of its own gets the span's: the run it starts is traced
+// under it.
 func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
+	if p, ok := cmd.(*eventsv1.Prompt); ok && p.Traceparent == "" {
+		p.Traceparent = tracing.Traceparent(ctx)
+	}
 	if s.rt.elsewhere != nil {
 		return s.rt.sendElsewhere(ctx, s.id, cmd)
 	}

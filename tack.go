@@ -103,6 +103,9 @@ func New(opts ...Option) (*Runtime, error) {
 	if c.metrics != nil {
 		rt.env.Metrics = c.metrics
 	}
+	if c.tracer != nil {
+		rt.env.Tracer = c.tracer
+	}
 	if c.store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
 	}

@@ -49,9 +49,13 @@ const QueueJoin = "\n\n"
 func CheckPrompt(m *eventsv1.Prompt) error {
 	switch m.IfBusy {
 	case "", IfBusyQueue, IfBusySteer, IfBusyReject, IfBusyInterrupt, IfBusyRollback:
-		return nil
+	default:
+		return fmt.Errorf("if_busy is queue, steer, reject, interrupt or rollback, not %q", m.IfBusy)
 	}
-	return fmt.Errorf("if_busy is queue, steer, reject, interrupt or rollback, not %q", m.IfBusy)
+	if m.Traceparent != "" && !validTraceparent(m.Traceparent) {
+		return fmt.Errorf("traceparent %q is not a W3C trace context (00-<32 hex trace id>-<16 hex span id>-<2 hex flags>)", m.Traceparent)
+	}
+	return nil
 }
 
 // CheckAbort reports an abort option that is not allowed, naming it.
@@ -105,6 +109,9 @@ func (s *session) promptAtIdle(ctx actor.Context, m *eventsv1.Prompt) {
 	case s.run != nil && m.IfBusy == IfBusyReject:
 		s.failBusy(ctx)
 	default:
+		if s.trace != nil && m.Traceparent != "" {
+			s.trace.Parent(m.Traceparent)
+		}
 		s.promptIdle(ctx, m.Text, s.run != nil && m.IfBusy == IfBusyRollback)
 	}
 }

@@ -75,6 +75,8 @@ type Env struct {
 	// Metrics is told what sessions do (package metrics counts it for
 	// Prometheus); nil tells no one.
 	Metrics Observer
+	// Tracer traces what sessions do; nil traces nothing.
+	Tracer Tracer
 
 	specs sync.Map // *tools.Set → []llm.ToolSpec
 }

@@ -97,6 +97,9 @@ func (s *session) markAborted(why, end string, since time.Time) {
 // tellAbort publishes agent_abort, which the write gate never holds, and
 // reports how long after since it went out.
 func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
+	if s.trace != nil {
+		s.trace.Abort(since)
+	}
 	s.emit(ev)
 	s.env.observer().AbortTold(time.Since(since))
 }

@@ -122,7 +122,10 @@ type session struct {
 	steers     uint64
 	holds      uint64
 	sinks      []events.Sink
-	abandoned  atomic.Int32
+	// trace watches the session for tracing; nil when the Env has no
+	// Tracer or the session is a sub-agent.
+	trace     SessionTracer
+	abandoned atomic.Int32
 	// activity counts the messages the session took (passivation's own
 	// aside); passivation is its pending passivation timer.
 	activity    uint64
@@ -138,13 +141,15 @@ func Props(env *Env, spec Spec) *actor.Props { return props(env, nil, spec) }
 // props returns the props of a session actor of registry reg.
 func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
+		trace := sessionTracer(env, spec)
 		return &session{
 			spec:    spec,
 			env:     env,
 			reg:     reg,
 			machine: fsm.New(),
 			chain:   newChain(env, spec.Plugins),
-			log:     newStream(env, spec),
+			log:     newStream(env, spec, trace),
+			trace:   trace,
 		}
 	})
 }
@@ -417,12 +422,24 @@ func (s *session) setModel(m *llm.Model) {
 
 // newStream is a session's event stream; a restored one numbers its events
 // past anything a client may have seen before the restart.
-func newStream(env *Env, spec Spec) *events.Stream {
+func newStream(env *Env, spec Spec, trace SessionTracer) *events.Stream {
 	opts := []events.StreamOption{events.WithRingSize(env.ringSize()), events.WithClock(env.now)}
+	if trace != nil {
+		opts = append(opts, events.WithTap(trace))
+	}
 	if spec.Restore != nil {
 		opts = append(opts, events.WithLastSeq(spec.Restore.EventSeq+seqGap))
 	}
 	return events.NewStream(spec.ID, opts...)
+}
+
+// sessionTracer is what traces the session of spec: nil without a
+// Tracer, and for a sub-agent, which its parent traces.
+func sessionTracer(env *Env, spec Spec) SessionTracer {
+	if env.Tracer == nil || spec.Subagents != nil && spec.Subagents.Depth > 0 {
+		return nil
+	}
+	return env.Tracer.Session(spec.ID)
 }
 
 // newChain builds a session's plugin chain; nil when it has no plugins.

@@ -38,6 +38,7 @@ type Stream struct {
 	ring    ring
 	seq     uint64
 	subs    []subscription
+	tap     Sink
 }
 
 type subscription struct {
@@ -70,6 +71,17 @@ func WithClock(now func() time.Time) StreamOption {
 // events_lost.
 func WithLastSeq(seq uint64) StreamOption {
 	return func(s *Stream) { s.seq = seq }
+}
+
+// WithTap hands every published event to tap as well, before the
+// subscribers (one that saw an event finds the tap told of it), under the
+// same rules as a Sink (it runs on the owner's goroutine and must never
+// block). A tap is not a subscription: it gets no replay, has no filter,
+// is not counted by Subscribers and cannot be unsubscribed. Tracing uses
+// it to watch a session for its whole life.
+// A nil tap does nothing.
+func WithTap(tap Sink) StreamOption {
+	return func(s *Stream) { s.tap = tap }
 }
 
 // NewStream returns the event stream of session. It allocates nothing more
@@ -108,6 +120,9 @@ func (s *Stream) Publish(ev *eventsv1.Event) {
 	ev.Seq = s.seq
 	ev.TsUnixNano = s.clock().UnixNano()
 	s.ring.push(ev)
+	if s.tap != nil {
+		s.tap.Deliver(ev)
+	}
 	for i := range s.subs {
 		if s.subs[i].filter.Match(ev) {
 			s.subs[i].sink.Deliver(ev)

@@ -137,6 +137,10 @@ func (m *Metrics) Handler() http.Handler {
 // that serves metrics of its own beside them.
 func (m *Metrics) Registerer() prometheus.Registerer { return m.reg }
 
+// Gatherer is the registry the metrics live in, for what reads them other
+// than Handler (package metrics/otlp sends them over OTLP).
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
+
 // SessionStarted counts a session that started, idle.
 func (m *Metrics) SessionStarted() { m.state(fsm.Idle).Inc() }
 

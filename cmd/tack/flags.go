@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/open"
 	"github.com/tack-run/tack/tools/mcp"
+	"github.com/tack-run/tack/tracing"
 )
 
 // common holds the flags every subcommand takes.
@@ -26,6 +28,8 @@ type common struct {
 	config    string
 	scriptDir string
 	verbose   bool
+	// traceContent puts message content on spans (when tracing is on).
+	traceContent bool
 	// models is the configuration found by runtime; nil when there is none.
 	models *config.Config
 }
@@ -37,28 +41,43 @@ func (c *common) register(fs *flag.FlagSet, defaultStore string) {
 	fs.StringVar(&c.config, "config", "", "model configuration file (default: $TACK_CONFIG, else ./tack.json; without one OPENAI_API_KEY configures OpenAI)")
 	fs.StringVar(&c.scriptDir, "script-dir", "", "directory that relative script:<path> models are read from (default: the working directory)")
 	fs.BoolVar(&c.verbose, "v", false, "log to stderr")
+	fs.BoolVar(&c.traceContent, "trace-content", os.Getenv("TACK_TRACE_CONTENT") == "1", "put prompts, answers, tool arguments and results on trace spans (default: $TACK_TRACE_CONTENT=1; tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 }
 
 // runtime builds the runtime the flags describe; close stops it and
 // closes its store.
+// Spans go over OTLP when the OTEL_* variables ask for it (tracing.FromEnv);
+// close sends the last of them (waiting up to 5 s for the collector).
 func (c *common) runtime(extra ...tack.Option) (rt *tack.Runtime, close func(), err error) {
+	tp, err := tracing.FromEnv(context.Background())
+	if err != nil {
+		return nil, nil, err
+	}
+	if tp != nil {
+		extra = append(extra, tack.WithTracerProvider(tp, tracing.WithContent(c.traceContent)))
+	}
 	st, err := c.openStore()
-	if err != nil {
-		return nil, nil, err
+	if err == nil {
+		rt, err = c.newRuntime(st, extra...)
 	}
-	rt, err = c.newRuntime(st, extra...)
-	if err != nil {
+	close = func() {
+		if rt != nil {
+			rt.Close()
+		}
 		if st != nil {
 			st.Close()
 		}
+		if tp != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = tp.Shutdown(ctx) // a collector that is down loses the last spans
+			cancel()
+		}
+	}
+	if err != nil {
+		close()
 		return nil, nil, err
 	}
-	return rt, func() {
-		rt.Close()
-		if st != nil {
-			st.Close()
-		}
-	}, nil
+	return rt, close, nil
 }
 
 // openStore opens --store; memory means no store at all.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/metrics"
+	"github.com/tack-run/tack/metrics/otlp"
 	"github.com/tack-run/tack/server/auth"
 	httpserver "github.com/tack-run/tack/server/http"
 	"github.com/tack-run/tack/server/remote/front"
@@ -95,6 +96,17 @@ func serve(args []string) error {
 		}
 	}
 	m := metrics.New()
+	mp, err := otlp.FromEnv(context.Background(), m.Gatherer())
+	if err != nil {
+		return err
+	}
+	if mp != nil { // OTLP is on: the metrics go there too, sent a last time on exit
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = mp.Shutdown(ctx)
+		}()
+	}
 	opts = append(opts, httpserver.WithMaxBodyBytes(maxBody), httpserver.WithLogger(log), httpserver.WithMetrics(m))
 	rtOpts := []tack.Option{tack.WithMetrics(m), tack.WithPassivateAfter(passivate)}
 	if cl.Name != "" {

@@ -363,10 +363,14 @@ func (x *ContextOptions) GetCompactModel() string {
 
 // if_busy says what the prompt does when a run is in progress: "queue"
 // (the default when empty), "steer", "reject", "interrupt" or "rollback".
+// traceparent, when set, is a W3C trace context (the traceparent header's
+// value) that the run this prompt starts is traced under; a queued
+// prompt's is not used.
 type Prompt struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	IfBusy        string                 `protobuf:"bytes,2,opt,name=if_busy,json=ifBusy,proto3" json:"if_busy,omitempty"`
+	Traceparent   string                 `protobuf:"bytes,3,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -411,6 +415,13 @@ func (x *Prompt) GetText() string {
 func (x *Prompt) GetIfBusy() string {
 	if x != nil {
 		return x.IfBusy
+	}
+	return ""
+}
+
+func (x *Prompt) GetTraceparent() string {
+	if x != nil {
+		return x.Traceparent
 	}
 	return ""
 }
@@ -2271,10 +2282,11 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\v_max_tokensB\x0e\n" +
 	"\f_max_percentB\x15\n" +
 	"\x13_compact_at_percentB\x0e\n" +
-	"\f_keep_recent\"5\n" +
+	"\f_keep_recent\"W\n" +
 	"\x06Prompt\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x17\n" +
-	"\aif_busy\x18\x02 \x01(\tR\x06ifBusy\"]\n" +
+	"\aif_busy\x18\x02 \x01(\tR\x06ifBusy\x12 \n" +
+	"\vtraceparent\x18\x03 \x01(\tR\vtraceparent\"]\n" +
 	"\x05Steer\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12,\n" +
 	"\x0finterrupt_tools\x18\x02 \x01(\bH\x00R\x0einterruptTools\x88\x01\x01B\x12\n" +

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/server/auth"
+	"github.com/tack-run/tack/tracing"
 )
 
 // recorder remembers what a handler answered, for logging and recovery.
@@ -48,6 +49,17 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		s.opts.logger.Info("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
 			zap.String("user", userOf(r)), zap.Int("status", rec.status), zap.Duration("duration", time.Since(start)))
+	})
+}
+
+// traceContext puts the request's W3C trace context (the traceparent
+// header) in its context, so the run a prompt starts is traced under it.
+func traceContext(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ctx := tracing.Extract(r.Context(), r.Header); ctx != r.Context() {
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -120,7 +120,7 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{}), sockets: newSocketSet(),
 		public: map[string]bool{"/healthz": true}}
 	s.routes()
-	s.handler = s.logRequests(s.recoverPanics(s.cors(s.authenticate(s.limitBody(http.HandlerFunc(s.route))))))
+	s.handler = s.logRequests(s.recoverPanics(s.cors(s.authenticate(s.limitBody(traceContext(http.HandlerFunc(s.route)))))))
 	return s
 }
 

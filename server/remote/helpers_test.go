@@ -28,10 +28,12 @@ import (
 // leaves behind: when its endpoint writer fails to connect to a node that
 // is gone (these tests stop nodes), it dials again without closing the
 // connection it dialled before, and nothing closes that one later. Each
-// such connection keeps these two goroutines, retrying.
+// such connection keeps these two goroutines, retrying (the second is
+// named resetTransportAndUnlock since gRPC 1.6x).
 var goleakOptions = []goleak.Option{
 	goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
 	goleak.IgnoreTopFunction("google.golang.org/grpc.(*addrConn).resetTransport"),
+	goleak.IgnoreTopFunction("google.golang.org/grpc.(*addrConn).resetTransportAndUnlock"),
 }
 
 // wait bounds every wait of these tests.
