@@ -2,16 +2,11 @@ package tracing_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 
-	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/otlptest"
 	"github.com/tack-run/tack/tracing"
 )
 
@@ -19,25 +14,8 @@ import (
 // FromEnv's provider sends a run's spans as OTLP protobuf over HTTP to
 // /v1/traces, with the service name of OTEL_SERVICE_NAME.
 func TestFromEnvExportsOverOTLPHTTP(t *testing.T) {
-	got := make(chan *collectortrace.ExportTraceServiceRequest, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		req := &collectortrace.ExportTraceServiceRequest{}
-		if err == nil {
-			err = proto.Unmarshal(body, req)
-		}
-		if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" || err != nil {
-			t.Errorf("%s %s (%s): %v", r.Method, r.URL.Path, r.Header.Get("Content-Type"), err)
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		got <- req
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		b, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
-		_, _ = w.Write(b)
-	}))
-	defer srv.Close()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	col := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
 	t.Setenv("OTEL_SERVICE_NAME", "tack-test")
 	ctx := t.Context()
@@ -67,21 +45,18 @@ func TestFromEnvExportsOverOTLPHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names, services []string
-	for len(got) > 0 {
-		req := <-got
-		for _, rs := range req.ResourceSpans {
-			for _, a := range rs.GetResource().GetAttributes() {
-				if a.Key == "service.name" {
-					services = append(services, a.GetValue().GetStringValue())
-				}
+	for _, rs := range col.ResourceSpans() {
+		for _, a := range rs.GetResource().GetAttributes() {
+			if a.Key == "service.name" {
+				services = append(services, a.GetValue().GetStringValue())
 			}
-			for _, ss := range rs.ScopeSpans {
-				if ss.GetScope().GetName() != tracing.ScopeName {
-					t.Errorf("scope %q", ss.GetScope().GetName())
-				}
-				for _, sp := range ss.Spans {
-					names = append(names, sp.Name)
-				}
+		}
+		for _, ss := range rs.ScopeSpans {
+			if ss.GetScope().GetName() != tracing.ScopeName {
+				t.Errorf("scope %q", ss.GetScope().GetName())
+			}
+			for _, sp := range ss.Spans {
+				names = append(names, sp.Name)
 			}
 		}
 	}

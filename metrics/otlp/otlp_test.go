@@ -2,18 +2,14 @@ package otlp_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
-	collectormetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	"go.uber.org/goleak"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/otlptest"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/metrics/otlp"
 )
@@ -24,25 +20,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // provider sends Tack's metrics as OTLP protobuf over HTTP to
 // /v1/metrics, under their Prometheus names, with what a run counted.
 func TestFromEnvSendsTheMetrics(t *testing.T) {
-	got := make(chan *collectormetrics.ExportMetricsServiceRequest, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		req := &collectormetrics.ExportMetricsServiceRequest{}
-		if err == nil {
-			err = proto.Unmarshal(body, req)
-		}
-		if r.URL.Path != "/v1/metrics" || err != nil {
-			t.Errorf("%s %s: %v", r.Method, r.URL.Path, err)
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		got <- req
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		b, _ := proto.Marshal(&collectormetrics.ExportMetricsServiceResponse{})
-		_, _ = w.Write(b)
-	}))
-	defer srv.Close()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	col := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "")
 	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "")
 	ctx := t.Context()
@@ -74,19 +53,13 @@ func TestFromEnvSendsTheMetrics(t *testing.T) {
 	}
 	var names []string
 	sums := map[string]float64{}
-	for len(got) > 0 {
-		for _, rm := range (<-got).ResourceMetrics {
-			for _, sm := range rm.ScopeMetrics {
-				for _, mt := range sm.Metrics {
-					if !strings.HasPrefix(mt.Name, "tack_") || slices.Contains(names, mt.Name) {
-						continue
-					}
-					names = append(names, mt.Name)
-					for _, dp := range mt.GetSum().GetDataPoints() {
-						sums[mt.Name] += dp.GetAsDouble()
-					}
-				}
-			}
+	for _, mt := range col.Metrics() {
+		if !strings.HasPrefix(mt.Name, "tack_") || slices.Contains(names, mt.Name) {
+			continue
+		}
+		names = append(names, mt.Name)
+		for _, dp := range mt.GetSum().GetDataPoints() {
+			sums[mt.Name] += dp.GetAsDouble()
 		}
 	}
 	slices.Sort(names)
