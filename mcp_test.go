@@ -157,21 +157,42 @@ func TestMCPSession(t *testing.T) {
 	}
 }
 
+// call prompts s, whose script calls the hanging tool, and waits until
+// the call has reached the server.
+func (h *hanging) call(t *testing.T, s *tack.Session, evs <-chan *eventsv1.Event) {
+	t.Helper()
+	if _, err := s.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	next(t, evs, "tool_execution_start", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
+	select {
+	case <-h.entered:
+	case <-time.After(mcpWait):
+		t.Fatal("the call never reached the server")
+	}
+}
+
+// sawCancel waits until the server's call ended by the client's
+// cancellation (notifications/cancelled).
+func (h *hanging) sawCancel(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-h.cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the server's call ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(mcpWait):
+		t.Fatal("the server never saw the cancellation")
+	}
+}
+
 // TestMCPAbortHangingServer: a tool whose server never answers is
 // aborted within the bound, and the server sees the cancellation
 // (notifications/cancelled).
 func TestMCPAbortHangingServer(t *testing.T) {
 	rt, hang := mcpRuntime(t)
 	s, evs := spawnScript(t, rt, `{"turns":[{"tool_calls":[{"name":"mem/hang"}]},{"text":"never requested"}]}`, "mem/hang")
-	if _, err := s.Prompt(t.Context(), "go"); err != nil {
-		t.Fatal(err)
-	}
-	next(t, evs, "tool_execution_start", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
-	select {
-	case <-hang.entered:
-	case <-time.After(mcpWait):
-		t.Fatal("the call never reached the server")
-	}
+	hang.call(t, s, evs)
 	sent := time.Now()
 	if err := s.Abort(t.Context(), tack.AbortOptions{}); err != nil {
 		t.Fatal(err)
@@ -181,14 +202,7 @@ func TestMCPAbortHangingServer(t *testing.T) {
 		t.Errorf("agent_abort %v after abort, want at most 100ms", d)
 	}
 	next(t, evs, "agent_end", func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
-	select {
-	case err := <-hang.cancelled:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("the server's call ended with %v, want context.Canceled", err)
-		}
-	case <-time.After(mcpWait):
-		t.Fatal("the server never saw the cancellation")
-	}
+	hang.sawCancel(t)
 	if got, want := toolResults(t, s), []string{"error: " + tools.InterruptedByAbort}; !slices.Equal(got, want) {
 		t.Errorf("tool results = %q, want %q", got, want)
 	}
@@ -347,15 +361,7 @@ func TestMCPToolsChanged(t *testing.T) {
 func TestMCPSteerHangingServer(t *testing.T) {
 	rt, hang := mcpRuntime(t)
 	s, evs := spawnScript(t, rt, `{"turns":[{"tool_calls":[{"name":"mem/hang"}]},{"text":"steered"}]}`, "mem/hang")
-	if _, err := s.Prompt(t.Context(), "go"); err != nil {
-		t.Fatal(err)
-	}
-	next(t, evs, "tool_execution_start", func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
-	select {
-	case <-hang.entered:
-	case <-time.After(mcpWait):
-		t.Fatal("the call never reached the server")
-	}
+	hang.call(t, s, evs)
 	if _, err := s.Steer(t.Context(), "stop that", tack.SteerOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -363,14 +369,7 @@ func TestMCPSteerHangingServer(t *testing.T) {
 	if r := end.GetAgentEnd().GetReason(); r != "completed" {
 		t.Errorf("agent_end reason %q, want completed", r)
 	}
-	select {
-	case err := <-hang.cancelled:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("the server's call ended with %v, want context.Canceled", err)
-		}
-	case <-time.After(mcpWait):
-		t.Fatal("the server never saw the cancellation")
-	}
+	hang.sawCancel(t)
 	if got, want := toolResults(t, s), []string{"error: " + tools.SkippedForSteering}; !slices.Equal(got, want) {
 		t.Errorf("tool results = %q, want %q", got, want)
 	}
