@@ -139,7 +139,18 @@ func (sub *fanoutSub) read(base time.Time, failed *atomic.Int64, streaming, abor
 
 // post sends body to path and wants 200.
 func (ts *testServer) post(path, body string) error {
-	res, err := ts.client.Post(ts.url+path, "application/json", strings.NewReader(body))
+	req, err := http.NewRequest("POST", ts.url+path, strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	// The harness's POSTs (prompt, abort) go on pooled keep-alive
+	// connections; under CI load one came back EOF, a connection closed
+	// before it was answered. With an idempotency key the transport sends
+	// such a request again on a fresh connection, as it does for a GET;
+	// a prompt or abort whose first copy reached no handler is done once.
+	req.Header.Set("Idempotency-Key", path)
+	res, err := ts.client.Do(req)
 	if err != nil {
 		return err
 	}
