@@ -111,7 +111,7 @@ func node(args []string) error {
 		}
 		// protoactor never takes a member back under the identity it had:
 		// join again as a new actor system, on the same address.
-		fmt.Fprintf(os.Stderr, "tack node: dropped from cluster %s (its registration lapsed while it was stalled); rejoining as a new member\n", cl.Name)
+		fmt.Fprintf(os.Stderr, "tack node: dropped from cluster %s (it stalled past its registration or a health poll); rejoining as a new member\n", cl.Name)
 		listen = addr
 	}
 }

@@ -58,12 +58,26 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 		return err
 	}
 	n.remote = n.cluster.Remote
+	n.stopBlocked = n.cluster.WatchBlocked(cfg, func(address, id string) {
+		n.log.Info("told a member this one dropped, though alive, to rejoin", zap.String("member", id), zap.String("address", address))
+		n.rt.ActorSystem().Root.Send(remotev1.GatewayPID(address), &remotev1.Rejoin{MemberId: id})
+	})
 	return nil
 }
 
 // leave stops the cluster provider, so the other members see this one go.
 func (n *Node) leave() {
+	n.stopBlocked()
 	_ = n.cluster.Config.ClusterProvider.Shutdown(false)
+}
+
+// rejoin takes a Rejoin: another member dropped this one from its view.
+func (n *Node) rejoin(m *remotev1.Rejoin) {
+	if n.cluster == nil || m.MemberId != n.rt.ActorSystem().ID {
+		return
+	}
+	n.log.Info("another member dropped this one from its view", zap.String("member", m.MemberId))
+	n.cluster.Drop()
 }
 
 // grain is a session's grain on the member that hosts it.

@@ -16,8 +16,8 @@ import (
 // gateway is the node's well-known actor "tack".
 type gateway struct{ node *Node }
 
-// Receive answers CreateSession, ListSessions and Lookup; anything else is
-// bad_request.
+// Receive answers CreateSession, ListSessions and Lookup, and takes a
+// cluster member's Rejoin; anything else is bad_request.
 func (g *gateway) Receive(ctx actor.Context) {
 	n, sender := g.node, ctx.Sender()
 	switch m := ctx.Message().(type) {
@@ -51,6 +51,8 @@ func (g *gateway) Receive(ctx actor.Context) {
 				n.rt.ActorSystem().Root.Send(sender, ref)
 			}
 		}()
+	case *remotev1.Rejoin:
+		n.rejoin(m)
 	case actor.SystemMessage, actor.AutoReceiveMessage:
 	default:
 		if sender != nil {

@@ -40,6 +40,9 @@ type Node struct {
 	// its own.
 	cluster   *join.Cluster
 	onMembers func(int)
+	// stopBlocked stops a member's watch for members it dropped though
+	// alive (join.Cluster.WatchBlocked).
+	stopBlocked func()
 
 	mu     sync.Mutex
 	routes map[string]*actor.PID

@@ -47,53 +47,6 @@ func TestClusterEtcd(t *testing.T) {
 	}
 }
 
-// TestClusterRejoin: a member stalled past its etcd lease (SIGSTOP, as a
-// long pause or a starved machine would) is dropped by the cluster, which
-// never takes it back under the identity it had. When it runs again it
-// sees itself dropped, leaves and joins as a new member on the same
-// address; the session it hosted, restored elsewhere meanwhile, is
-// reached through it again with its whole history.
-func TestClusterRejoin(t *testing.T) {
-	clientURL := startEtcd(t)
-	tc := startMembers(t, func(int) []string {
-		return []string{"--cluster-provider", "etcd", "--cluster-seeds", clientURL}
-	})
-	id := sessionID("r")
-	request(t, remotev1.GatewayPID(tc.member(0).Addr), &eventsv1.CreateSession{Session: id,
-		Script: &eventsv1.RawJSON{Json: []byte(`{"turns":[{"text":"one"},{"text":"two"}]}`)}})
-	first := lookup(t, tc.member(0), id)
-	request(t, first, &eventsv1.Prompt{Text: "first"})
-	waitState(t, first, "idle", 2)
-
-	host := tc.loadedOn(t, id)
-	stalled, other := tc.member(host), tc.member((host+1)%3)
-	marks := make([]int, len(tc.members))
-	for i := range tc.members {
-		marks[i] = tc.member(i).Lines()
-	}
-	stalled.Pause()
-	// etcd drops a member whose lease (3 s, protoactor's) ran out.
-	other.WaitLogSince(t, marks[(host+1)%3], "cluster "+clusterName+" has 2 members")
-	stalled.Resume()
-	stalled.WaitLogSince(t, marks[host], "dropped from cluster "+clusterName, "rejoining as a new member")
-	rejoined := stalled.Lines()
-	stalled.WaitLogSince(t, marks[host], "listening on "+stalled.Addr)
-	for i := range tc.members {
-		if i == host {
-			marks[i] = rejoined
-		}
-		tc.member(i).WaitLogSince(t, marks[i], "cluster "+clusterName+" has 3 members")
-	}
-
-	pid := lookup(t, stalled, id)
-	request(t, pid, &eventsv1.Prompt{Text: "second"})
-	waitState(t, pid, "idle", 4)
-	want := []string{"user:first", "assistant:one", "user:second", "assistant:two"}
-	if got := history(request(t, pid, &eventsv1.GetMessages{})); !slices.Equal(got, want) {
-		t.Fatalf("history %q, want %q", got, want)
-	}
-}
-
 // waitState waits until the session at pid is in state with messages
 // in its history.
 func waitState(t *testing.T, pid *actor.PID, state string, messages int32) {

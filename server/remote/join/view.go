@@ -56,15 +56,31 @@ func (c *Cluster) update(members []*cluster.Member) {
 	switch {
 	case self:
 		c.listed = true
-	case c.listed && !c.gone:
+	case c.listed:
+		c.drop()
+	}
+}
+
+// Drop marks this member dropped, as when it finds itself left out of its
+// own view: another member told it that it was dropped from theirs
+// (remotev1.Rejoin).
+func (c *Cluster) Drop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop()
+}
+
+// drop closes dropped once; c.mu is held.
+func (c *Cluster) drop() {
+	if !c.gone {
 		c.gone = true
 		close(c.dropped)
 	}
 }
 
 // Dropped is closed when this member, once listed among the members,
-// finds itself left out: its registration lapsed (it missed its etcd
-// lease, or its own health check, while it was stalled). protoactor
+// finds itself left out (its etcd lease lapsed while it was stalled), or
+// another member tells it that it was dropped from theirs (Drop). protoactor
 // never takes a member back under the identity it had, so the member
 // serves nothing from then on; it should leave and join again as a new
 // actor system. A client is never dropped.

@@ -308,6 +308,56 @@ func (x *Create) GetUser() string {
 	return ""
 }
 
+// Rejoin, sent by a cluster member to another member's gateway, says
+// that the sender dropped the member member_id from its view of the
+// cluster (a health poll of it failed while it was stalled) although it
+// is alive: protoactor never takes a dropped member id back, so the
+// member leaves and joins again under a new id. A member whose id is not
+// member_id (a later one on the same address) ignores it. Not answered.
+type Rejoin struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MemberId      string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Rejoin) Reset() {
+	*x = Rejoin{}
+	mi := &file_server_remote_remotev1_remote_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Rejoin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Rejoin) ProtoMessage() {}
+
+func (x *Rejoin) ProtoReflect() protoreflect.Message {
+	mi := &file_server_remote_remotev1_remote_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Rejoin.ProtoReflect.Descriptor instead.
+func (*Rejoin) Descriptor() ([]byte, []int) {
+	return file_server_remote_remotev1_remote_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Rejoin) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
 var File_server_remote_remotev1_remote_proto protoreflect.FileDescriptor
 
 const file_server_remote_remotev1_remote_proto_rawDesc = "" +
@@ -335,7 +385,9 @@ const file_server_remote_remotev1_remote_proto_rawDesc = "" +
 	"subscriber\"S\n" +
 	"\x06Create\x125\n" +
 	"\x06create\x18\x01 \x01(\v2\x1d.tack.events.v1.CreateSessionR\x06create\x12\x12\n" +
-	"\x04user\x18\x02 \x01(\tR\x04userB1Z/github.com/tack-run/tack/server/remote/remotev1b\x06proto3"
+	"\x04user\x18\x02 \x01(\tR\x04user\"%\n" +
+	"\x06Rejoin\x12\x1b\n" +
+	"\tmember_id\x18\x01 \x01(\tR\bmemberIdB1Z/github.com/tack-run/tack/server/remote/remotev1b\x06proto3"
 
 var (
 	file_server_remote_remotev1_remote_proto_rawDescOnce sync.Once
@@ -349,23 +401,24 @@ func file_server_remote_remotev1_remote_proto_rawDescGZIP() []byte {
 	return file_server_remote_remotev1_remote_proto_rawDescData
 }
 
-var file_server_remote_remotev1_remote_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_server_remote_remotev1_remote_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_server_remote_remotev1_remote_proto_goTypes = []any{
 	(*Lookup)(nil),           // 0: tack.remote.v1.Lookup
 	(*SessionRef)(nil),       // 1: tack.remote.v1.SessionRef
 	(*Subscribe)(nil),        // 2: tack.remote.v1.Subscribe
 	(*Unsubscribe)(nil),      // 3: tack.remote.v1.Unsubscribe
 	(*Create)(nil),           // 4: tack.remote.v1.Create
-	(*actor.PID)(nil),        // 5: actor.PID
-	(*v1.ErrorInfo)(nil),     // 6: tack.events.v1.ErrorInfo
-	(*v1.CreateSession)(nil), // 7: tack.events.v1.CreateSession
+	(*Rejoin)(nil),           // 5: tack.remote.v1.Rejoin
+	(*actor.PID)(nil),        // 6: actor.PID
+	(*v1.ErrorInfo)(nil),     // 7: tack.events.v1.ErrorInfo
+	(*v1.CreateSession)(nil), // 8: tack.events.v1.CreateSession
 }
 var file_server_remote_remotev1_remote_proto_depIdxs = []int32{
-	5, // 0: tack.remote.v1.SessionRef.pid:type_name -> actor.PID
-	6, // 1: tack.remote.v1.SessionRef.error:type_name -> tack.events.v1.ErrorInfo
-	5, // 2: tack.remote.v1.Subscribe.subscriber:type_name -> actor.PID
-	5, // 3: tack.remote.v1.Unsubscribe.subscriber:type_name -> actor.PID
-	7, // 4: tack.remote.v1.Create.create:type_name -> tack.events.v1.CreateSession
+	6, // 0: tack.remote.v1.SessionRef.pid:type_name -> actor.PID
+	7, // 1: tack.remote.v1.SessionRef.error:type_name -> tack.events.v1.ErrorInfo
+	6, // 2: tack.remote.v1.Subscribe.subscriber:type_name -> actor.PID
+	6, // 3: tack.remote.v1.Unsubscribe.subscriber:type_name -> actor.PID
+	8, // 4: tack.remote.v1.Create.create:type_name -> tack.events.v1.CreateSession
 	5, // [5:5] is the sub-list for method output_type
 	5, // [5:5] is the sub-list for method input_type
 	5, // [5:5] is the sub-list for extension type_name
@@ -384,7 +437,7 @@ func file_server_remote_remotev1_remote_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_server_remote_remotev1_remote_proto_rawDesc), len(file_server_remote_remotev1_remote_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,84 @@
+package join
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
+)
+
+// An automanaged member drops a member whose health poll fails once
+// (protoactor's fixed 2 s timeout: a stall does it) and, like every
+// member, never takes that member id back; the dropped member, whose own
+// polls go on working, does not know. The views then differ for good. A
+// member that sees at least half the seeds finds such members by asking
+// the seeds itself, and tells each one that answers under an id it
+// blocked to rejoin (remotev1.Rejoin).
+
+// blockedPoll is how often a member looks for live members it blocked.
+const blockedPoll = 2 * time.Second
+
+// WatchBlocked, for a member of an automanaged cluster, polls every
+// seed's health endpoint every blockedPoll until stop is called (while it
+// sees at least half of the seeds as members), and calls tell with the remote address and member id of each member that
+// answers though c has blocked it. For etcd it does nothing: a member
+// whose lease lapsed sees itself dropped.
+func (c *Cluster) WatchBlocked(cfg Config, tell func(address, id string)) (stop func()) {
+	if cfg.Provider == Etcd {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	client := &http.Client{Timeout: blockedPoll}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(blockedPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if c.Members()*2 < len(cfg.Seeds) {
+				// A member that sees fewer than half the seeds may be the
+				// one that stalled (its own polls timed out): it leaves
+				// the telling to the others.
+				continue
+			}
+			for _, seed := range cfg.Seeds {
+				node, ok := health(ctx, client, seed)
+				if ok && node.ClusterName == cfg.Name && c.Remote.BlockList().IsBlocked(node.ID) {
+					tell(net.JoinHostPort(node.Address, strconv.Itoa(node.Port)), node.ID)
+				}
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+		client.CloseIdleConnections()
+	}
+}
+
+// health asks the automanaged endpoint at seed which member it is.
+func health(ctx context.Context, client *http.Client, seed string) (*automanaged.NodeModel, bool) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+seed+"/_health", nil)
+	if err != nil {
+		return nil, false
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, false
+	}
+	defer res.Body.Close()
+	var node automanaged.NodeModel
+	if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&node) != nil {
+		return nil, false
+	}
+	return &node, true
+}
