@@ -58,6 +58,7 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 		return err
 	}
 	n.remote = n.cluster.Remote
+	n.joined = cfg
 	n.stopBlocked = n.cluster.WatchBlocked(cfg, func(address, id string) {
 		n.log.Info("told a member this one dropped, though alive, to rejoin", zap.String("member", id), zap.String("address", address))
 		n.rt.ActorSystem().Root.Send(remotev1.GatewayPID(address), &remotev1.Rejoin{MemberId: id})
@@ -65,10 +66,18 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 	return nil
 }
 
-// leave stops the cluster provider, so the other members see this one go.
+// leave stops the cluster provider, so the other members see this one go;
+// a member that was dropped also makes sure its registration is gone.
 func (n *Node) leave() {
 	n.stopBlocked()
 	_ = n.cluster.Config.ClusterProvider.Shutdown(false)
+	select {
+	case <-n.cluster.Dropped():
+		if err := n.joined.Forget(n.rt.ActorSystem().ID); err != nil {
+			n.log.Warn("could not check that the dropped member's etcd registration is gone", zap.Error(err))
+		}
+	default:
+	}
 }
 
 // rejoin takes a Rejoin: another member dropped this one from its view.

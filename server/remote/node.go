@@ -40,6 +40,8 @@ type Node struct {
 	// its own.
 	cluster   *join.Cluster
 	onMembers func(int)
+	// joined is the cluster's configuration, for a member.
+	joined join.Config
 	// stopBlocked stops a member's watch for members it dropped though
 	// alive (join.Cluster.WatchBlocked).
 	stopBlocked func()

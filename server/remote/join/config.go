@@ -24,6 +24,10 @@ const (
 	Etcd = "etcd"
 )
 
+// etcdBaseKey is where members register in etcd:
+// <etcdBaseKey>/<cluster>/<cluster>@<member id>.
+const etcdBaseKey = "/tack"
+
 // DefaultPort is the port of a member's automanaged endpoint unless told
 // otherwise (protoactor's own default).
 const DefaultPort = 6330
@@ -79,7 +83,7 @@ func (c Config) Validate() error {
 // provider builds c's protoactor cluster provider.
 func (c Config) provider() (cluster.ClusterProvider, error) {
 	if c.Provider == Etcd {
-		p, err := etcd.NewWithConfig("/tack", clientv3.Config{Endpoints: c.Seeds, DialTimeout: 5 * time.Second})
+		p, err := etcd.NewWithConfig(etcdBaseKey, clientv3.Config{Endpoints: c.Seeds, DialTimeout: 5 * time.Second})
 		if err != nil {
 			return nil, fmt.Errorf("etcd %s: %w", strings.Join(c.Seeds, ","), err)
 		}

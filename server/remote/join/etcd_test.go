@@ -13,6 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/tacknode"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -22,23 +23,37 @@ import (
 // driven through another, and after its member is killed, through a
 // third, restored there.
 func TestClusterEtcd(t *testing.T) {
-	clientURL := startEtcd(t)
+	clientURL, _ := startEtcd(t)
 	tc := startMembers(t, func(int) []string {
 		return []string{"--cluster-provider", "etcd", "--cluster-seeds", clientURL}
 	})
-	id := sessionID("e")
-	request(t, remotev1.GatewayPID(tc.member(0).Addr), &eventsv1.CreateSession{Session: id,
-		Script: &eventsv1.RawJSON{Json: []byte(`{"turns":[{"text":"one"},{"text":"two"}]}`)}})
-	pid := lookup(t, tc.member(1), id)
-	request(t, pid, &eventsv1.Prompt{Text: "first"})
-	waitState(t, pid, "idle", 2)
+	id := firstTurn(t, tc, tc.member(1))
 
 	// The members find each other's grain by the member list etcd keeps;
 	// kill the session's member and go on through another.
 	host := tc.loadedOn(t, id)
 	tc.member(host).Kill()
-	other := (host + 1) % 3
-	pid = lookup(t, tc.member(other), id)
+	secondTurn(t, tc.member((host+1)%3), id)
+}
+
+// firstTurn creates a session with a two-turn script through member 0,
+// and has it answer a first prompt sent through m.
+func firstTurn(t *testing.T, tc *testCluster, m *tacknode.Node) string {
+	t.Helper()
+	id := sessionID("s")
+	request(t, remotev1.GatewayPID(tc.member(0).Addr), &eventsv1.CreateSession{Session: id,
+		Script: &eventsv1.RawJSON{Json: []byte(`{"turns":[{"text":"one"},{"text":"two"}]}`)}})
+	pid := lookup(t, m, id)
+	request(t, pid, &eventsv1.Prompt{Text: "first"})
+	waitState(t, pid, "idle", 2)
+	return id
+}
+
+// secondTurn has session id (of firstTurn) answer a second prompt sent
+// through m, and wants its whole history.
+func secondTurn(t *testing.T, m *tacknode.Node, id string) {
+	t.Helper()
+	pid := lookup(t, m, id)
 	request(t, pid, &eventsv1.Prompt{Text: "second"})
 	waitState(t, pid, "idle", 4)
 	want := []string{"user:first", "assistant:one", "user:second", "assistant:two"}
@@ -79,9 +94,9 @@ func (tc *testCluster) loadedOn(t *testing.T, id string) int {
 }
 
 // startEtcd starts an etcd of the test's own on loopback and returns its
-// client URL; the test is skipped where no etcd binary is installed
+// client URL and process; the test is skipped where no etcd binary is installed
 // (Debian: etcd-server), except under CI=true, where it fails.
-func startEtcd(t *testing.T) string {
+func startEtcd(t *testing.T) (string, *os.Process) {
 	t.Helper()
 	etcd, err := exec.LookPath("etcd")
 	if err != nil {
@@ -92,7 +107,7 @@ func startEtcd(t *testing.T) string {
 	}
 	client, peer := mustFreePort(t), mustFreePort(t)
 	clientURL, peerURL := "http://127.0.0.1:"+strconv.Itoa(client), "http://127.0.0.1:"+strconv.Itoa(peer)
-	cmd := exec.Command(etcd, "--name", "tack-test", "--data-dir", t.TempDir(),
+	cmd := exec.Command(etcd, "--name", "tack-test", "--data-dir", memoryDir(t),
 		"--listen-client-urls", clientURL, "--advertise-client-urls", clientURL,
 		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
 		"--initial-cluster", "tack-test="+peerURL)
@@ -112,7 +127,20 @@ func startEtcd(t *testing.T) string {
 		}
 	}
 
-	return clientURL
+	return clientURL, cmd.Process
+}
+
+// memoryDir is a directory for etcd's data in memory (/dev/shm) where
+// there is one, else on disk, removed when the test ends: etcd waits for
+// every write to reach its disk, and a disk busy with the build's writes
+// can stall it past the members' 3 s leases, which drops them all.
+func memoryDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("/dev/shm", "tack-etcd-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 // mustFreePort is a free loopback port.
