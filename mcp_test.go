@@ -237,9 +237,9 @@ func TestMCPServerDies(t *testing.T) {
 	}
 }
 
-// TestMCPStartFails: a session naming a server that cannot start is not
-// created; the error is unknown_tool and names the server.
-func TestMCPStartFails(t *testing.T) {
+// brokenRuntime is a runtime whose one MCP server, "broken", cannot
+// start; it is closed when the test ends.
+func brokenRuntime(t *testing.T) *tack.Runtime {
 	m, err := mcp.New(map[string]mcp.ServerConfig{"broken": {Command: []string{"/nonexistent/server"}}}, mcp.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -248,8 +248,15 @@ func TestMCPStartFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rt.Close()
-	_, err = rt.Spawn(tack.SessionConfig{Script: json.RawMessage(`{"turns":[{"text":"x"}]}`), Tools: []string{"mcp:broken"}})
+	t.Cleanup(rt.Close)
+	return rt
+}
+
+// TestMCPStartFails: a session naming a server that cannot start is not
+// created; the error is unknown_tool and names the server.
+func TestMCPStartFails(t *testing.T) {
+	rt := brokenRuntime(t)
+	_, err := rt.Spawn(tack.SessionConfig{Script: json.RawMessage(`{"turns":[{"text":"x"}]}`), Tools: []string{"mcp:broken"}})
 	if tack.Code(err) != "unknown_tool" || err.Error() != `unknown_tool: MCP server "broken" did not start: fork/exec /nonexistent/server: no such file or directory` {
 		t.Errorf("Spawn = %v (code %q), want unknown_tool naming the server", err, tack.Code(err))
 	}
@@ -442,15 +449,7 @@ func TestMCPToolsSurviveRestart(t *testing.T) {
 // TestMCPCatalog: the catalog lists each MCP server as mcp:<server>,
 // without starting it.
 func TestMCPCatalog(t *testing.T) {
-	m, err := mcp.New(map[string]mcp.ServerConfig{"broken": {Command: []string{"/nonexistent/server"}}}, mcp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := tack.New(tack.WithMCP(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := brokenRuntime(t)
 	var names []string
 	for _, tl := range rt.Catalog().Tools {
 		names = append(names, tl.Name)

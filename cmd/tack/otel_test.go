@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"encoding/hex"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,34 +23,8 @@ func TestServeOTLP(t *testing.T) {
 	col := otlptest.Start(t)
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", "memory", "--trace-content")
 	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+col.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_METRIC_EXPORT_INTERVAL=600000")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "tack serve: listening on ")
-	if err != nil || !ok {
-		t.Fatalf("first stderr line %q, %v", line, err)
-	}
 	const traceID, spanID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	call := func(method, path, body string, status int) string {
-		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		req.Header.Set("traceparent", "00-"+traceID+"-"+spanID+"-01")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		if res.StatusCode != status {
-			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, b, status)
-		}
-		return string(b)
-	}
+	call := caller(t, serveProcess(t, cmd), http.Header{"Traceparent": {"00-" + traceID + "-" + spanID + "-01"}})
 	call("POST", "/v1/sessions", `{"session":"x","script":{"turns":[{"text":"hi"}]}}`, 201)
 	call("POST", "/v1/sessions/x/prompt", `{"text":"hello"}`, 200)
 	deadline := time.Now().Add(10 * time.Second)

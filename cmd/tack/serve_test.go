@@ -12,11 +12,10 @@ import (
 	"time"
 )
 
-// TestServeSubprocess starts `tack serve` on a free port with a SQLite
-// file, drives a session over HTTP, and stops it with SIGTERM: exit 0.
-func TestServeSubprocess(t *testing.T) {
-	bin := buildTack(t)
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", "sqlite:"+filepath.Join(t.TempDir(), "tack.db"))
+// serveProcess starts cmd, a tack serve, and returns the base URL its
+// first stderr line names; the process is killed when the test ends.
+func serveProcess(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -30,8 +29,17 @@ func TestServeSubprocess(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("first stderr line %q, %v", line, err)
 	}
-	call := func(method, path, body string, status int) string {
+	return base
+}
+
+// caller returns call, which sends a request with header to base and
+// wants status, returning the body without surrounding space.
+func caller(t *testing.T, base string, header http.Header) func(method, path, body string, status int) string {
+	return func(method, path, body string, status int) string {
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		for k, vs := range header {
+			req.Header[k] = vs
+		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -43,6 +51,14 @@ func TestServeSubprocess(t *testing.T) {
 		}
 		return strings.TrimSpace(string(b))
 	}
+}
+
+// TestServeSubprocess starts `tack serve` on a free port with a SQLite
+// file, drives a session over HTTP, and stops it with SIGTERM: exit 0.
+func TestServeSubprocess(t *testing.T) {
+	bin := buildTack(t)
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", "sqlite:"+filepath.Join(t.TempDir(), "tack.db"))
+	call := caller(t, serveProcess(t, cmd), nil)
 	if got := call("POST", "/v1/sessions", `{"session":"x","script":{"turns":[{"text":"hi"}]}}`, 201); got != `{"session":"x"}` {
 		t.Fatalf("create: %s", got)
 	}
