@@ -56,19 +56,26 @@ func hangServer() *hanging {
 func mcpRuntime(t *testing.T) (*tack.Runtime, *hanging) {
 	t.Helper()
 	hang := hangServer()
-	m, err := mcp.New(map[string]mcp.ServerConfig{
+	return runtimeOf(t, map[string]mcp.ServerConfig{
 		"everything": {Command: mcptest.Everything(t)},
 		"mem":        mcptest.InMemory(hang.srv),
-	}, mcp.Options{})
+	}), hang
+}
+
+// runtimeOf is a runtime with MCP servers and opts, closed when the test
+// ends.
+func runtimeOf(t *testing.T, servers map[string]mcp.ServerConfig, opts ...tack.Option) *tack.Runtime {
+	t.Helper()
+	m, err := mcp.New(servers, mcp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := tack.New(tack.WithMCP(m))
+	rt, err := tack.New(append(opts, tack.WithMCP(m))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rt.Close)
-	return rt, hang
+	return rt
 }
 
 // spawnScript starts a session on an inline script with tools.
@@ -240,16 +247,7 @@ func TestMCPServerDies(t *testing.T) {
 // brokenRuntime is a runtime whose one MCP server, "broken", cannot
 // start; it is closed when the test ends.
 func brokenRuntime(t *testing.T) *tack.Runtime {
-	m, err := mcp.New(map[string]mcp.ServerConfig{"broken": {Command: []string{"/nonexistent/server"}}}, mcp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := tack.New(tack.WithMCP(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Close)
-	return rt
+	return runtimeOf(t, map[string]mcp.ServerConfig{"broken": {Command: []string{"/nonexistent/server"}}})
 }
 
 // TestMCPStartFails: a session naming a server that cannot start is not
@@ -303,15 +301,7 @@ func TestMCPToolsChanged(t *testing.T) {
 		}
 	}
 	srv.AddTool(&sdk.Tool{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}, text("from a"))
-	m, err := mcp.New(map[string]mcp.ServerConfig{"mem": mcptest.InMemory(srv)}, mcp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := tack.New(tack.WithMCP(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := runtimeOf(t, map[string]mcp.ServerConfig{"mem": mcptest.InMemory(srv)})
 	spawn := func(tools string) (*tack.Session, <-chan *eventsv1.Event) {
 		s, err := rt.Spawn(tack.SessionConfig{Tools: []string{tools}, Script: json.RawMessage(`{"turns":[
 			{"tool_calls":[{"name":"mem/b"}]},{"text":"done"}]}`)})

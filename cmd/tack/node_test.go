@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,11 +12,7 @@ import (
 // before serving.
 func TestNodeClusterFlags(t *testing.T) {
 	bin := buildTack(t)
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []flagCase{
 		{"sqlite", []string{"--cluster", "c", "--store", "sqlite:" + t.TempDir() + "/t.db", "--cluster-seeds", "127.0.0.1:6330"},
 			"--cluster c needs --store postgres://...: the members share their sessions and leases through PostgreSQL (got --store sqlite:"},
 		{"memory", []string{"--cluster", "c", "--store", "memory"}, "--cluster c needs --store postgres://..."},
@@ -26,14 +23,7 @@ func TestNodeClusterFlags(t *testing.T) {
 		{"seed", []string{"--cluster", "c", "--store", "postgres://127.0.0.1:1/x", "--cluster-seeds", "a:1,,b:2"},
 			`--cluster c: cluster seed "" is not an address`},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			out, err := exec.Command(bin, append([]string{"node", "--listen", "127.0.0.1:0"}, tc.args...)...).CombinedOutput()
-			if err == nil || !strings.Contains(string(out), tc.want) {
-				t.Fatalf("tack node %q: %v\n%s", tc.args, err, out)
-			}
-		})
-	}
+	flagErrors(t, bin, []string{"node", "--listen", "127.0.0.1:0"}, cases)
 }
 
 // TestServeClusterFlags: a front end (tack serve --cluster) needs the
@@ -41,11 +31,7 @@ func TestNodeClusterFlags(t *testing.T) {
 // and the process exits before serving.
 func TestServeClusterFlags(t *testing.T) {
 	bin := buildTack(t)
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []flagCase{
 		{"sqlite", []string{"--cluster", "c", "--store", "sqlite:" + t.TempDir() + "/t.db", "--cluster-seeds", "127.0.0.1:6330"},
 			"--cluster c needs --store postgres://...: a front end reads the sessions' owners and list from the members' PostgreSQL store (got --store sqlite:"},
 		{"memory", []string{"--cluster", "c", "--store", "memory"}, "--cluster c needs --store postgres://..."},
@@ -55,11 +41,24 @@ func TestServeClusterFlags(t *testing.T) {
 		{"port", []string{"--cluster", "c", "--store", "postgres://127.0.0.1:1/x", "--cluster-seeds", "a:1", "--cluster-port", "6330"},
 			"flag provided but not defined: -cluster-port"},
 	}
+	flagErrors(t, bin, []string{"serve", "--addr", "127.0.0.1:0"}, cases)
+}
+
+// flagCase is a command line that must fail with want in its output.
+type flagCase struct {
+	name string
+	args []string
+	want string
+}
+
+// flagErrors runs bin with command and each case's args, and wants it to
+// exit with an error naming the mistake.
+func flagErrors(t *testing.T, bin string, command []string, cases []flagCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, tc.args...)...).CombinedOutput()
+			out, err := exec.Command(bin, append(slices.Clone(command), tc.args...)...).CombinedOutput()
 			if err == nil || !strings.Contains(string(out), tc.want) {
-				t.Fatalf("tack serve %q: %v\n%s", tc.args, err, out)
+				t.Fatalf("tack %s %q: %v\n%s", command[0], tc.args, err, out)
 			}
 		})
 	}

@@ -4,7 +4,10 @@
 // kind remotev1.SessionKind, the session id being the identity), and the
 // calls a client makes: Request (a command to a session by id, wherever it
 // lives) and Follow (a subscriber that follows a session from member to
-// member). docs/remote.md is the reference.
+// member). For members it also tells when the cluster has dropped them
+// (Cluster.Dropped, Drop), finds live members an automanaged member
+// dropped (Cluster.WatchBlocked), and removes a dropped member's stale
+// etcd registration (Config.Forget). docs/remote.md is the reference.
 //
 // # Usage
 //
