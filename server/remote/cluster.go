@@ -37,6 +37,9 @@ import (
 // member's lease.
 const requestTimeout = time.Minute
 
+// leaveTimeout bounds the wait for the cluster provider to shut down.
+const leaveTimeout = 5 * time.Second
+
 // join makes the node a member of the cluster cfg names, with its remote
 // configured by rcfg.
 func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
@@ -70,7 +73,18 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 // a member that was dropped also makes sure its registration is gone.
 func (n *Node) leave() {
 	n.stopBlocked()
-	_ = n.cluster.Config.ClusterProvider.Shutdown(false)
+	// protoactor's etcd provider deregisters without a deadline: an etcd
+	// that does not answer must not keep a dropped member from rejoining.
+	done := make(chan struct{})
+	go func() {
+		_ = n.cluster.Config.ClusterProvider.Shutdown(false)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(leaveTimeout):
+		n.log.Warn("the cluster provider did not shut down in time; leaving without it", zap.Duration("waited", leaveTimeout))
+	}
 	select {
 	case <-n.cluster.Dropped():
 		if err := n.joined.Forget(n.rt.ActorSystem().ID); err != nil {
