@@ -31,21 +31,30 @@
 //
 // # Memory
 //
-// An idle session must cost at most 8 KiB of heap, and a looplab FSM built
-// with NewFSM costs about 1.2 KiB and 8 allocations, because it builds its
-// own transition, callback and metadata maps. So the transition table is
-// built once for the package, and Fire borrows a looplab FSM from a pool,
-// sets it to the Machine's state, fires the event through looplab and
-// reads the outcome back. A Machine itself holds only its state and a mutex:
-// 24 bytes, one allocation by New, none when a session holds the zero
-// Machine (which is idle) by value. BenchmarkNew reports the figures, and
-// BenchmarkNewLooplabFSM those of the alternative.
+// An idle session must cost little heap, and a looplab FSM built with
+// NewFSM costs about 1.2 KiB and 8 allocations, because it builds its own
+// transition, callback and metadata maps. So a Machine holds no looplab FSM:
+// only its state and a mutex, 24 bytes, one allocation by New, none when a
+// session holds the zero Machine (which is idle) by value. BenchmarkNew
+// reports the figures, and BenchmarkNewLooplabFSM those of the
+// alternative.
+//
+// # Speed
+//
+// A session fires about four events a turn, and a looplab Event call costs
+// a context, a lock, map lookups and several allocations (about 1 µs).
+// So when the package loads, one looplab FSM is asked what every event
+// does in every state, and Fire and Can read that compiled answer from an
+// array: no allocation and a few nanoseconds (BenchmarkFire). looplab stays
+// the definition: the table above is its table, refusals carry its errors,
+// and an event outside Events is still put to it, which refuses it as
+// unknown.
 //
 // # Concurrency
 //
 // A Machine is safe for concurrent use, though a session's Machine is
 // normally used by its actor alone. Different Machines share nothing but
-// the immutable table and the pool.
+// the immutable compiled table.
 //
 // # Testing
 //

@@ -1,12 +1,8 @@
 package fsm
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/looplab/fsm"
 )
 
 // Machine is the state machine of one session. The zero value is a
@@ -38,7 +34,7 @@ func (m *Machine) state() State {
 	return m.current
 }
 
-// Fire applies e to the current state through looplab/fsm. It returns the
+// Fire applies e to the current state as looplab/fsm does. It returns the
 // state before and after: a self-transition (running -> running on
 // NextTurn) succeeds with from == to. When e is not allowed in the current
 // state, Fire returns a *TransitionError, from and to are both the current
@@ -47,16 +43,11 @@ func (m *Machine) Fire(e Event) (from, to State, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	from = m.state()
-	f := engines.Get().(*fsm.FSM)
-	defer engines.Put(f)
-	f.SetState(string(from))
-	if err := f.Event(context.Background(), string(e)); err != nil {
-		var same fsm.NoTransitionError
-		if !errors.As(err, &same) || same.Err != nil {
-			return from, from, &TransitionError{State: from, Event: e, Err: err}
-		}
+	o := lookup(from, e)
+	if o.err != nil {
+		return from, from, &TransitionError{State: from, Event: e, Err: o.err}
 	}
-	m.current = State(f.Current())
+	m.current = o.to
 	return from, m.current, nil
 }
 
@@ -64,10 +55,7 @@ func (m *Machine) Fire(e Event) (from, to State, err error) {
 func (m *Machine) Can(e Event) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	f := engines.Get().(*fsm.FSM)
-	defer engines.Put(f)
-	f.SetState(string(m.state()))
-	return f.Can(string(e))
+	return lookup(m.state(), e).err == nil
 }
 
 // TransitionError is returned by Fire for an event that is not allowed in

@@ -1,7 +1,8 @@
 package fsm
 
 import (
-	"sync"
+	"context"
+	"errors"
 
 	"github.com/looplab/fsm"
 )
@@ -27,7 +28,82 @@ func newLooplab() *fsm.FSM {
 	return fsm.NewFSM(string(Idle), table, nil)
 }
 
-// engines lends looplab FSMs to Fire and Can, which set them to the
-// Machine's state before use, so a Machine need not own one (see the
-// package documentation, # Memory).
-var engines = sync.Pool{New: func() any { return newLooplab() }}
+// outcome is what looplab does with one event in one state: the state it
+// moves to, or the error it refuses the event with.
+type outcome struct {
+	to  State
+	err error
+}
+
+// outcomes holds looplab's answer for every event of Events in every state
+// of States, indexed by stateIndex and eventIndex (see the package
+// documentation, # Speed).
+var outcomes = compile()
+
+// compile asks one looplab FSM, once, what every event does in every state.
+func compile() (o [4][7]outcome) {
+	f := newLooplab()
+	for i, s := range States() {
+		for j, e := range Events() {
+			o[i][j] = looplabFire(f, s, e)
+		}
+	}
+	return o
+}
+
+// looplabFire fires e at f set to state from. A self-transition, which
+// looplab reports as a NoTransitionError without a cause, succeeds.
+func looplabFire(f *fsm.FSM, from State, e Event) outcome {
+	f.SetState(string(from))
+	if err := f.Event(context.Background(), string(e)); err != nil {
+		var same fsm.NoTransitionError
+		if !errors.As(err, &same) || same.Err != nil {
+			return outcome{to: from, err: err}
+		}
+	}
+	return outcome{to: State(f.Current())}
+}
+
+// lookup returns looplab's outcome for e in from: from the compiled table
+// for the package's events, and from looplab itself for any other (which
+// it refuses as unknown).
+func lookup(from State, e Event) outcome {
+	if j := eventIndex(e); j >= 0 {
+		return outcomes[stateIndex(from)][j]
+	}
+	return looplabFire(newLooplab(), from, e)
+}
+
+// stateIndex is s's position in States.
+func stateIndex(s State) int {
+	switch s {
+	case Running:
+		return 1
+	case Streaming:
+		return 2
+	case ExecutingTools:
+		return 3
+	}
+	return 0
+}
+
+// eventIndex is e's position in Events, or -1.
+func eventIndex(e Event) int {
+	switch e {
+	case Start:
+		return 0
+	case FirstChunk:
+		return 1
+	case ToolCalls:
+		return 2
+	case NextTurn:
+		return 3
+	case Finish:
+		return 4
+	case Abort:
+		return 5
+	case Resume:
+		return 6
+	}
+	return -1
+}
