@@ -8,6 +8,7 @@ import (
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/internal/workers"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 )
@@ -118,7 +119,8 @@ func (s *session) sendRequest() {
 	req := s.request()
 	s.emit(&eventsv1.RequestStart{Turn: s.run.turn, Model: s.spec.Model.Name, MessageCount: int32(len(req.Messages))})
 	s.run.stream = &partial{model: s.spec.Model, req: req, modelState: modelState(s.spec.Model)}
-	go pump(s.run.ctx, s.root, s.self, s.spec.Model.Provider, req, s.run.tag())
+	ctx, root, self, prov, tg := s.run.ctx, s.root, s.self, s.spec.Model.Provider, s.run.tag()
+	workers.Go(func() { pump(ctx, root, self, prov, req, tg) })
 }
 
 // endTurn reports the end of a turn, to subscribers and to plugins.

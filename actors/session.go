@@ -15,6 +15,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/internal/workers"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
@@ -138,6 +139,10 @@ type session struct {
 // from them alone starts no sub-agents: Registry spawns sessions that do.
 func Props(env *Env, spec Spec) *actor.Props { return props(env, nil, spec) }
 
+// dispatcher runs session mailboxes on reused goroutines, as many messages
+// in one go as protoactor's default dispatcher (package workers says why).
+var dispatcher actor.Dispatcher = workers.Default.Dispatcher(300)
+
 // props returns the props of a session actor of registry reg.
 func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
@@ -151,7 +156,7 @@ func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 			log:     newStream(env, spec, trace),
 			trace:   trace,
 		}
-	})
+	}, actor.WithDispatcher(dispatcher))
 }
 
 // Receive dispatches a message to the handler of the current state after

@@ -12,6 +12,7 @@ import (
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/internal/workers"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
@@ -166,10 +167,12 @@ func (s *session) launch(c *call) {
 			result: tools.Result{Content: notAttached(c.tc.Name), IsError: true}})
 		return
 	}
-	go runTool(ctx, s.root, s.self, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace(), &s.abandoned)
+	root, self, tool, args, tg, i, now, grace := s.root, s.self, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace()
+	workers.Go(func() { runTool(ctx, root, self, tool, args, tg, i, now, grace, &s.abandoned) })
 }
 
-// runTool runs one call on its own goroutine and reports back. A tool that
+// runTool runs one call on a goroutine of its own (a worker's) and
+// reports back. A tool that
 // ignores cancellation for longer than grace is counted as abandoned until
 // it returns; its late result is dropped by the session.
 func runTool(ctx context.Context, root *actor.RootContext, self *actor.PID, t tools.Tool, args []byte, tg tag, i int, now func() time.Time, grace time.Duration, abandoned *atomic.Int32) {
