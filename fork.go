@@ -57,10 +57,11 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 		return nil, err
 	}
 	spec.Stored, spec.Fork = src.Config, &src.Fork
+	rt.setUser(newID, cfg.User)
 	pid, err := rt.registry.Create(ctx, spec)
 	if err != nil {
+		rt.users.Delete(newID)
 		return nil, registryError(newID, err)
 	}
-	rt.users.Store(newID, cfg.User)
 	return &Session{id: newID, pid: pid, rt: rt}, nil
 }

@@ -54,9 +54,19 @@ func (rt *Runtime) Release(id string) bool {
 	return ok
 }
 
+// setUser records the user of a session about to be loaded; a session of
+// nobody in particular has no entry.
+func (rt *Runtime) setUser(id, user string) {
+	if user == "" {
+		rt.users.Delete(id)
+		return
+	}
+	rt.users.Store(id, user)
+}
+
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
-	rt.users.Store(id, c.User)
+	rt.setUser(id, c.User)
 	cfg, err := sessionConfig(id, c)
 	if err != nil {
 		return actors.Spec{}, err
@@ -256,8 +266,13 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 // not loaded is read from its stored record, never restored. (So the time
 // it takes tells whether a session is loaded here, not whose it is.)
 func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
-	if u, ok := rt.users.Load(id); ok && (rt.env.Store == nil || rt.registry.Loaded(id)) {
-		return u.(string), nil
+	if loaded := rt.registry.Loaded(id); loaded || rt.env.Store == nil {
+		if u, ok := rt.users.Load(id); ok {
+			return u.(string), nil
+		}
+		if loaded {
+			return "", nil
+		}
 	}
 	if rt.env.Store == nil {
 		return "", registryError(id, actors.ErrNoSession)

@@ -45,8 +45,9 @@ type Runtime struct {
 	plugins   *plugins.Registry
 	timeout   time.Duration
 	ids       atomic.Uint64
-	// users maps each loaded session to its user, for runtimes without a
-	// store (a store keeps the user in the session's record).
+	// users maps each loaded session that has a user to that user (a
+	// session of nobody in particular has no entry, which keeps an idle
+	// session small); a store keeps the user in the session's record too.
 	users sync.Map
 	// elsewhere, when set, is where every session lives
 	// (WithSessionsElsewhere): this runtime hosts none.
@@ -186,11 +187,12 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	spec.Stored = storedConfig(cfg, spec.Model.Name)
+	rt.setUser(id, cfg.User)
 	pid, err := rt.registry.Create(context.Background(), spec)
 	if err != nil {
+		rt.users.Delete(id)
 		return nil, registryError(id, err)
 	}
-	rt.users.Store(id, cfg.User)
 	return &Session{id: id, pid: pid, rt: rt}, nil
 }
 
