@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"net/http"
 	"time"
 
@@ -36,13 +37,13 @@ func play(ctx context.Context, t *Turn, req *llm.Request, base int, emit func(ll
 	}
 	if t.Thinking != "" {
 		emit(llm.Chunk{Kind: llm.ChunkThinkingStart})
-		for _, s := range split(t.Thinking, t.ChunkSize) {
+		for s := range split(t.Thinking, t.ChunkSize) {
 			if err := piece(llm.Chunk{Kind: llm.ChunkThinking, Text: s}); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for _, s := range split(t.Text, t.ChunkSize) {
+	for s := range split(t.Text, t.ChunkSize) {
 		if err := piece(llm.Chunk{Kind: llm.ChunkText, Text: s}); err != nil {
 			return nil, err
 		}
@@ -89,25 +90,30 @@ func wait(ctx context.Context, ms int64) error {
 	}
 }
 
-// split cuts s into pieces of size runes, the last one shorter; size 0
-// keeps s whole. An empty s has no pieces.
-func split(s string, size int) []string {
-	if s == "" {
-		return nil
-	}
-	if size <= 0 {
-		return []string{s}
-	}
-	var out []string
-	n, start := 0, 0
-	for i := range s {
-		if n == size {
-			out = append(out, s[start:i])
-			n, start = 0, i
+// split yields s in pieces of size runes, the last one shorter; size 0
+// keeps s whole. An empty s has no pieces. The pieces are cut as they are
+// asked for, so a long answer costs no list of them.
+func split(s string, size int) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if s == "" {
+			return
 		}
-		n++
+		if size <= 0 {
+			yield(s)
+			return
+		}
+		n, start := 0, 0
+		for i := range s {
+			if n == size {
+				if !yield(s[start:i]) {
+					return
+				}
+				n, start = 0, i
+			}
+			n++
+		}
+		yield(s[start:])
 	}
-	return append(out, s[start:])
 }
 
 // toolCalls returns the calls of t with their ids: c-N where N is base +
