@@ -41,6 +41,7 @@ func main() {
 		}
 	}
 	out.Meta(version)
+	defer measure.Profile(p)()
 	switch p.Scenario {
 	case "turns":
 		if *agent == "react" {
@@ -360,6 +361,7 @@ func idle(p *measure.Params, out *measure.Output) {
 	}
 	create := time.Since(t0)
 	heap1, rss1 := measure.LiveHeap(), measure.RSS()
+	measure.HeapProfile(p)
 	runtime.KeepAlive(runners)
 	runtime.KeepAlive(warm)
 	n := float64(p.Agents)

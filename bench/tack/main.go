@@ -32,6 +32,7 @@ func main() {
 		}
 	}
 	out.Meta(version)
+	defer measure.Profile(p)()
 	switch p.Scenario {
 	case "turns":
 		turns(p, out)
@@ -376,6 +377,7 @@ func idle(p *measure.Params, out *measure.Output) {
 		}
 	}
 	heap1, rss1 := measure.LiveHeap(), measure.RSS()
+	measure.HeapProfile(p)
 	runtime.KeepAlive(sessions)
 	n := float64(p.Agents)
 	cas := fmt.Sprintf("agents=%d", p.Agents)

@@ -41,6 +41,10 @@ type Params struct {
 	Agents int
 	// Chunks streamed by the throughput model, to Subscribers.
 	Chunks, Subscribers int
+	// CPUProfile and MemProfile, when set, are where a Go driver writes
+	// its pprof profiles (see Profile).
+	CPUProfile, MemProfile string
+	heapWritten            bool
 }
 
 // Flags registers Params on fs.
@@ -58,6 +62,8 @@ func Flags(fs *flag.FlagSet) *Params {
 	fs.IntVar(&p.Agents, "agents", 10000, "idle: sessions created")
 	fs.IntVar(&p.Chunks, "chunks", 100000, "throughput: chunks streamed")
 	fs.IntVar(&p.Subscribers, "subscribers", 1, "throughput: subscribers")
+	fs.StringVar(&p.CPUProfile, "cpuprofile", "", "Go drivers: write a CPU profile of the run to this file")
+	fs.StringVar(&p.MemProfile, "memprofile", "", "Go drivers: write a heap profile (allocations and live heap at the end) to this file")
 	return p
 }
 
