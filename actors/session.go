@@ -53,7 +53,9 @@ type Spec struct {
 
 // session is the session actor's state. Only Receive touches it.
 type session struct {
-	spec    Spec
+	// spec is shared with the producer of the session's props, which
+	// would make the actor again after a restart: one copy per session.
+	spec    *Spec
 	env     *Env
 	machine *fsm.Machine
 	log     *events.Stream
@@ -145,15 +147,16 @@ var dispatcher actor.Dispatcher = workers.Default.Dispatcher(300)
 
 // props returns the props of a session actor of registry reg.
 func props(env *Env, reg *Registry, spec Spec) *actor.Props {
+	sp := &spec
 	return actor.PropsFromProducer(func() actor.Actor {
-		trace := sessionTracer(env, spec)
+		trace := sessionTracer(env, *sp)
 		return &session{
-			spec:    spec,
+			spec:    sp,
 			env:     env,
 			reg:     reg,
 			machine: fsm.New(),
-			chain:   newChain(env, spec.Plugins),
-			log:     newStream(env, spec, trace),
+			chain:   newChain(env, sp.Plugins),
+			log:     newStream(env, *sp, trace),
 			trace:   trace,
 		}
 	}, actor.WithDispatcher(dispatcher))
