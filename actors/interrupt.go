@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -95,13 +96,19 @@ func (s *session) markAborted(why, end string, since time.Time) {
 }
 
 // tellAbort publishes agent_abort, which the write gate never holds, and
-// reports how long after since it went out.
+// reports how long after since it went out. Then the session yields its
+// goroutine before it cleans up: the subscribers it just woke run first,
+// and in a burst of aborts (a thousand sessions stopped at once) every
+// other session tells its abort before any one settles tools, commits and
+// ends its run, so no abort waits behind another's cleanup
+// (docs/benchmarks.md, abort delivery).
 func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
 	if s.trace != nil {
 		s.trace.Abort(since)
 	}
 	s.emit(ev)
 	s.env.observer().AbortTold(time.Since(since))
+	runtime.Gosched()
 }
 
 // stop ends an aborted run from wherever it is: a model request in flight
