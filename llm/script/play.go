@@ -14,6 +14,9 @@ import (
 
 // play streams turn t in answer to req.
 func play(ctx context.Context, t *Turn, req *llm.Request, base int, emit func(llm.Chunk)) (*llm.Response, error) {
+	var p pauses
+	defer p.stop()
+	wait := p.wait
 	if err := wait(ctx, t.DelayMS); err != nil {
 		return nil, err
 	}
@@ -74,19 +77,35 @@ func play(ctx context.Context, t *Turn, req *llm.Request, base int, emit func(ll
 	return &llm.Response{Message: msg, StopReason: stop, Usage: usage(t, req, msg)}, nil
 }
 
+// pauses are the waits of one turn, on one timer that each wait sets
+// again: a turn of a hundred thousand paced chunks makes one timer, not
+// one a chunk.
+type pauses struct{ timer *time.Timer }
+
 // wait returns after ms milliseconds, or with ctx's error as soon as ctx is
 // done.
-func wait(ctx context.Context, ms int64) error {
+func (p *pauses) wait(ctx context.Context, ms int64) error {
 	if ms <= 0 {
 		return ctx.Err()
 	}
-	timer := time.NewTimer(time.Duration(ms) * time.Millisecond)
-	defer timer.Stop()
+	d := time.Duration(ms) * time.Millisecond
+	if p.timer == nil {
+		p.timer = time.NewTimer(d)
+	} else {
+		p.timer.Reset(d) // since Go 1.23, Reset leaves no stale tick behind
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-timer.C:
+	case <-p.timer.C:
 		return nil
+	}
+}
+
+// stop releases the timer.
+func (p *pauses) stop() {
+	if p.timer != nil {
+		p.timer.Stop()
 	}
 }
 
