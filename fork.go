@@ -32,7 +32,11 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
 	}
-	res, err := rt.system.Root.RequestFuture(s.pid, &actors.ForkPoint{Index: index}, timeout).Result()
+	from, err := s.actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := rt.system.Root.RequestFuture(from, &actors.ForkPoint{Index: index}, timeout).Result()
 	if err != nil {
 		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
 	}
@@ -63,5 +67,5 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 		rt.users.Delete(newID)
 		return nil, registryError(newID, err)
 	}
-	return &Session{id: newID, pid: pid, rt: rt}, nil
+	return rt.handle(newID, pid), nil
 }

@@ -17,7 +17,11 @@ import (
 // Session is a handle on a live session. Its methods send commands to the
 // session actor and wait for the answer; they are safe for concurrent use.
 type Session struct {
-	id  string
+	id string
+	// pid is the session's actor, nil when the runtime passivates
+	// sessions: a PID keeps its stopped actor in memory (protoactor caches
+	// the process in it), so a handle kept across a passivation would keep
+	// all the session was.
 	pid *actor.PID
 	rt  *Runtime
 }
@@ -27,9 +31,29 @@ func (s *Session) ID() string { return s.id }
 
 // PID returns the session actor, for actor systems that talk to it
 // directly. A passivated session's actor is gone: its next actor has
-// another PID (Runtime.Session finds it, Deliver reaches it by id). It is
-// nil for a session that lives elsewhere (WithSessionsElsewhere).
-func (s *Session) PID() *actor.PID { return s.pid }
+// another PID. So with passivation on (WithPassivateAfter) PID returns the
+// actor loaded now, nil while the session is passivated (Runtime.Session
+// restores it, Deliver reaches it by id). It is nil for a session that
+// lives elsewhere (WithSessionsElsewhere).
+func (s *Session) PID() *actor.PID {
+	if s.pid != nil || s.rt.elsewhere != nil {
+		return s.pid
+	}
+	pid, _ := s.rt.registry.Lookup(s.id)
+	return pid
+}
+
+// actor returns the session's actor, restored first if it was passivated.
+func (s *Session) actor(ctx context.Context) (*actor.PID, error) {
+	if s.pid != nil {
+		return s.pid, nil
+	}
+	pid, err := s.rt.registry.Get(ctx, s.id)
+	if err != nil {
+		return nil, registryError(s.id, err)
+	}
+	return pid, nil
+}
 
 // Send sends any command (a protobuf command of events/v1) and returns the reply.
 // With passivation on (WithPassivateAfter) it goes through Deliver, so a
@@ -45,7 +69,7 @@ func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
 	if s.rt.elsewhere != nil {
 		return s.rt.sendElsewhere(ctx, s.id, cmd)
 	}
-	if s.rt.env.PassivateAfter > 0 && s.rt.env.Store != nil {
+	if s.rt.passivates() {
 		return s.rt.requestID(ctx, s.id, cmd)
 	}
 	return s.rt.request(ctx, s.pid, cmd)

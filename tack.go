@@ -193,7 +193,7 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 		rt.users.Delete(id)
 		return nil, registryError(id, err)
 	}
-	return &Session{id: id, pid: pid, rt: rt}, nil
+	return rt.handle(id, pid), nil
 }
 
 // spec resolves what a session is made of: its model, plugins and tools.
@@ -277,7 +277,20 @@ func (rt *Runtime) Session(id string) (*Session, error) {
 	if err != nil {
 		return nil, registryError(id, err)
 	}
-	return &Session{id: id, pid: pid, rt: rt}, nil
+	return rt.handle(id, pid), nil
+}
+
+// handle returns the handle of session id, whose actor is pid.
+func (rt *Runtime) handle(id string, pid *actor.PID) *Session {
+	if rt.passivates() {
+		pid = nil // see Session.pid
+	}
+	return &Session{id: id, pid: pid, rt: rt}
+}
+
+// passivates reports whether the runtime's sessions may be passivated.
+func (rt *Runtime) passivates() bool {
+	return rt.env.PassivateAfter > 0 && rt.env.Store != nil
 }
 
 // Loaded reports whether session id runs in this process.
