@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/store/sqlite"
 
 	"github.com/tack-run/tack/bench/internal/measure"
 )
@@ -22,7 +25,14 @@ import (
 func main() {
 	p := measure.Flags(flag.CommandLine)
 	flag.Parse()
-	out := measure.NewOutput("tack", p)
+	name := "tack"
+	if p.Passivate {
+		if p.Scenario != "idle" {
+			measure.Fatal("--passivate is for the idle scenario")
+		}
+		name = "tack-passivated"
+	}
+	out := measure.NewOutput(name, p)
 	version := "(devel)"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
@@ -121,8 +131,8 @@ func (o observed) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ch
 	return o.Provider.Stream(ctx, req, emit)
 }
 
-func newRuntime(m *models) *tack.Runtime {
-	rt, err := tack.New(tack.WithModels(m))
+func newRuntime(m *models, opts ...tack.Option) *tack.Runtime {
+	rt, err := tack.New(append([]tack.Option{tack.WithModels(m)}, opts...)...)
 	if err != nil {
 		measure.Fatal("%v", err)
 	}
@@ -355,8 +365,27 @@ func steer(p *measure.Params, out *measure.Output) {
 // idle spawns p.Agents sessions on the turn-overhead model and its echo
 // tool, waits until each has started, and reports the live heap and the
 // RSS they added, per session.
+//
+// With p.Passivate the runtime keeps its sessions in a SQLite file and
+// passivates a session quiet for 200 ms (tack.WithPassivateAfter): the
+// second figures are taken once no session is loaded any more, each then
+// a row of the file that its next command restores.
 func idle(p *measure.Params, out *measure.Output) {
-	rt := newRuntime(newModels(map[string][]turn{"turns": echoTurns()}))
+	var opts []tack.Option
+	if p.Passivate {
+		dir, err := os.MkdirTemp("", "tack-bench-")
+		if err != nil {
+			measure.Fatal("%v", err)
+		}
+		defer os.RemoveAll(dir)
+		st, err := sqlite.Open(context.Background(), filepath.Join(dir, "tack.db"))
+		if err != nil {
+			measure.Fatal("%v", err)
+		}
+		defer st.Close()
+		opts = append(opts, tack.WithStore(st), tack.WithPassivateAfter(200*time.Millisecond))
+	}
+	rt := newRuntime(newModels(map[string][]turn{"turns": echoTurns()}), opts...)
 	defer rt.Close()
 	ctx := context.Background()
 	warm := spawn(rt, "bench:turns", "echo")
@@ -376,6 +405,13 @@ func idle(p *measure.Params, out *measure.Output) {
 			measure.Fatal("state: %v", err)
 		}
 	}
+	if p.Passivate {
+		for deadline := time.Now().Add(measure.Deadline); len(rt.Sessions()) > 0; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				measure.Fatal("%d sessions still loaded", len(rt.Sessions()))
+			}
+		}
+	}
 	heap1, rss1 := measure.LiveHeap(), measure.RSS()
 	measure.HeapProfile(p)
 	runtime.KeepAlive(sessions)
@@ -384,7 +420,11 @@ func idle(p *measure.Params, out *measure.Output) {
 	out.Value("idle", cas, "heap_per_agent", "B", (float64(heap1)-float64(heap0))/n)
 	out.Value("idle", cas, "rss_per_agent", "B", (float64(rss1)-float64(rss0))/n)
 	out.Value("idle", cas, "create_per_agent", "ns", float64(create.Nanoseconds())/n)
-	if len(rt.Sessions()) != p.Agents+1 {
+	if p.Passivate {
+		if st, err := sessions[0].State(ctx); err != nil || st.GetState() != "idle" {
+			measure.Fatal("a passivated session does not wake: %v, %v", st, err)
+		}
+	} else if len(rt.Sessions()) != p.Agents+1 {
 		measure.Fatal("%d sessions live, want %d", len(rt.Sessions()), p.Agents+1)
 	}
 }

@@ -19,6 +19,7 @@ var runtimes = []struct {
 	optional bool
 }{
 	{"tack", "Tack", false},
+	{"tack-passivated", "Tack, passivated (SQLite)", true},
 	{"eino", "Eino", false},
 	{"eino-react", "Eino flow/agent/react", true},
 	{"pi", "pi-agent-core", false},
@@ -395,7 +396,7 @@ func (d *data) idleTable() string {
 				continue
 			}
 			rh, rr := "–", "–"
-			if rt.id != "tack" {
+			if !strings.HasPrefix(rt.id, "tack") {
 				rh, rr = ratio(th, median(heap)), ratio(tr, median(rss))
 			}
 			rows = append(rows, []string{n, rt.name, bytesFmt(median(heap)), spread(heap, bytesFmt),

@@ -37,8 +37,11 @@ type Params struct {
 	ToolMS           int
 	// Steers is the number of steer samples.
 	Steers int
-	// Agents is the number of idle sessions of the footprint scenario.
-	Agents int
+	// Agents is the number of idle sessions of the footprint scenario;
+	// Passivate (Tack only) keeps them in SQLite and waits until every one
+	// is passivated, reporting as the runtime tack-passivated.
+	Agents    int
+	Passivate bool
 	// Chunks streamed by the throughput model, to Subscribers.
 	Chunks, Subscribers int
 	// CPUProfile and MemProfile, when set, are where a Go driver writes
@@ -60,6 +63,7 @@ func Flags(fs *flag.FlagSet) *Params {
 	fs.IntVar(&p.ToolMS, "tool-ms", 500, "abort, steer: how long the tool sleeps")
 	fs.IntVar(&p.Steers, "steers", 10, "steer: samples")
 	fs.IntVar(&p.Agents, "agents", 10000, "idle: sessions created")
+	fs.BoolVar(&p.Passivate, "passivate", false, "idle, Tack only: keep the sessions in SQLite and measure once all are passivated")
 	fs.IntVar(&p.Chunks, "chunks", 100000, "throughput: chunks streamed")
 	fs.IntVar(&p.Subscribers, "subscribers", 1, "throughput: subscribers")
 	fs.StringVar(&p.CPUProfile, "cpuprofile", "", "Go drivers: write a CPU profile of the run to this file")
