@@ -22,9 +22,10 @@ const blockedPoll = 2 * time.Second
 
 // WatchBlocked, for a member of an automanaged cluster, polls every
 // seed's health endpoint every blockedPoll until stop is called (while it
-// sees at least half of the seeds as members), and calls tell with the remote address and member id of each member that
-// answers though c has blocked it. For etcd it does nothing: a member
-// whose lease lapsed sees itself dropped.
+// sees at least half of the seeds as members), and calls tell with the
+// remote address and member id of each member that answers though c has
+// blocked it. For etcd it does nothing: a member whose lease lapsed sees
+// itself dropped.
 func (c *Cluster) WatchBlocked(cfg Config, tell func(address, id string)) (stop func()) {
 	if cfg.Provider == Etcd {
 		return func() {}
