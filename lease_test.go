@@ -2,11 +2,15 @@ package tack_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 )
@@ -27,7 +31,7 @@ func TestLeaseWait(t *testing.T) {
 		return rt
 	}
 	a := node("a")
-	for _, id := range []string{"released", "expired", "held"} {
+	for _, id := range []string{"released", "expired", "held", "moved"} {
 		if _, err := a.Spawn(tack.SessionConfig{ID: id, Script: json.RawMessage(`{"turns":[{"text":"Done."}]}`)}); err != nil {
 			t.Fatal(err)
 		}
@@ -62,6 +66,37 @@ func TestLeaseWait(t *testing.T) {
 		}
 		if err := <-got; err != nil || !b.Loaded("released") {
 			t.Fatalf("after the release: %v (loaded %v)", err, b.Loaded("released"))
+		}
+	})
+	// Released while b restores it (a cluster member whose grain of the
+	// session stopped, the session having moved): once the restore is
+	// done b hands it over — the request that waited is answered with a
+	// dead letter (not done), and b neither keeps it loaded nor holds its
+	// lease, which a third node then takes without waiting.
+	t.Run("released while restoring", func(t *testing.T) {
+		f := actor.NewFuture(b.ActorSystem(), time.Minute)
+		b.Deliver("moved", &actor.MessageEnvelope{Message: &eventsv1.GetState{}, Sender: f.PID()})
+		if !b.Release("moved") {
+			t.Fatal("b's Release does not see the restore under way")
+		}
+		if !a.Release("moved") {
+			t.Fatal("a did not release the session")
+		}
+		if res, err := f.Result(); !errors.Is(err, actor.ErrDeadLetter) {
+			t.Fatalf("the request that waited got %v, %v; want a dead letter", res, err)
+		}
+		c := node("c")
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			_, err := c.Session("moved")
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("b kept the lease: %v", err)
+			}
+		}
+		if b.Loaded("moved") || !c.Loaded("moved") {
+			t.Fatalf("loaded on b %v, on c %v; want c only", b.Loaded("moved"), c.Loaded("moved"))
 		}
 	})
 	t.Run("expired", func(t *testing.T) {

@@ -45,9 +45,11 @@ func (rt *Runtime) closeSession(id string) {
 
 // Release hands session id over to whoever uses it next, in this process
 // or another: once everything it has told is stored, it stops and gives
-// up its lease, staying stored. It reports whether the session was
-// loaded here. Cluster members (package server/remote) release a session
-// that moves to another member.
+// up its lease, staying stored. A session being restored here is handed
+// over as soon as the restore is done (what was sent to it meanwhile is
+// answered with a dead letter: not done). It reports whether the session
+// was loaded or being restored here. Cluster members (package
+// server/remote) release a session that moves to another member.
 func (rt *Runtime) Release(id string) bool {
 	ok := rt.registry.Release(id)
 	rt.users.Delete(id)
@@ -119,7 +121,7 @@ func registryError(id string, err error) error {
 		return &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf("session %q exists", id)}
 	case errors.Is(err, actors.ErrNoSession), errors.Is(err, store.ErrNotFound):
 		return &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
-	case errors.Is(err, store.ErrOwned):
+	case errors.Is(err, store.ErrOwned), errors.Is(err, actors.ErrReleased):
 		return &Error{Code: events.CodeNotAlive, Message: err.Error()}
 	case errors.Is(err, store.ErrInvalid):
 		return &Error{Code: events.CodeBadRequest, Message: err.Error()}

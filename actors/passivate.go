@@ -132,8 +132,9 @@ func (r *Registry) passivate(id string, pid *actor.PID, mark uint64) {
 	if err != nil || p == nil || !p.ok {
 		r.mu.Lock()
 		c.pid = pid
-		r.settleQueueLocked(id, c)
+		handover := r.settleQueueLocked(id, c)
 		r.mu.Unlock()
+		r.handOver(id, handover)
 		return
 	}
 	_ = r.system.Root.StopFuture(pid).Wait()
@@ -152,6 +153,7 @@ func (r *Registry) passivate(id string, pid *actor.PID, mark uint64) {
 	r.mu.Unlock()
 	c.pid, c.err = r.restore(context.Background(), id)
 	r.mu.Lock()
-	r.settleQueueLocked(id, c)
+	handover := r.settleQueueLocked(id, c)
 	r.mu.Unlock()
+	r.handOver(id, handover)
 }

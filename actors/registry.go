@@ -23,6 +23,10 @@ var (
 	ErrSessionExists = errors.New("session exists")
 	// ErrNoSession is returned by Get for an id no session has.
 	ErrNoSession = errors.New("no such session")
+	// ErrReleased is returned by Get when Release handed the session over
+	// while it was being restored; what Deliver was given for it
+	// meanwhile is answered with a dead letter (not done).
+	ErrReleased = errors.New("session handed over while it was being restored")
 )
 
 // settleTimeout bounds the wait for a restored session's first write; it
@@ -70,6 +74,9 @@ type restoring struct {
 	// waiters counts the Get calls waiting on a passivation, which then
 	// restores at once.
 	waiters int
+	// released: Release was called meanwhile, and nobody asked for the
+	// session since; once restored it is handed over at once.
+	released bool
 }
 
 // Failure turns why a session could not be reached (ErrNoSession, a store
@@ -173,6 +180,7 @@ func (r *Registry) Get(ctx context.Context, id string) (*actor.PID, error) {
 		if !ok {
 			c = r.beginLocked(id)
 		}
+		c.released = false // wanted here again
 		if c.passivating {
 			c.waiters++
 		}
@@ -213,6 +221,7 @@ func (r *Registry) Deliver(id string, msg any) {
 		}
 		c = r.beginLocked(id)
 	}
+	c.released = false // wanted here again
 	c.queue = append(c.queue, msg)
 }
 
@@ -229,16 +238,23 @@ func (r *Registry) beginLocked(id string) *restoring {
 func (r *Registry) finishRestore(id string, c *restoring) {
 	pid, err := r.restore(context.Background(), id)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	c.pid, c.err = pid, err
-	r.settleQueueLocked(id, c)
+	handover := r.settleQueueLocked(id, c)
+	r.mu.Unlock()
+	r.handOver(id, handover)
 }
 
 // settleQueueLocked ends the restore or passivation c: the session (when
 // c.pid is set) is registered and given what waited, in order, after the
 // subscriptions a passivation kept for it; else each waiting request is
-// answered with c.err.
-func (r *Registry) settleQueueLocked(id string, c *restoring) {
+// answered with c.err. A session Release asked for meanwhile is not
+// registered: what waited is answered with ErrReleased, and its actor is
+// returned, for the caller to hand over (handOver) once r.mu is unlocked.
+func (r *Registry) settleQueueLocked(id string, c *restoring) (handover *actor.PID) {
+	if c.pid != nil && c.released {
+		handover = c.pid
+		c.pid, c.err = nil, fmt.Errorf("%w: %q", ErrReleased, id)
+	}
 	if c.pid != nil {
 		r.pids[id] = c.pid
 		if d := r.dormant[id]; d != nil {
@@ -258,12 +274,35 @@ func (r *Registry) settleQueueLocked(id string, c *restoring) {
 	c.queue = nil
 	delete(r.restoring, id)
 	close(c.done)
+	return handover
 }
 
-// refuse answers a request that cannot reach session id.
+// handOver stops the actor of session id, which Release asked for while
+// it was restored, and gives its lease up, as Release does for a loaded
+// session. pid nil does nothing.
+func (r *Registry) handOver(id string, pid *actor.PID) {
+	if pid == nil {
+		return
+	}
+	_ = r.settle(pid)
+	_ = r.system.Root.StopFuture(pid).Wait()
+	r.mu.Lock()
+	delete(r.dormant, id)
+	r.mu.Unlock()
+	r.release(id)
+}
+
+// refuse answers a request that cannot reach session id; one that
+// waited for a session handed over meanwhile (ErrReleased) is answered
+// with a dead letter, protoactor's word for "not delivered": its sender
+// may try again where the session now is.
 func (r *Registry) refuse(id string, msg any, err error) {
 	env, ok := msg.(*actor.MessageEnvelope)
 	if !ok || env.Sender == nil {
+		return
+	}
+	if errors.Is(err, ErrReleased) {
+		r.system.Root.Send(env.Sender, &actor.DeadLetterResponse{Target: actor.NewPID(r.system.Address(), "session/"+id)})
 		return
 	}
 	var info *eventsv1.ErrorInfo
@@ -420,11 +459,21 @@ func (r *Registry) Close(id string) bool {
 
 // Release hands session id over: once everything it has told is stored,
 // it stops and gives up its lease, staying stored for its next use, here
-// or on another node. It reports whether the session was loaded.
+// or on another node. A session being restored (or passivated) is handed
+// over once that is done, unless Deliver or Get asks for it again first:
+// otherwise the restore would leave it loaded here, its lease renewed for
+// ever, though every caller looks for it elsewhere. It reports whether the
+// session was loaded or being restored.
 func (r *Registry) Release(id string) bool {
-	pid, ok := r.Lookup(id)
-	if !ok {
-		return false
+	r.mu.Lock()
+	c, restoring := r.restoring[id]
+	if restoring {
+		c.released = true
+	}
+	pid, ok := r.pids[id]
+	r.mu.Unlock()
+	if restoring || !ok {
+		return restoring
 	}
 	_ = r.settle(pid) // a session that cannot store is left as stored
 	return r.Close(id)

@@ -205,7 +205,7 @@ func (n *Node) lookupThrough(id string) *remotev1.SessionRef {
 	ref := &remotev1.SessionRef{Session: id}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	res, err := join.Request(ctx, n.cluster, id, &eventsv1.GetState{})
+	res, err := join.Read(ctx, n.cluster, id, &eventsv1.GetState{})
 	r, _ := res.(*eventsv1.Reply)
 	switch {
 	case err != nil:

@@ -2,14 +2,11 @@ package join
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 )
 
 // An automanaged member drops a member whose health poll fails once
@@ -25,15 +22,16 @@ const blockedPoll = 2 * time.Second
 
 // WatchBlocked, for a member of an automanaged cluster, polls every
 // seed's health endpoint every blockedPoll until stop is called (while it
-// sees at least half of the seeds as members), and calls tell with the remote address and member id of each member that
-// answers though c has blocked it. For etcd it does nothing: a member
-// whose lease lapsed sees itself dropped.
+// sees at least half of the seeds as members), and calls tell with the
+// remote address and member id of each member that answers though c has
+// blocked it. For etcd it does nothing: a member whose lease lapsed sees
+// itself dropped.
 func (c *Cluster) WatchBlocked(cfg Config, tell func(address, id string)) (stop func()) {
 	if cfg.Provider == Etcd {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	client := &http.Client{Timeout: blockedPoll}
+	client := &http.Client{Timeout: healthTimeout}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		t := time.NewTicker(blockedPoll)
@@ -50,9 +48,8 @@ func (c *Cluster) WatchBlocked(cfg Config, tell func(address, id string)) (stop 
 				// the telling to the others.
 				continue
 			}
-			for _, seed := range cfg.Seeds {
-				node, ok := health(ctx, client, seed)
-				if ok && node.ClusterName == cfg.Name && c.Remote.BlockList().IsBlocked(node.ID) {
+			for _, node := range answering(ctx, client, cfg) {
+				if c.Remote.BlockList().IsBlocked(node.ID) {
 					tell(net.JoinHostPort(node.Address, strconv.Itoa(node.Port)), node.ID)
 				}
 			}
@@ -63,22 +60,4 @@ func (c *Cluster) WatchBlocked(cfg Config, tell func(address, id string)) (stop 
 		wg.Wait()
 		client.CloseIdleConnections()
 	}
-}
-
-// health asks the automanaged endpoint at seed which member it is.
-func health(ctx context.Context, client *http.Client, seed string) (*automanaged.NodeModel, bool) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+seed+"/_health", nil)
-	if err != nil {
-		return nil, false
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return nil, false
-	}
-	defer res.Body.Close()
-	var node automanaged.NodeModel
-	if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&node) != nil {
-		return nil, false
-	}
-	return &node, true
 }

@@ -6,14 +6,16 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/remote"
 )
 
 // Client joins sys to the cluster cfg names as a client: it reaches the
 // sessions of the cluster (Request, Follow) and hosts none. sys gets a
 // protoactor remote of its own on host (a free port): members answer a
-// client by dialling it back. Close leaves.
+// client by dialling it back. With the automanaged provider the client
+// has asked every seed once when Client returns, and a member that stops
+// answering its polls comes back into its view when it answers again
+// (seeds.go). Close leaves.
 func Client(sys *actor.ActorSystem, host string, cfg Config) (*Cluster, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
@@ -21,7 +23,7 @@ func Client(sys *actor.ActorSystem, host string, cfg Config) (*Cluster, error) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	cc, err := cfg.Cluster(remote.Configure(host, port))
+	cc, err := cfg.configure(cfg.clientProvider, remote.Configure(host, port))
 	if err != nil {
 		return nil, err
 	}
@@ -48,13 +50,7 @@ func Started(start func()) (err error) {
 // Close leaves the cluster a Client joined and stops its remote; the
 // actor system stays, for its owner to shut down.
 func Close(c *Cluster) {
-	switch p := c.Config.ClusterProvider.(type) {
-	case *automanaged.AutoManagedProvider:
-		// A client serves no endpoint: stopping its monitor is leaving.
-		_ = p.DeregisterMember()
-	default:
-		_ = p.Shutdown(false)
-	}
+	_ = c.Config.ClusterProvider.Shutdown(false)
 	c.IdentityLookup.Shutdown()
 	c.Remote.Shutdown(true)
 }

@@ -89,24 +89,46 @@ func (c Config) provider() (cluster.ClusterProvider, error) {
 		}
 		return p, nil
 	}
-	port, refresh := c.Port, c.Refresh
+	port := c.Port
 	if port == 0 {
 		port = DefaultPort
 	}
-	if refresh <= 0 {
-		refresh = DefaultRefresh
-	}
-	return automanaged.NewWithConfig(refresh, port, c.Seeds...), nil
+	return automanaged.NewWithConfig(c.refresh(), port, c.Seeds...), nil
 }
 
-// Cluster is the protoactor cluster configuration of c for an actor
-// system whose remote is remoteCfg, with kinds (members have the session
-// kind, clients none). It validates c and builds its provider.
+// clientProvider builds the cluster provider of a client of c: for
+// automanaged a seedPoller, which never blocks a member for good (see
+// seeds.go); for etcd protoactor's provider, which drops only a member
+// whose lease lapsed, and that member rejoins under a new id.
+func (c Config) clientProvider() (cluster.ClusterProvider, error) {
+	if c.Provider == Etcd {
+		return c.provider()
+	}
+	return &seedPoller{cfg: c, refresh: c.refresh()}, nil
+}
+
+// refresh is how often the members are polled.
+func (c Config) refresh() time.Duration {
+	if c.Refresh <= 0 {
+		return DefaultRefresh
+	}
+	return c.Refresh
+}
+
+// Cluster is the protoactor cluster configuration of c for a member's
+// actor system whose remote is remoteCfg, with kinds (the session kind).
+// It validates c and builds its provider.
 func (c Config) Cluster(remoteCfg *remote.Config, kinds ...*cluster.Kind) (*cluster.Config, error) {
+	return c.configure(c.provider, remoteCfg, kinds...)
+}
+
+// configure validates c and builds its protoactor cluster configuration
+// with the provider that provider builds.
+func (c Config) configure(provider func() (cluster.ClusterProvider, error), remoteCfg *remote.Config, kinds ...*cluster.Kind) (*cluster.Config, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	p, err := c.provider()
+	p, err := provider()
 	if err != nil {
 		return nil, err
 	}

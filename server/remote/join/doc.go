@@ -3,11 +3,15 @@
 // by Config), how they find a session (disthash identity lookup over the
 // kind remotev1.SessionKind, the session id being the identity), and the
 // calls a client makes: Request (a command to a session by id, wherever it
-// lives) and Follow (a subscriber that follows a session from member to
-// member). For members it also tells when the cluster has dropped them
-// (Cluster.Dropped, Drop), finds live members an automanaged member
-// dropped (Cluster.WatchBlocked), and removes a dropped member's stale
-// etcd registration (Config.Forget). docs/remote.md is the reference.
+// lives; Read for one that changes nothing, sent again when its member
+// died with it) and Follow (a subscriber that follows a session from member
+// to member). A client of an automanaged cluster polls the seeds with a
+// provider of its own, which takes back a member it dropped once that
+// member answers again. For members it also tells when the cluster has
+// dropped them (Cluster.Dropped, Drop), finds live members an automanaged
+// member dropped (Cluster.WatchBlocked), and removes a dropped member's
+// stale etcd registration (Config.Forget). docs/remote.md is the
+// reference.
 //
 // # Usage
 //
@@ -25,6 +29,7 @@
 //
 // # Testing
 //
-// The tests of package server/remote start real `tack node --cluster`
-// processes and join them as a client through this package.
+// The tests of this package and of server/remote start real `tack node
+// --cluster` processes and join them as a client through this package;
+// here the client polls the members through TCP proxies a test can cut.
 package join

@@ -21,10 +21,14 @@ import (
 // gRPC's global logger, racing with the gRPC goroutines of a remote
 // started before, so a test process holds one remote. Each test starts
 // its own three members on the same three automanaged ports (ports), one
-// test after another, and the client follows them there.
+// test after another, and the client follows them there, through a
+// proxy in front of each port (proxies).
 var (
 	tackBin string
 	ports   [3]int
+	// proxies are the client's seeds: each forwards to the automanaged
+	// port of the same index.
+	proxies [3]*seedProxy
 	client  *join.Cluster
 	sys     *actor.ActorSystem
 )
@@ -68,7 +72,10 @@ func run(m *testing.M) (int, error) {
 		if ports[i], err = freePort(); err != nil {
 			return 0, err
 		}
-		seeds[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))
+		if proxies[i], err = newSeedProxy(net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))); err != nil {
+			return 0, err
+		}
+		seeds[i] = proxies[i].Addr()
 	}
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
@@ -80,6 +87,9 @@ func run(m *testing.M) (int, error) {
 	code := m.Run()
 	join.Close(client)
 	sys.Shutdown()
+	for _, p := range proxies {
+		p.Close()
+	}
 	if code == 0 {
 		if err := goleak.Find(goleakOptions...); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)

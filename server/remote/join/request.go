@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -34,7 +35,9 @@ const DefaultTimeout = time.Minute
 // it (the member list is changing, the session's member died and its
 // grain is gone) it tries again: protoactor answers such a message with a
 // dead letter, so it was not done. A command a member took but did not
-// answer in time is ErrNoAnswer, never sent twice.
+// answer in time is ErrNoAnswer, never sent twice; so is one whose
+// member's connection ended before the answer came (the member died), as
+// soon as it ended.
 func Request(ctx context.Context, c *Cluster, id string, msg any) (any, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -58,18 +61,88 @@ func Request(ctx context.Context, c *Cluster, id string, msg any) (any, error) {
 		if pid == nil {
 			continue
 		}
-		res, err := c.ActorSystem.Root.RequestFuture(pid, msg, time.Until(deadline)).Result()
+		res, err := ask(c, pid, msg, time.Until(deadline))
 		switch {
 		case err == nil:
 			return res, nil
 		case errors.Is(err, actor.ErrDeadLetter) || errors.Is(err, remote.ErrDeadLetter):
 			c.PidCache.RemoveByValue(id, remotev1.SessionKind, pid)
+		case errors.Is(err, errEndpointGone):
+			c.PidCache.RemoveByValue(id, remotev1.SessionKind, pid)
+			return nil, fmt.Errorf("session %s at %s: %w (%w)", id, pid, ErrNoAnswer, err)
 		case errors.Is(err, actor.ErrTimeout) || errors.Is(err, remote.ErrTimeout):
 			return nil, fmt.Errorf("session %s at %s: %w", id, pid, ErrNoAnswer)
 		default:
 			return nil, fmt.Errorf("session %s at %s: %w", id, pid, err)
 		}
 	}
+}
+
+// Read is Request for a command that changes nothing (GetState,
+// GetMessages): one whose member's connection ended before the answer
+// came (the member died with it) is sent again, through the cluster, to
+// where the session is now, until ctx is done.
+func Read(ctx context.Context, c *Cluster, id string, msg any) (any, error) {
+	for {
+		res, err := Request(ctx, c, id, msg)
+		if !errors.Is(err, errEndpointGone) {
+			return res, err
+		}
+		t := time.NewTimer(readPause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return res, err
+		}
+	}
+}
+
+// readPause is Read's pause before it asks again.
+const readPause = 100 * time.Millisecond
+
+// errEndpointGone is ask's error when the connection to the member it
+// asked ended before the answer came.
+var errEndpointGone = errors.New("the connection to its member ended")
+
+// endpointGone is what ask completes its future with when the endpoint
+// of the PID it asked terminates.
+type endpointGone struct{}
+
+// ask sends msg to pid and waits for the answer for up to timeout, or
+// until protoactor's remote tells that pid's endpoint terminated (its
+// member died, or left the cluster's view): a message protoactor was
+// still writing to it then is dropped without a dead letter, and its
+// answer would never come.
+func ask(c *Cluster, pid *actor.PID, msg any, timeout time.Duration) (any, error) {
+	var (
+		mu   sync.Mutex
+		f    *actor.Future
+		gone bool
+	)
+	root := c.ActorSystem.Root
+	sub := c.ActorSystem.EventStream.Subscribe(func(ev any) {
+		if t, ok := ev.(*remote.EndpointTerminatedEvent); ok && t.Address == pid.Address {
+			mu.Lock()
+			defer mu.Unlock()
+			gone = true
+			if f != nil {
+				root.Send(f.PID(), endpointGone{})
+			}
+		}
+	})
+	defer c.ActorSystem.EventStream.Unsubscribe(sub)
+	mu.Lock()
+	f = root.RequestFuture(pid, msg, timeout)
+	if gone {
+		root.Send(f.PID(), endpointGone{})
+	}
+	mu.Unlock()
+	res, err := f.Result()
+	if _, ok := res.(endpointGone); ok {
+		return nil, errEndpointGone
+	}
+	return res, err
 }
 
 // Reply is Request for session commands: the Reply, or an error when

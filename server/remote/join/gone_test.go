@@ -1,0 +1,76 @@
+package join_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/server/remote/join"
+)
+
+// TestClusterRequestToAGoneMember: a command waiting for the answer of a
+// member that leaves the cluster — stopped with SIGSTOP, so the client's
+// polls of it time out — ends as ErrNoAnswer as soon as the client drops
+// that member, not at its deadline a minute on (protoactor drops what it
+// was writing to a member that goes without a dead letter, so no answer
+// would ever come); a read sent with it (join.Read) asks again where the
+// session is now and is answered there once it is restored; and the
+// history holds the prompt at most once.
+func TestClusterRequestToAGoneMember(t *testing.T) {
+	tc := startCluster(t)
+	id := sessionID("e")
+	if _, err := join.Reply(within(t, wait), client, id, &eventsv1.CreateSession{
+		Script: &eventsv1.RawJSON{Json: []byte(`{"turns":[{"text":"one"}]}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	host := tc.host(t, id) // the client keeps the grain's PID
+	stalled := tc.member(host)
+	stalled.Pause()
+	t.Cleanup(stalled.Kill)
+
+	ctx := within(t, time.Minute)
+	prompted := make(chan error, 1)
+	go func() {
+		_, err := join.Reply(ctx, client, id, &eventsv1.Prompt{Text: "lost"})
+		prompted <- err
+	}()
+	type answer struct {
+		res any
+		err error
+	}
+	read := make(chan answer, 1)
+	go func() {
+		res, err := join.Read(ctx, client, id, &eventsv1.GetState{})
+		read <- answer{res, err}
+	}()
+
+	select {
+	case err := <-prompted:
+		if !errors.Is(err, join.ErrNoAnswer) {
+			t.Fatalf("the prompt to the stalled member: %v, want ErrNoAnswer", err)
+		}
+	case <-time.After(wait):
+		t.Fatalf("the prompt to the stalled member still waits %v on", wait)
+	}
+	select {
+	case a := <-read:
+		if r, _ := a.res.(*eventsv1.Reply); a.err != nil || r.GetState() == nil {
+			t.Fatalf("the read: %v %v", a.res, a.err)
+		}
+	case <-time.After(3 * wait):
+		t.Fatalf("the read got no answer in %v", 3*wait)
+	}
+	if now := tc.host(t, id); now == host {
+		t.Fatalf("the session is still on the stalled member %d", host)
+	}
+	// The prompt may or may not have been done (the stalled member may
+	// have taken it as it stopped), but never twice.
+	r, err := join.Read(ctx, client, id, &eventsv1.GetMessages{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := history(r.(*eventsv1.Reply)); len(h) > 2 || len(h) > 0 && h[0] != "user:lost" {
+		t.Fatalf("history %q", h)
+	}
+}
