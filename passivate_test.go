@@ -232,7 +232,7 @@ func TestHandlesDoNotKeepPassivatedSessions(t *testing.T) {
 	rt := passiveRuntime(t, 30*time.Millisecond)
 	answer := strings.Repeat("x", 100_000)
 	script, _ := json.Marshal(map[string]any{"turns": []map[string]any{{"text": answer}}})
-	before := liveHeap()
+	before := heapAlloc()
 	var handles []*tack.Session
 	for i := range 50 {
 		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("m%d", i), Script: script})
@@ -245,17 +245,8 @@ func TestHandlesDoNotKeepPassivatedSessions(t *testing.T) {
 	for _, s := range handles {
 		waitUnloaded(t, rt, s.ID())
 	}
-	if grew := int64(liveHeap()) - int64(before); grew > 2_000_000 {
+	if grew := int64(heapAlloc()) - int64(before); grew > 2_000_000 {
 		t.Fatalf("the heap grew by %d B with 50 passivated sessions and their handles, want well under their 5 MB of answers", grew)
 	}
 	runtime.KeepAlive(handles)
-}
-
-// liveHeap is the Go heap in use after a full collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
 }
