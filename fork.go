@@ -32,7 +32,7 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
 	}
-	from, err := s.actor(ctx)
+	from, err := s.actorPID(ctx)
 	if err != nil {
 		return nil, err
 	}

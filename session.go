@@ -43,8 +43,8 @@ func (s *Session) PID() *actor.PID {
 	return pid
 }
 
-// actor returns the session's actor, restored first if it was passivated.
-func (s *Session) actor(ctx context.Context) (*actor.PID, error) {
+// actorPID returns the session's actor, restored first if it was passivated.
+func (s *Session) actorPID(ctx context.Context) (*actor.PID, error) {
 	if s.pid != nil {
 		return s.pid, nil
 	}

@@ -167,14 +167,14 @@ func (s *session) launch(c *call) {
 			result: tools.Result{Content: notAttached(c.tc.Name), IsError: true}})
 		return
 	}
-	root, self, tool, args, tg, i, now, grace := s.root, s.self, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace()
-	workers.Go(func() { runTool(ctx, root, self, tool, args, tg, i, now, grace, &s.abandoned) })
+	root, self, tool, args, tg, i, now, grace, abandoned := s.root, s.self, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace(), &s.abandoned
+	workers.Go(func() { runTool(ctx, root, self, tool, args, tg, i, now, grace, abandoned) })
 }
 
 // runTool runs one call on a goroutine of its own (a worker's) and
-// reports back. A tool that
-// ignores cancellation for longer than grace is counted as abandoned until
-// it returns; its late result is dropped by the session.
+// reports back. A tool that ignores cancellation for longer than grace is
+// counted as abandoned until it returns; its late result is dropped by the
+// session.
 func runTool(ctx context.Context, root *actor.RootContext, self *actor.PID, t tools.Tool, args []byte, tg tag, i int, now func() time.Time, grace time.Duration, abandoned *atomic.Int32) {
 	const running, finished, counted = 0, 1, 2
 	var st atomic.Int32

@@ -1,5 +1,7 @@
 package fsm
 
+import "slices"
+
 // State is a session state.
 type State string
 
@@ -15,10 +17,11 @@ const (
 	ExecutingTools State = "executing_tools"
 )
 
+// states are the states in their order; the compiled table is indexed by it.
+var states = [...]State{Idle, Running, Streaming, ExecutingTools}
+
 // States returns every state, idle first.
-func States() []State {
-	return []State{Idle, Running, Streaming, ExecutingTools}
-}
+func States() []State { return slices.Clone(states[:]) }
 
 // Event is something that happened to a session and may move its state.
 type Event string
@@ -46,7 +49,9 @@ const (
 	Resume Event = "resume"
 )
 
+// events are the events in the order of the transition table; the compiled
+// table is indexed by it.
+var events = [...]Event{Start, FirstChunk, ToolCalls, NextTurn, Finish, Abort, Resume}
+
 // Events returns every event, in the order of the transition table.
-func Events() []Event {
-	return []Event{Start, FirstChunk, ToolCalls, NextTurn, Finish, Abort, Resume}
-}
+func Events() []Event { return slices.Clone(events[:]) }

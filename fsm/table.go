@@ -3,6 +3,7 @@ package fsm
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/looplab/fsm"
 )
@@ -35,16 +36,16 @@ type outcome struct {
 	err error
 }
 
-// outcomes holds looplab's answer for every event of Events in every state
-// of States, indexed by stateIndex and eventIndex (see the package
-// documentation, # Speed).
+// outcomes holds looplab's answer for every event in every state, indexed
+// by their positions in states and events (see the package documentation,
+// # Speed).
 var outcomes = compile()
 
 // compile asks one looplab FSM, once, what every event does in every state.
-func compile() (o [4][7]outcome) {
+func compile() (o [len(states)][len(events)]outcome) {
 	f := newLooplab()
-	for i, s := range States() {
-		for j, e := range Events() {
+	for i, s := range states {
+		for j, e := range events {
 			o[i][j] = looplabFire(f, s, e)
 		}
 	}
@@ -68,42 +69,9 @@ func looplabFire(f *fsm.FSM, from State, e Event) outcome {
 // for the package's events, and from looplab itself for any other (which
 // it refuses as unknown).
 func lookup(from State, e Event) outcome {
-	if j := eventIndex(e); j >= 0 {
-		return outcomes[stateIndex(from)][j]
+	j := slices.Index(events[:], e)
+	if j < 0 {
+		return looplabFire(newLooplab(), from, e)
 	}
-	return looplabFire(newLooplab(), from, e)
-}
-
-// stateIndex is s's position in States.
-func stateIndex(s State) int {
-	switch s {
-	case Running:
-		return 1
-	case Streaming:
-		return 2
-	case ExecutingTools:
-		return 3
-	}
-	return 0
-}
-
-// eventIndex is e's position in Events, or -1.
-func eventIndex(e Event) int {
-	switch e {
-	case Start:
-		return 0
-	case FirstChunk:
-		return 1
-	case ToolCalls:
-		return 2
-	case NextTurn:
-		return 3
-	case Finish:
-		return 4
-	case Abort:
-		return 5
-	case Resume:
-		return 6
-	}
-	return -1
+	return outcomes[max(slices.Index(states[:], from), 0)][j]
 }
