@@ -16,4 +16,6 @@ const (
 	CodeStoreFailed       = "store_failed"
 	CodeBusy              = "busy"
 	CodeUnauthorized      = "unauthorized"
+	CodeForbidden         = "forbidden"    // the caller may not do this (docs/security.md)
+	CodeRateLimited       = "rate_limited" // a per-user limit was reached (docs/security.md)
 )

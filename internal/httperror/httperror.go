@@ -18,6 +18,8 @@ var statusOf = map[string]int{
 	events.CodeBadRequest:        http.StatusBadRequest,
 	events.CodeUnauthorized:      http.StatusUnauthorized,
 	events.CodeRejected:          http.StatusForbidden,
+	events.CodeForbidden:         http.StatusForbidden,
+	events.CodeRateLimited:       http.StatusTooManyRequests,
 	events.CodeInvalidSession:    http.StatusNotFound,
 	events.CodeUnknownCommand:    http.StatusNotFound,
 	events.CodeQueueFull:         http.StatusTooManyRequests,
