@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,14 +26,21 @@ var crashSeeds = flag.Int("tack.crashseeds", 120, "seeds of TestCrashPropertyRes
 
 // crashable is a store that a test can crash: from then on no write lands
 // (they wait until the test ends and then fail), as if the process died.
+// Each write takes latency first, as a real store's does: what is told
+// before its write lands is then told for a while before it is stored.
 type crashable struct {
 	store.Store
+	latency time.Duration
 	mu      sync.Mutex
 	crashed bool
 	dead    chan struct{}
 }
 
 func (c *crashable) Apply(ctx context.Context, id string, b *store.Batch) error {
+	c.mu.Lock()
+	latency := c.latency
+	c.mu.Unlock()
+	time.Sleep(latency)
 	c.mu.Lock()
 	crashed := c.crashed
 	c.mu.Unlock()
@@ -43,15 +51,22 @@ func (c *crashable) Apply(ctx context.Context, id string, b *store.Batch) error 
 	return c.Store.Apply(ctx, id, b)
 }
 
+func (c *crashable) setLatency(d time.Duration) {
+	c.mu.Lock()
+	c.latency = d
+	c.mu.Unlock()
+}
+
 func (c *crashable) crash() {
 	c.mu.Lock()
 	c.crashed = true
 	c.mu.Unlock()
 }
 
-// TestCrashPropertyRestoredHistory: after random prompts, steers and
-// aborts and a crash at a random moment, the restored history is valid and
-// holds every message whose message_committed a subscriber saw.
+// TestCrashPropertyRestoredHistory: after random prompts (with every
+// if_busy), steers and aborts (at every point, some rolling back) and a
+// crash at a random moment, the restored session takes back nothing a
+// subscriber was told (told.go's check) and its history is valid.
 func TestCrashPropertyRestoredHistory(t *testing.T) {
 	for seed := range *crashSeeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -64,7 +79,7 @@ func TestCrashPropertyRestoredHistory(t *testing.T) {
 func crashOnce(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	mem := memory.New()
-	st := &crashable{Store: mem, dead: make(chan struct{})}
+	st := &crashable{Store: mem, latency: time.Duration(rng.IntN(5)) * time.Millisecond, dead: make(chan struct{})}
 	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"), tack.WithToolGrace(20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -80,33 +95,47 @@ func crashOnce(t *testing.T, seed uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[int32]*eventsv1.Message{}
-	var mu sync.Mutex
+	var (
+		mu   sync.Mutex
+		seen []*eventsv1.Event
+	)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for ev := range sub.C {
-			if c := ev.GetMessageCommitted(); c != nil {
-				mu.Lock()
-				seen[c.Index] = c.Message
-				mu.Unlock()
-			}
+			mu.Lock()
+			seen = append(seen, ev)
+			mu.Unlock()
 		}
 	}()
 	// The process dies after a random number of commands, at a random
-	// moment of whatever is running; it takes no commands after that.
+	// moment of whatever is running, often right after the last command
+	// (while its writes are under way); it takes no commands after that.
 	var log []string
-	for range 1 + rng.IntN(10) {
-		log = append(log, command(ctx, rng, s))
+	n := 1 + rng.IntN(10)
+	for i := range n - 1 {
+		log = append(log, command(ctx, rng, s, i))
 		time.Sleep(time.Duration(rng.IntN(15)) * time.Millisecond)
+	}
+	if rng.IntN(2) == 0 {
+		log = append(log, command(ctx, rng, s, n-1))
+		time.Sleep(time.Duration(rng.IntN(15)) * time.Millisecond)
+	} else { // the process dies before the last command is answered
+		last, stop := context.WithTimeout(ctx, 100*time.Millisecond)
+		what := make(chan string, 1)
+		wait := time.Duration(rng.IntN(3)) * time.Millisecond
+		go func() { what <- command(last, rng, s, n-1) }()
+		defer func() { stop(); <-what }() // its answer never comes: the store is dead
+		time.Sleep(wait)
+		log = append(log, "one more command")
 	}
 	st.crash()
 	log = append(log, "crash")
+	// What the dead process told: everything up to the crash, and what it
+	// published after it without a write (which is what this test hunts).
+	time.Sleep(30 * time.Millisecond)
 	mu.Lock()
-	told := map[int32]*eventsv1.Message{}
-	for i, m := range seen {
-		told[i] = m
-	}
+	told := slices.Clone(seen)
 	mu.Unlock()
 
 	second, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
@@ -118,20 +147,144 @@ func crashOnce(t *testing.T, seed uint64) {
 	if err != nil {
 		t.Fatalf("seed %d: restore: %v", seed, err)
 	}
-	msgs, err := restored.Messages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := llm.Validate(msgs); err != nil {
-		t.Fatalf("seed %d (%s): restored history invalid: %v", seed, strings.Join(log, ", "), err)
-	}
-	for i, m := range told {
-		if int(i) >= len(msgs) || !proto.Equal(msgs[i], m) {
-			t.Fatalf("seed %d (%s): message %d was told committed but the restored history has %v", seed, strings.Join(log, ", "), i, at(msgs, int(i)))
-		}
+	if err := checkTold(ctx, restored, told); err != nil {
+		t.Fatalf("seed %d (%s): %v", seed, strings.Join(log, ", "), err)
 	}
 	sub.Close()
 	<-done
+}
+
+// checkTold checks that the restored session keeps everything told holds:
+// its history is valid and has every message told committed; every
+// prompt and steering message told accepted is in the history (rolled
+// back or not), still queued, or was told dropped; a run told started
+// and not ended is ended by the restore, a run told ended is not ended
+// again, and no run id told is used again; no tool call id repeats.
+func checkTold(ctx context.Context, restored *tack.Session, told []*eventsv1.Event) error {
+	msgs, err := restored.Messages(ctx)
+	if err != nil {
+		return err
+	}
+	if err := llm.Validate(msgs); err != nil {
+		return fmt.Errorf("restored history invalid: %v", err)
+	}
+	all, err := restored.AllMessages(ctx)
+	if err != nil {
+		return err
+	}
+	state, err := restored.State(ctx) // waits for the restore's events to be told
+	if err != nil {
+		return err
+	}
+	sub, err := restored.Subscribe(ctx, tack.SubscribeOptions{Buffered: true, Buffer: 1 << 12})
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	var after []*eventsv1.Event
+	for len(sub.C) > 0 {
+		after = append(after, <-sub.C)
+	}
+
+	texts := map[string]bool{}
+	for _, m := range all {
+		if m.Role == llm.RoleUser {
+			texts[m.Content] = true
+		}
+	}
+	for _, p := range state.PromptQueue {
+		texts[p] = true
+	}
+	for _, st := range state.SteeringQueue {
+		texts[st.Text] = true
+	}
+	started, ended, accepted := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, ev := range told {
+		switch {
+		case ev.GetMessageCommitted() != nil:
+			c := ev.GetMessageCommitted()
+			inPlace := int(c.Index) < len(msgs) && proto.Equal(msgs[c.Index], c.Message)
+			if !inPlace && !slices.ContainsFunc(all, func(m *eventsv1.Message) bool { return proto.Equal(withoutMarks(m), c.Message) }) {
+				return fmt.Errorf("message %d was told committed but the restored history has %v", c.Index, at(msgs, int(c.Index)))
+			}
+		case ev.GetAgentStart() != nil:
+			started[ev.GetAgentStart().RunId] = true
+		case ev.GetAgentEnd() != nil:
+			ended[ev.GetAgentEnd().RunId] = true
+		case ev.GetPromptReceived() != nil:
+			accepted[ev.GetPromptReceived().Text] = true
+		case ev.GetPromptQueued() != nil:
+			accepted[ev.GetPromptQueued().Text] = true
+		case ev.GetSteeringReceived().GetStatus() == "accepted":
+			accepted[ev.GetSteeringReceived().Text] = true
+		case ev.GetPromptDropped() != nil:
+			delete(accepted, ev.GetPromptDropped().Text)
+		case ev.GetSteeringDropped() != nil:
+			delete(accepted, ev.GetSteeringDropped().Text)
+		}
+	}
+	for text := range accepted {
+		if !texts[text] {
+			return fmt.Errorf("%q was told accepted but the restored session has it nowhere", text)
+		}
+	}
+	endedAgain := map[string]bool{}
+	for _, ev := range after {
+		if e := ev.GetAgentEnd(); e != nil {
+			endedAgain[e.RunId] = true
+		}
+	}
+	for r := range started {
+		switch {
+		case ended[r] && endedAgain[r]:
+			return fmt.Errorf("run %s was told ended, and the restore ends it again", r)
+		case !ended[r] && !endedAgain[r] && state.GetRunId() != r:
+			return fmt.Errorf("run %s was told started, and the restore neither ends nor resumes it", r)
+		}
+	}
+	calls := map[string]bool{}
+	for _, m := range all {
+		for _, c := range m.ToolCalls {
+			if calls[c.Id] {
+				return fmt.Errorf("tool call id %s is used twice in the history", c.Id)
+			}
+			calls[c.Id] = true
+		}
+	}
+	// The next run is numbered past every run told.
+	sub2, err := restored.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_start"}})
+	if err != nil {
+		return err
+	}
+	defer sub2.Close()
+	if _, err := restored.Prompt(ctx, "after the restart", tack.PromptOptions{IfBusy: "interrupt"}); err != nil {
+		return err
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-sub2.C:
+			if !ok {
+				return errors.New("the restored session ended")
+			}
+			if ev.GetAgentStart() == nil { // events_lost
+				continue
+			}
+			if r := ev.GetAgentStart().RunId; started[r] {
+				return fmt.Errorf("run id %s is used again after the restart", r)
+			}
+			return nil
+		case <-timeout:
+			return errors.New("no run started after the restart")
+		}
+	}
+}
+
+// withoutMarks is m as it was committed: before a rollback marked it.
+func withoutMarks(m *eventsv1.Message) *eventsv1.Message {
+	c := proto.Clone(m).(*eventsv1.Message)
+	c.RolledBack = false
+	return c
 }
 
 func at(msgs []*eventsv1.Message, i int) any {
@@ -141,19 +294,23 @@ func at(msgs []*eventsv1.Message, i int) any {
 	return "nothing"
 }
 
-// command sends one random command and says what it was.
-func command(ctx context.Context, rng *rand.Rand, s *tack.Session) string {
+// command sends one random command, the i-th, and says what it was.
+func command(ctx context.Context, rng *rand.Rand, s *tack.Session, i int) string {
+	text := fmt.Sprintf("p%d", i)
 	switch rng.IntN(4) {
 	case 0, 1:
-		s.Prompt(ctx, "p")
-		return "prompt"
+		ifBusy := []string{"queue", "steer", "interrupt", "rollback"}[rng.IntN(4)]
+		s.Prompt(ctx, text, tack.PromptOptions{IfBusy: ifBusy})
+		return "prompt " + ifBusy
 	case 2:
-		s.Steer(ctx, "st", tack.SteerOptions{KeepTools: rng.IntN(2) == 0})
+		s.Steer(ctx, text, tack.SteerOptions{KeepTools: rng.IntN(2) == 0})
 		return "steer"
 	default:
 		kill := []string{"killable", "all", "none"}[rng.IntN(3)]
-		s.Abort(ctx, tack.AbortOptions{KillTools: kill, ClearQueue: rng.IntN(2) == 0})
-		return "abort " + kill
+		at := []string{"now", "after_response", "after_tools"}[rng.IntN(3)]
+		rollback := rng.IntN(3) == 0
+		s.Abort(ctx, tack.AbortOptions{KillTools: kill, ClearQueue: rng.IntN(2) == 0, At: at, Rollback: rollback, Timeout: 50 * time.Millisecond})
+		return fmt.Sprintf("abort %s %s rollback=%v", kill, at, rollback)
 	}
 }
 

@@ -116,7 +116,7 @@ func (s *session) startCompaction(overflow bool) bool {
 		Model:       model.ID,
 		System:      SummarisePrompt,
 		Messages:    []*llm.Message{llm.UserMessage(transcript(s.history[:cut]))},
-		CallsBefore: s.archivedCalls + countCalls(s.history),
+		CallsBefore: s.callsOutside() + countCalls(s.history),
 	}
 	root, self, n, p := s.root, s.self, s.compactions, model.Provider
 	go func() {

@@ -202,7 +202,7 @@ func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Ti
 	}
 	s.markAborted(abortReason, EndAborted, received)
 	r.ctl.rollback = r.ctl.rollback || m.Rollback
-	s.reply(ctx, &eventsv1.Reply{})
+	s.replyAtOnce(ctx, &eventsv1.Reply{})
 	if at == AtNow {
 		s.stopNow(m, EndAborted)
 		return

@@ -123,10 +123,26 @@ func (s *session) touch() {
 	}
 }
 
-// flush starts a write when changes wait, or a try at a store that is down
-// is asked for, and none is under way; Receive calls it after every message.
+// flush ends the handling of a message: it starts a write when changes
+// wait, or a try at a store that is down is asked for, and none is under
+// way; then, unless the gate is shut, it tells what the message's handler
+// emitted and answered. So an event is told only once the message that
+// emitted it is done: had its handler made a change after it (a run's
+// start, emitted before the prompt it commits), the event waits for that
+// change's write too. Receive calls it after every message.
 func (s *session) flush() {
-	if s.env.Store == nil || s.p.inflight {
+	if s.env.Store == nil {
+		return
+	}
+	s.write()
+	if !s.p.gate {
+		s.release(len(s.p.outbox))
+	}
+}
+
+// write starts the write or the try flush asks for.
+func (s *session) write() {
+	if s.p.inflight {
 		return
 	}
 	probe := s.p.probe
@@ -197,15 +213,23 @@ func (s *session) stored(m *stored) {
 // release publishes the first n outbox items: events in order, replies to
 // the commands that wait for them.
 func (s *session) release(n int) {
+	if n == 0 {
+		return
+	}
 	items := s.p.outbox[:n]
-	s.p.outbox = slices.Clone(s.p.outbox[n:])
 	for _, it := range items {
 		if it.ev != nil {
 			s.log.Publish(it.ev)
-		} else {
+		} else if it.to != nil {
 			s.root.Send(it.to, it.reply)
 		}
 	}
+	if n < len(s.p.outbox) {
+		s.p.outbox = slices.Clone(s.p.outbox[n:])
+		return
+	}
+	clear(items)
+	s.p.outbox = s.p.outbox[:0] // its room serves the next message's items
 }
 
 // retryWrite tries a failed write again, with whatever changed since.
@@ -454,25 +478,26 @@ func (s *session) volatile() *store.Volatile {
 // error.
 type settled struct{}
 
-// deliver answers a request. While changes wait for a write, every answer
-// waits too, behind the events already held: the answer to a command
+// deliver answers a request once its message is handled (see flush). While
+// changes wait for a write, every answer waits too, behind the events
+// already held: the answer to a command
 // that made a change once the change is stored, and a read (get_state,
 // get_messages) once everything it could show is stored and told, so a
 // reader never sees what a subscriber has not been told yet.
 func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
-	if !s.p.gate {
+	if s.env.Store == nil {
 		ctx.Respond(r)
 		return
 	}
 	s.p.outbox = append(s.p.outbox, outItem{to: ctx.Sender(), reply: r})
 }
 
-// publish tells subscribers of an event, or queues it while the gate is
-// shut. agent_abort is never held: it changes nothing the store keeps, and
+// publish queues an event for flush to tell (with no store, tells it at
+// once). agent_abort is never held: it changes nothing the store keeps, and
 // it must reach subscribers at once even while a write is slow or failing,
 // so it may overtake events that wait for a write.
 func (s *session) publish(ev *eventsv1.Event) {
-	if !s.p.gate || ev.GetAgentAbort() != nil {
+	if s.env.Store == nil || ev.GetAgentAbort() != nil {
 		s.log.Publish(ev)
 		return
 	}

@@ -85,6 +85,18 @@ func (s *session) rolledCount() int {
 	return n
 }
 
+// callsOutside counts the tool calls the session made that are not in
+// its working history: those compaction archived and those rollbacks took
+// out. The scripted model numbers its call ids after every call of the
+// session, so an id never comes back after either.
+func (s *session) callsOutside() int {
+	n := s.archivedCalls
+	for _, sp := range s.rolled {
+		n += countCalls(sp.msgs)
+	}
+	return n
+}
+
 // storedView is the messages from base on in the store's order: the
 // working history with the rolled-back spans in their places.
 func (s *session) storedView() []*llm.Message {

@@ -84,6 +84,7 @@ func (s *session) current(t tag) bool {
 // startRun begins a run in idle with text as the newest user input; what an
 // earlier abort left queued is delivered first, in order.
 func (s *session) startRun(text string) {
+	s.touch() // the run's start and its prompt are stored before they are told
 	s.emit(&eventsv1.PromptReceived{Text: text})
 	s.runs++
 	s.run = newRun(s.runs, "")
@@ -185,7 +186,7 @@ func (s *session) request() *llm.Request {
 	} else {
 		s.checked = len(s.history)
 	}
-	before := s.archivedCalls
+	before := s.callsOutside()
 	if c := s.spec.Context; c != nil {
 		window := llm.Trim(msgs, c.MaxMessages, s.budget(c))
 		before += countCalls(msgs[:len(msgs)-len(window)])
@@ -259,6 +260,7 @@ func (s *session) turnDone(afterTools bool) {
 // finishRun ends the run and goes idle (a run paused for a person's
 // answer is idle already).
 func (s *session) finishRun(e fsm.Event, reason string) {
+	s.touch() // the store keeps that no run is in progress before agent_end is told
 	r := s.run
 	r.cancel()
 	s.run = nil

@@ -392,6 +392,15 @@ func (s *session) reply(ctx actor.Context, r *eventsv1.Reply) {
 	}
 }
 
+// replyAtOnce answers a request without waiting for any write: the answer
+// to an abort of a run, which like agent_abort must not wait behind a slow
+// or failing store (what it stopped stays stopped whatever the store does).
+func (s *session) replyAtOnce(ctx actor.Context, r *eventsv1.Reply) {
+	if ctx.Sender() != nil {
+		ctx.Respond(r)
+	}
+}
+
 // fail answers a request with an error.
 func (s *session) fail(ctx actor.Context, code, message string) {
 	s.reply(ctx, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: code, Message: message}})

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -44,6 +45,8 @@ type Stream struct {
 type subscription struct {
 	sink   Sink
 	filter Filter
+	// sent is the seq of the last event the sink was given.
+	sent uint64
 }
 
 // StreamOption configures a Stream.
@@ -124,8 +127,9 @@ func (s *Stream) Publish(ev *eventsv1.Event) {
 		s.tap.Deliver(ev)
 	}
 	for i := range s.subs {
-		if s.subs[i].filter.Match(ev) {
-			s.subs[i].sink.Deliver(ev)
+		if sub := &s.subs[i]; sub.filter.Match(ev) {
+			sub.sent = ev.Seq
+			sub.sink.Deliver(ev)
 		}
 	}
 }
@@ -170,16 +174,22 @@ func (s *Stream) replay(since uint64, f Filter, yield func(*eventsv1.Event)) {
 // Subscribe delivers Replay(since, f) to sink, then every later event that
 // matches f until Unsubscribe. since = LastSeq() subscribes to live events
 // only; since = 0 asks for everything still buffered. Subscribing a sink
-// that is already subscribed replaces its filter (after the replay).
+// that is already subscribed replaces its filter and replays only past
+// the last event it was given, so it never gets an event twice nor one
+// out of order: what it missed under its old filter since then, matching
+// the new one.
 func (s *Stream) Subscribe(sink Sink, since uint64, f Filter) {
-	s.replay(since, f, sink.Deliver)
-	for i := range s.subs {
-		if s.subs[i].sink == sink {
-			s.subs[i].filter = f
-			return
-		}
+	i := slices.IndexFunc(s.subs, func(sub subscription) bool { return sub.sink == sink })
+	if i < 0 {
+		i = len(s.subs)
+		s.subs = append(s.subs, subscription{sink: sink})
 	}
-	s.subs = append(s.subs, subscription{sink: sink, filter: f})
+	sub := &s.subs[i]
+	sub.filter = f
+	s.replay(max(since, sub.sent), f, func(ev *eventsv1.Event) {
+		sub.sent = max(sub.sent, ev.Seq)
+		sink.Deliver(ev)
+	})
 }
 
 // Unsubscribe ends the subscription of sink and reports whether it had

@@ -253,6 +253,41 @@ func TestSubscribeTwiceReplacesFilter(t *testing.T) {
 	}
 }
 
+// TestSubscribeAgainNeverRepeats: a sink that subscribes again, with any
+// since, gets no event twice and none out of order — only what it missed
+// under its old filter since the last event it was given.
+func TestSubscribeAgainNeverRepeats(t *testing.T) {
+	tests := []struct {
+		name        string
+		first, then events.Filter
+		since       uint64
+		want        []string
+	}{
+		{"same filter from the start", events.Filter{}, events.Filter{}, 0, seqRange(1, 7)},
+		{"same filter from the middle", events.Filter{}, events.Filter{}, 2, seqRange(1, 7)},
+		{"wider filter", events.MustFilter("agent_end"), events.Filter{}, 0, []string{"3", "4", "5", "6", "7"}},
+		{"narrower filter", events.Filter{}, events.MustFilter("agent_end"), 0, []string{"1", "2", "3", "4", "5", "6"}},
+		{"since past the last given", events.MustFilter("agent_end"), events.Filter{}, 4, []string{"3", "5", "6", "7"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestStream()
+			rec := eventstest.NewRecorder()
+			s.Subscribe(rec, 0, tt.first)
+			publishDeltas(s, 2)
+			s.Emit(&eventsv1.AgentEnd{}) // 3
+			publishDeltas(s, 2)          // 4, 5
+			s.Subscribe(rec, tt.since, tt.then)
+			s.Emit(&eventsv1.AgentEnd{}) // 6
+			publishDeltas(s, 1)          // 7
+			got := seqs(rec.Events())
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestTrim(t *testing.T) {
 	s := newTestStream(events.WithRingSize(16))
 	publishDeltas(s, 20)

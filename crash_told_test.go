@@ -1,0 +1,157 @@
+package tack_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tack-run/tack"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/store/memory"
+)
+
+// TestCrashTakesBackNothingTold kills the process (the store takes no
+// write from then on) at the instants a soak of tack serve found where a
+// subscriber had been told what the store did not hold, then restores the
+// session and checks, with checkTold, that nothing told is taken back.
+// Each case failed before its fix.
+func TestCrashTakesBackNothingTold(t *testing.T) {
+	cases := []struct {
+		name    string
+		script  string
+		latency time.Duration
+		// until drives the session and returns once the crash is due.
+		until func(ctx context.Context, t *testing.T, s *tack.Session, rec *recorder)
+	}{{
+		// Call ids after a rollback: the next call reused c-1.
+		name:   "call ids after a rollback",
+		script: `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":2000}}]},{"tool_calls":[{"name":"sleep","args":{"ms":50}}]},{"text":"done"}]}`,
+		until: func(ctx context.Context, t *testing.T, s *tack.Session, rec *recorder) {
+			mustPrompt(ctx, t, s, "first", tack.PromptOptions{})
+			rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
+			mustPrompt(ctx, t, s, "again", tack.PromptOptions{IfBusy: "rollback"})
+			rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetAgentEnd().GetRunId() == "r-2" })
+		},
+	}, {
+		// A run aborted while running was told ended, and the store
+		// still held it in progress: the restore ended it again.
+		name:   "abort while running",
+		script: `{"turns":[{"delay_ms":3000,"text":"late"}]}`,
+		until: func(ctx context.Context, t *testing.T, s *tack.Session, rec *recorder) {
+			mustPrompt(ctx, t, s, "first", tack.PromptOptions{})
+			rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetRequestStart() != nil })
+			if err := s.Abort(ctx, tack.AbortOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+		},
+	}, {
+		// prompt_received and agent_start went out before the prompt was
+		// stored: the process dies while that write is under way.
+		name:    "prompt before its write lands",
+		script:  `{"turns":[{"text":"hello"}]}`,
+		latency: 200 * time.Millisecond,
+		until: func(ctx context.Context, t *testing.T, s *tack.Session, rec *recorder) {
+			short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+			defer cancel()
+			s.Prompt(short, "first") // its answer waits for the write, which does not land
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			mem := memory.New()
+			st := &crashable{Store: mem, dead: make(chan struct{})}
+			first, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer first.Close()
+			defer close(st.dead)
+			s, err := first.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(tc.script)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := record(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.setLatency(tc.latency)
+			tc.until(ctx, t, s, rec)
+			st.crash()
+			time.Sleep(20 * time.Millisecond) // what goes out after the crash without a write is told too
+			told := rec.close()
+
+			second, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer second.Close()
+			restored, err := second.Session("s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkTold(ctx, restored, told); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func mustPrompt(ctx context.Context, t *testing.T, s *tack.Session, text string, opt tack.PromptOptions) {
+	t.Helper()
+	if _, err := s.Prompt(ctx, text, opt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recorder keeps every event a subscription delivers.
+type recorder struct {
+	sub  *tack.Subscription
+	mu   sync.Mutex
+	seen []*eventsv1.Event
+	done chan struct{}
+}
+
+func record(ctx context.Context, s *tack.Session) (*recorder, error) {
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Buffer: 1 << 16})
+	if err != nil {
+		return nil, err
+	}
+	r := &recorder{sub: sub, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		for ev := range sub.C {
+			r.mu.Lock()
+			r.seen = append(r.seen, ev)
+			r.mu.Unlock()
+		}
+	}()
+	return r, nil
+}
+
+// await waits until an event that match accepts was delivered.
+func (r *recorder) await(t *testing.T, match func(*eventsv1.Event) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		found := slices.ContainsFunc(r.seen, match)
+		r.mu.Unlock()
+		if found {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the awaited event never came")
+}
+
+// close ends the subscription and returns what it delivered.
+func (r *recorder) close() []*eventsv1.Event {
+	r.sub.Close()
+	<-r.done
+	return r.seen
+}
