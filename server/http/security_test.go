@@ -496,17 +496,9 @@ func TestPathsAndBodies(t *testing.T) {
 func TestLogNamesTheUser(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	ts := start(t, nil, WithAuth(testAuth(t)), WithLogger(zap.New(core)))
-	ts.must("POST", "/v1/sessions", aliceToken, `{"session":"s","script":{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":1}}]},{"text":"done"}]},`+
-		`"plugins":[{"name":"approval","config":{"tools":["sleep"]}}]}`, 201)
+	ts.must("POST", "/v1/sessions", aliceToken, heldSession, 201)
 	ts.must("POST", "/v1/sessions", bobToken, `{"session":"s","model":"script:demo"}`, 400)
-	ts.must("POST", "/v1/sessions/s/prompt", aliceToken, `{"text":"go"}`, 200)
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(ts.must("GET", "/v1/sessions/s", aliceToken, "", 200), `"approval_id":"ap-1"`) {
-		if time.Now().After(deadline) {
-			t.Fatal("no approval pending")
-		}
-		time.Sleep(5 * time.Millisecond) // polling
-	}
+	ts.hold()
 	ts.must("POST", "/v1/sessions/s/approve", aliceToken, `{"approval_id":"ap-1"}`, 200)
 	ts.waitState("/v1/sessions/s", aliceToken, "idle")
 	ts.must("DELETE", "/v1/sessions/s", aliceToken, "", 204)
