@@ -58,7 +58,7 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 	if err != nil {
 		return nil, err
 	}
-	return rt.create(newID, cfg, func(id string) (actors.Spec, error) {
+	return rt.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg)
 		spec.Stored, spec.Fork = src.Config, &src.Fork
 		return spec, err

@@ -181,7 +181,7 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 	if rt.elsewhere != nil {
 		return rt.spawnElsewhere(cfg)
 	}
-	return rt.create(cfg.ID, cfg, func(id string) (actors.Spec, error) {
+	return rt.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg)
 		if err == nil {
 			spec.Stored = storedConfig(cfg, spec.Model.Name)
@@ -198,7 +198,7 @@ const generatedTries = 8
 // specOf resolves, with cfg's tools. The registry claims the id, its
 // owner included, in one step: only when it has said yes does anything
 // else here learn of the session.
-func (rt *Runtime) create(id string, cfg SessionConfig, specOf func(id string) (actors.Spec, error)) (*Session, error) {
+func (rt *Runtime) create(ctx context.Context, id string, cfg SessionConfig, specOf func(id string) (actors.Spec, error)) (*Session, error) {
 	generate := id == ""
 	for try := 1; ; try++ {
 		if generate {
@@ -208,7 +208,7 @@ func (rt *Runtime) create(id string, cfg SessionConfig, specOf func(id string) (
 		if err != nil {
 			return nil, err
 		}
-		pid, err := rt.registry.Create(context.Background(), spec)
+		pid, err := rt.registry.Create(ctx, spec)
 		if generate && try < generatedTries && errors.Is(err, actors.ErrSessionExists) {
 			continue
 		}
