@@ -21,6 +21,11 @@ import (
 // bad_request.
 func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, error) {
 	rt := s.rt
+	if newID != "" {
+		if err := checkID("new_session", newID); err != nil {
+			return nil, err
+		}
+	}
 	if rt.elsewhere != nil { // the session's process makes the fork
 		r, err := s.Send(ctx, &eventsv1.Fork{Index: int32(index), NewSession: newID})
 		if err != nil {
@@ -49,23 +54,13 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 	default:
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
 	}
-	if newID == "" {
-		newID = rt.newID()
-	}
 	cfg, err := sessionConfig(newID, src.Config)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := rt.spec(newID, cfg)
-	if err != nil {
-		return nil, err
-	}
-	spec.Stored, spec.Fork = src.Config, &src.Fork
-	rt.setUser(newID, cfg.User)
-	pid, err := rt.registry.Create(ctx, spec)
-	if err != nil {
-		rt.users.Delete(newID)
-		return nil, registryError(newID, err)
-	}
-	return rt.handle(newID, pid), nil
+	return rt.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
+		spec, err := rt.spec(id, cfg)
+		spec.Stored, spec.Fork = src.Config, &src.Fork
+		return spec, err
+	})
 }

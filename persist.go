@@ -40,7 +40,6 @@ func (rt *Runtime) closeSession(id string) {
 		return
 	}
 	rt.registry.Close(id)
-	rt.users.Delete(id)
 }
 
 // Release hands session id over to whoever uses it next, in this process
@@ -51,29 +50,20 @@ func (rt *Runtime) closeSession(id string) {
 // was loaded or being restored here. Cluster members (package
 // server/remote) release a session that moves to another member.
 func (rt *Runtime) Release(id string) bool {
-	ok := rt.registry.Release(id)
-	rt.users.Delete(id)
-	return ok
-}
-
-// setUser records the user of a session about to be loaded; a session of
-// nobody in particular has no entry.
-func (rt *Runtime) setUser(id, user string) {
-	if user == "" {
-		rt.users.Delete(id)
-		return
-	}
-	rt.users.Store(id, user)
+	return rt.registry.Release(id)
 }
 
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
-	rt.setUser(id, c.User)
 	cfg, err := sessionConfig(id, c)
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	return rt.spec(id, cfg)
+	spec, err := rt.spec(id, cfg)
+	if err == nil {
+		rt.noteGroups(id, cfg.Tools)
+	}
+	return spec, err
 }
 
 // sessionConfig is the SessionConfig of a stored configuration.
@@ -197,7 +187,7 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
 	if rt.env.Store == nil {
 		for _, id := range rt.Sessions() {
-			if u, _ := rt.users.Load(id); opt.User != "" && u != opt.User {
+			if u, _ := rt.registry.User(id); opt.User != "" && u != opt.User {
 				continue
 			}
 			if sum := rt.liveSummary(ctx, id); sum != nil {
@@ -268,13 +258,8 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 // not loaded is read from its stored record, never restored. (So the time
 // it takes tells whether a session is loaded here, not whose it is.)
 func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
-	if loaded := rt.registry.Loaded(id); loaded || rt.env.Store == nil {
-		if u, ok := rt.users.Load(id); ok {
-			return u.(string), nil
-		}
-		if loaded {
-			return "", nil
-		}
+	if u, loaded := rt.registry.User(id); loaded {
+		return u, nil
 	}
 	if rt.env.Store == nil {
 		return "", registryError(id, actors.ErrNoSession)

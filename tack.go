@@ -45,10 +45,6 @@ type Runtime struct {
 	plugins   *plugins.Registry
 	timeout   time.Duration
 	ids       atomic.Uint64
-	// users maps each loaded session that has a user to that user (a
-	// session of nobody in particular has no entry, which keeps an idle
-	// session small); a store keeps the user in the session's record too.
-	users sync.Map
 	// elsewhere, when set, is where every session lives
 	// (WithSessionsElsewhere): this runtime hosts none.
 	elsewhere Elsewhere
@@ -173,27 +169,55 @@ type SessionConfig struct {
 // Spawn.
 type SubagentConfig = actors.SubagentConfig
 
-// Spawn starts a session (and, with a store, records it first).
+// Spawn starts a session (and, with a store, records it first). An id
+// the caller chooses must pass CheckID; one that names an existing session
+// is bad_request and changes nothing of that session.
 func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
+	if cfg.ID != "" {
+		if err := checkID("session", cfg.ID); err != nil {
+			return nil, err
+		}
+	}
 	if rt.elsewhere != nil {
 		return rt.spawnElsewhere(cfg)
 	}
-	id := cfg.ID
-	if id == "" {
-		id = rt.newID()
+	return rt.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
+		spec, err := rt.spec(id, cfg)
+		if err == nil {
+			spec.Stored = storedConfig(cfg, spec.Model.Name)
+		}
+		return spec, err
+	})
+}
+
+// generatedTries bounds how many generated ids create tries: another
+// process on the same store may take a generated id first.
+const generatedTries = 8
+
+// create makes the session id (generated when empty) of the spec that
+// specOf resolves, with cfg's tools. The registry claims the id, its
+// owner included, in one step: only when it has said yes does anything
+// else here learn of the session.
+func (rt *Runtime) create(ctx context.Context, id string, cfg SessionConfig, specOf func(id string) (actors.Spec, error)) (*Session, error) {
+	generate := id == ""
+	for try := 1; ; try++ {
+		if generate {
+			id = rt.newID()
+		}
+		spec, err := specOf(id)
+		if err != nil {
+			return nil, err
+		}
+		pid, err := rt.registry.Create(ctx, spec)
+		if generate && try < generatedTries && errors.Is(err, actors.ErrSessionExists) {
+			continue
+		}
+		if err != nil {
+			return nil, registryError(id, err)
+		}
+		rt.noteGroups(id, cfg.Tools)
+		return rt.handle(id, pid), nil
 	}
-	spec, err := rt.spec(id, cfg)
-	if err != nil {
-		return nil, err
-	}
-	spec.Stored = storedConfig(cfg, spec.Model.Name)
-	rt.setUser(id, cfg.User)
-	pid, err := rt.registry.Create(context.Background(), spec)
-	if err != nil {
-		rt.users.Delete(id)
-		return nil, registryError(id, err)
-	}
-	return rt.handle(id, pid), nil
 }
 
 // spec resolves what a session is made of: its model, plugins and tools.
@@ -213,7 +237,6 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	rt.noteGroups(id, cfg.Tools)
 	if err := actors.CheckQueueMode(cfg.QueueMode); err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}

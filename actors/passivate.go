@@ -122,8 +122,8 @@ func (r *Registry) passivate(id string, pid *actor.PID, mark uint64) {
 		r.mu.Unlock()
 		return
 	}
-	delete(r.pids, id)
-	c := &restoring{done: make(chan struct{}), passivating: true}
+	_, user, _ := r.unregisterLocked(id)
+	c := &restoring{done: make(chan struct{}), user: user, passivating: true}
 	r.restoring[id] = c
 	r.mu.Unlock()
 
@@ -151,7 +151,7 @@ func (r *Registry) passivate(id string, pid *actor.PID, mark uint64) {
 		return
 	}
 	r.mu.Unlock()
-	c.pid, c.err = r.restore(context.Background(), id)
+	c.pid, c.user, c.err = r.restore(context.Background(), id)
 	r.mu.Lock()
 	handover := r.settleQueueLocked(id, c)
 	r.mu.Unlock()

@@ -51,8 +51,12 @@ type Registry struct {
 
 	fail Failure
 
-	mu        sync.Mutex
-	pids      map[string]*actor.PID
+	mu   sync.Mutex
+	pids map[string]*actor.PID
+	// users holds the user (Spec.Stored.User) of each session in pids
+	// that has one. It is written with pids, under mu, by the one call
+	// that registers the session: a refused create never touches it.
+	users     map[string]string
 	restoring map[string]*restoring
 	// dormant holds what passivated sessions hand to their next actor.
 	dormant map[string]*dormant
@@ -67,6 +71,7 @@ type Registry struct {
 type restoring struct {
 	done  chan struct{}
 	pid   *actor.PID
+	user  string // the session's user, registered with pid
 	err   error
 	queue []any
 	// passivating marks a passivation: once done, waiters look again.
@@ -101,7 +106,7 @@ func WithFailure(f Failure) RegistryOption {
 // NewRegistry returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
 func NewRegistry(system *actor.ActorSystem, env *Env, opts ...RegistryOption) *Registry {
-	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}}
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -129,8 +134,26 @@ func (r *Registry) spawnLocked(spec Spec) (*actor.PID, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.pids[spec.ID] = pid
+	r.registerLocked(spec.ID, pid, spec.Stored.User)
 	return pid, nil
+}
+
+// registerLocked makes pid the loaded session id, belonging to user.
+func (r *Registry) registerLocked(id string, pid *actor.PID, user string) {
+	r.pids[id] = pid
+	if user != "" {
+		r.users[id] = user
+	}
+}
+
+// unregisterLocked takes session id out of pids and users, returning
+// what they held.
+func (r *Registry) unregisterLocked(id string) (pid *actor.PID, user string, ok bool) {
+	pid, ok = r.pids[id]
+	user = r.users[id]
+	delete(r.pids, id)
+	delete(r.users, id)
+	return pid, user, ok
 }
 
 // Create starts a new session: with a store, it records the session
@@ -236,9 +259,9 @@ func (r *Registry) beginLocked(id string) *restoring {
 
 // finishRestore restores session id for c and hands it what waited.
 func (r *Registry) finishRestore(id string, c *restoring) {
-	pid, err := r.restore(context.Background(), id)
+	pid, user, err := r.restore(context.Background(), id)
 	r.mu.Lock()
-	c.pid, c.err = pid, err
+	c.pid, c.user, c.err = pid, user, err
 	handover := r.settleQueueLocked(id, c)
 	r.mu.Unlock()
 	r.handOver(id, handover)
@@ -256,7 +279,7 @@ func (r *Registry) settleQueueLocked(id string, c *restoring) (handover *actor.P
 		c.pid, c.err = nil, fmt.Errorf("%w: %q", ErrReleased, id)
 	}
 	if c.pid != nil {
-		r.pids[id] = c.pid
+		r.registerLocked(id, c.pid, c.user)
 		if d := r.dormant[id]; d != nil {
 			delete(r.dormant, id)
 			for _, sub := range d.subs {
@@ -318,15 +341,16 @@ func (r *Registry) refuse(id string, msg any, err error) {
 
 // restore starts the actor of a stored session and waits until what the
 // restore found (interrupted calls, the end of a cut run, agent_recovered)
-// is stored and told, so the first use sees it in the ring as well. On
-// failure the lease is given up, unless another node holds it.
-func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, error) {
+// is stored and told, so the first use sees it in the ring as well; it
+// returns the actor and the session's user. On failure the lease is given
+// up, unless another node holds it.
+func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, error) {
 	spec, err := r.load(ctx, id)
 	if err == nil {
 		var pid *actor.PID
 		if pid, err = r.system.Root.SpawnNamed(props(r.env, r, spec), "session/"+id); err == nil {
 			if err = r.settle(pid); err == nil {
-				return pid, nil
+				return pid, spec.Stored.User, nil
 			}
 			_ = r.system.Root.StopFuture(pid).Wait()
 		}
@@ -334,7 +358,7 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, error) {
 	if !errors.Is(err, store.ErrOwned) && !errors.Is(err, ErrNoSession) {
 		r.release(id)
 	}
-	return nil, err
+	return nil, "", err
 }
 
 // settle waits until the session has stored everything it has told.
@@ -425,6 +449,16 @@ func (r *Registry) Lookup(id string) (*actor.PID, bool) {
 	return pid, ok
 }
 
+// User returns the user of session id (Spec.Stored.User, "" for nobody in
+// particular) and whether the session is loaded here; a session that is
+// not loaded has no user here.
+func (r *Registry) User(id string) (user string, loaded bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, loaded = r.pids[id]
+	return r.users[id], loaded
+}
+
 // Loaded reports whether session id runs here.
 func (r *Registry) Loaded(id string) bool {
 	_, ok := r.Lookup(id)
@@ -482,8 +516,7 @@ func (r *Registry) Release(id string) bool {
 // unload stops a session and waits for it, keeping its lease.
 func (r *Registry) unload(id string) bool {
 	r.mu.Lock()
-	pid, ok := r.pids[id]
-	delete(r.pids, id)
+	pid, _, ok := r.unregisterLocked(id)
 	r.mu.Unlock()
 	if ok {
 		_ = r.system.Root.StopFuture(pid).Wait()

@@ -33,7 +33,7 @@ import (
 // to the session's member (docs/remote.md).
 func serve(args []string) error {
 	var c common
-	var addr, authFile, origins, clusterHost string
+	var addr, authFile, origins, hosts, clusterHost string
 	var maxBody int64
 	var ui bool
 	var passivate time.Duration
@@ -53,7 +53,11 @@ func serve(args []string) error {
 	c.register(fs, "sqlite:")
 	fs.StringVar(&addr, "addr", "127.0.0.1:7700", "address to listen on; without --auth only a loopback address")
 	fs.StringVar(&authFile, "auth", "", `JSON file of static tokens and JWT settings: {"tokens": {"TOKEN": "user"}, "jwt": {"hs256_secret_env": "VAR", "issuer": "...", "audience": "..."}}`)
-	fs.StringVar(&origins, "cors-origins", "", "comma-separated origins browsers may call from (* for any; default: none, no CORS)")
+	fs.StringVar(&origins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose web pages may call the server: CORS headers, and\n"+
+		"their POST/DELETE requests and WebSockets are not refused as cross-origin (* for any, only with --auth;\n"+
+		"default: none, only the server's own origin); see docs/security.md")
+	fs.StringVar(&hosts, "allowed-hosts", "", "comma-separated Host names (optionally with :port) answered, others 403 forbidden (default: with --auth\n"+
+		"any; without it only localhost, 127.x.y.z and [::1], which this may narrow); see docs/security.md")
 	fs.Int64Var(&maxBody, "max-body-bytes", httpserver.DefaultMaxBodyBytes, "largest request body accepted")
 	fs.BoolVar(&ui, "ui", true, "serve the browser UI at / (--ui=false for the API alone)")
 	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long (no run, nothing queued, no open event stream) and restore it on its next request (0: never)")
@@ -86,7 +90,18 @@ func serve(args []string) error {
 		opts = append(opts, httpserver.WithUI(web.FS()))
 	}
 	if origins != "" {
-		opts = append(opts, httpserver.WithCORSOrigins(strings.Split(origins, ",")...))
+		list := splitList(origins)
+		if err := httpserver.CheckOrigins(list, authFile != ""); err != nil {
+			return fmt.Errorf("--cors-origins: %w", err)
+		}
+		opts = append(opts, httpserver.WithCORSOrigins(list...))
+	}
+	if hosts != "" {
+		list := splitList(hosts)
+		if err := httpserver.CheckAllowedHosts(list, authFile != ""); err != nil {
+			return fmt.Errorf("--allowed-hosts: %w", err)
+		}
+		opts = append(opts, httpserver.WithAllowedHosts(list...))
 	}
 	log := zap.NewNop()
 	if c.verbose {
@@ -135,6 +150,18 @@ func serve(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return httpserver.New(rt, opts...).Serve(ctx, ln)
+}
+
+// splitList splits a comma-separated flag value, trimming spaces and
+// dropping empty entries.
+func splitList(v string) []string {
+	var out []string
+	for f := range strings.SplitSeq(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // loopbackOnly refuses an address other than loopback: without --auth

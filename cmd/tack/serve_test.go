@@ -103,3 +103,24 @@ func TestServeRefusesOpenAddressWithoutAuth(t *testing.T) {
 		t.Fatalf("tack serve --addr 0.0.0.0:0: %v %s", err, out)
 	}
 }
+
+// TestServeRefusesUnsafeOrigins: --cors-origins * only with --auth, and
+// origins and allowed hosts of the wrong shape, are refused before
+// anything listens.
+func TestServeRefusesUnsafeOrigins(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cors-origins", "*"}, `--cors-origins: origin "*" trusts every web page`},
+		{[]string{"--cors-origins", "https://app.example,*"}, `--cors-origins: origin "*" trusts every web page`},
+		{[]string{"--cors-origins", "app.example"}, `--cors-origins: origin "app.example" is not scheme://host[:port]`},
+		{[]string{"--allowed-hosts", "tack.example"}, `--allowed-hosts: allowed host "tack.example" is not a loopback name`},
+		{[]string{"--allowed-hosts", "localhost:http"}, `--allowed-hosts: allowed host "localhost:http": "http" is not a port`},
+	} {
+		err := serve(append([]string{"--addr", "127.0.0.1:0", "--store", "memory"}, c.args...))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("tack serve %v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}

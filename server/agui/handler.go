@@ -38,6 +38,17 @@ type Handler struct {
 	// Keepalive is how often an idle stream gets an SSE comment; 0 means
 	// every 15 seconds.
 	Keepalive time.Duration
+	// Audit, when set, is told of each approval a resume answers: action
+	// "approve" or "reject", the approval id, and the answer's error (nil
+	// once it is done). ctx is the request's.
+	Audit func(ctx context.Context, action, session, approvalID string, err error)
+}
+
+// step is one command a run sends before it streams; an approval's
+// answer names itself (action and ref) for Handler.Audit.
+type step struct {
+	do          func(context.Context) error
+	action, ref string
 }
 
 // New returns a handler whose sessions come from rt, by id, for every
@@ -112,7 +123,7 @@ func (h *Handler) begin(ctx context.Context, s *tack.Session, in *RunAgentInput)
 		return nil, err
 	}
 	var (
-		do      []func(context.Context) error
+		do      []step
 		waiting []Interrupt
 	)
 	if len(in.Resume) > 0 {
@@ -127,15 +138,19 @@ func (h *Handler) begin(ctx context.Context, s *tack.Session, in *RunAgentInput)
 		if st.GetState() != "idle" {
 			return nil, &tack.Error{Code: events.CodeBusy, Message: fmt.Sprintf("session %q is %s; an AG-UI run starts only when it is idle", s.ID(), st.GetState())}
 		}
-		do = []func(context.Context) error{func(ctx context.Context) error { _, err := s.Prompt(ctx, text); return err }}
+		do = []step{{do: func(ctx context.Context) error { _, err := s.Prompt(ctx, text); return err }}}
 	}
 	// Since past any seq: live events only, from before the first command.
 	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Since: math.MaxUint64, Buffer: subscriptionBuffer})
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range do {
-		if err := f(ctx); err != nil {
+	for _, st := range do {
+		err := st.do(ctx)
+		if st.action != "" && h.Audit != nil {
+			h.Audit(ctx, st.action, s.ID(), st.ref, err)
+		}
+		if err != nil {
 			_ = sub.Close()
 			return nil, err
 		}
@@ -219,8 +234,8 @@ func (h *Handler) settle(ctx context.Context, s *tack.Session, run *run, out *ss
 // resume plans the commands that answer the resume entries, from the
 // session's pending approvals and question in st, and returns the holds
 // the entries leave waiting.
-func resume(s *tack.Session, st *eventsv1.SessionState, entries []ResumeEntry) ([]func(context.Context) error, []Interrupt, error) {
-	var do []func(context.Context) error
+func resume(s *tack.Session, st *eventsv1.SessionState, entries []ResumeEntry) ([]step, []Interrupt, error) {
+	var do []step
 	seen := map[string]bool{}
 	for i, e := range entries {
 		if seen[e.InterruptID] {
@@ -249,42 +264,45 @@ func resume(s *tack.Session, st *eventsv1.SessionState, entries []ResumeEntry) (
 // approval (cancelled rejects), respond for a question (cancelled aborts
 // the run, which rejects the question). Cancelling what is no longer
 // pending does nothing; answering it is no_pending_approval.
-func answer(s *tack.Session, st *eventsv1.SessionState, i int, e ResumeEntry) (func(context.Context) error, error) {
+func answer(s *tack.Session, st *eventsv1.SessionState, i int, e ResumeEntry) (step, error) {
 	id := e.InterruptID
+	reject := func(reason string) step {
+		return step{do: func(ctx context.Context) error { return s.Reject(ctx, id, reason) }, action: "reject", ref: id}
+	}
 	for _, a := range st.GetPendingApprovals() {
 		if a.GetApprovalId() != id {
 			continue
 		}
 		if e.Status == StatusCancelled {
-			return func(ctx context.Context) error { return s.Reject(ctx, id, "cancelled") }, nil
+			return reject("cancelled"), nil
 		}
 		ans, err := parseApproval(i, e.Payload)
 		if err != nil {
-			return nil, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()}
+			return step{}, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()}
 		}
 		if *ans.Approved {
-			return func(ctx context.Context) error { return s.Approve(ctx, id, ans.Always) }, nil
+			return step{do: func(ctx context.Context) error { return s.Approve(ctx, id, ans.Always) }, action: "approve", ref: id}, nil
 		}
 		reason := ans.Reason
 		if reason == "" {
 			reason = "rejected by the user"
 		}
-		return func(ctx context.Context) error { return s.Reject(ctx, id, reason) }, nil
+		return reject(reason), nil
 	}
 	if q := st.GetPendingQuestion(); q != nil && q.GetRef() == id {
 		if e.Status == StatusCancelled {
-			return func(ctx context.Context) error { return s.Abort(ctx, tack.AbortOptions{KillTools: "killable"}) }, nil
+			return step{do: func(ctx context.Context) error { return s.Abort(ctx, tack.AbortOptions{KillTools: "killable"}) }}, nil
 		}
 		text, err := parseResponse(i, e.Payload)
 		if err != nil {
-			return nil, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()}
+			return step{}, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()}
 		}
-		return func(ctx context.Context) error { return s.Respond(ctx, id, text) }, nil
+		return step{do: func(ctx context.Context) error { return s.Respond(ctx, id, text) }}, nil
 	}
 	if e.Status == StatusCancelled {
 		// Nothing left to cancel (it timed out, or another client answered
 		// it): accepted, so that the client's thread can move on.
-		return func(context.Context) error { return nil }, nil
+		return step{do: func(context.Context) error { return nil }}, nil
 	}
-	return nil, &tack.Error{Code: events.CodeNoPendingApproval, Message: fmt.Sprintf("resume[%d]: no approval or question %q is pending in session %q", i, id, s.ID())}
+	return step{}, &tack.Error{Code: events.CodeNoPendingApproval, Message: fmt.Sprintf("resume[%d]: no approval or question %q is pending in session %q", i, id, s.ID())}
 }

@@ -10,7 +10,7 @@ import (
 
 // agui serves AG-UI runs (package agui) on the caller's own sessions.
 func (s *Server) agui() http.Handler {
-	h := &agui.Handler{Session: s.owned, MaxBody: s.opts.maxBody, Keepalive: s.opts.keepAlive}
+	h := &agui.Handler{Session: s.owned, MaxBody: s.opts.maxBody, Keepalive: s.opts.keepAlive, Audit: s.auditAGUI}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer s.stream(metrics.KindAGUI)()
 		h.ServeHTTP(w, r)

@@ -20,9 +20,13 @@
 //
 // routes lists every route on one standard library ServeMux with method
 // patterns; every route runs behind the same middlewares: request
-// logging (the path only, never the query, which may carry a token),
-// panic recovery (500 internal, the server keeps serving), CORS (off
-// unless origins are allowed), authentication, and a cap on request
+// logging (the path and the user, never the query, which may carry a
+// token), panic recovery (500 internal, the server keeps serving), guard
+// (403 forbidden for a Host that is not allowed — only loopback names
+// without WithAuth — and for a state-changing request or WebSocket
+// upgrade a browser marks as cross-origin, by net/http's
+// CrossOriginProtection with the WithCORSOrigins origins trusted), CORS
+// (off unless origins are trusted), authentication, and a cap on request
 // bodies. An unknown path answers 404 and a wrong method 405, with code
 // unknown_command; every error body is JSON.
 //
@@ -32,6 +36,11 @@
 // first reads its owner from the session's record (never restoring the
 // session) and answers another user exactly as it answers for a session
 // that does not exist: 404 invalid_session, same body.
+//
+// # Audit
+//
+// audit logs, on the server's logger, who created, forked, deleted,
+// approved or rejected what, and every command refused as forbidden.
 //
 // # Concurrency
 //

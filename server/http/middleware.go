@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -40,15 +41,22 @@ func (r *recorder) Write(b []byte) (int, error) {
 // deadlines of event streams).
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
+// requestLog is what a request's log line learns while the request is
+// served: the user authenticate found (withUser), "" when none was.
+type requestLog struct{ user string }
+
+type requestLogKey struct{}
+
 // logRequests logs each request's method, path (never the query: it may
 // carry an access token), user, status and duration.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
+		l := &requestLog{}
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestLogKey{}, l)))
 		s.opts.logger.Info("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
-			zap.String("user", userOf(r)), zap.Int("status", rec.status), zap.Duration("duration", time.Since(start)))
+			zap.String("user", l.user), zap.Int("status", rec.status), zap.Duration("duration", time.Since(start)))
 	})
 }
 

@@ -18,13 +18,22 @@ import (
 // userKey is the context key of the request's user.
 type userKey struct{}
 
+// withUser names the request's user, and tells the request log line
+// (logRequests) too.
 func withUser(r *http.Request, user string) *http.Request {
+	if l, ok := r.Context().Value(requestLogKey{}).(*requestLog); ok {
+		l.user = user
+	}
 	return r.WithContext(context.WithValue(r.Context(), userKey{}, user))
 }
 
 // userOf is the user authenticate found, "" before it ran.
-func userOf(r *http.Request) string {
-	u, _ := r.Context().Value(userKey{}).(string)
+func userOf(r *http.Request) string { return userFrom(r.Context()) }
+
+// userFrom is the user of the request whose context ctx is (or derives
+// from), "" before authenticate ran.
+func userFrom(ctx context.Context) string {
+	u, _ := ctx.Value(userKey{}).(string)
 	return u
 }
 
@@ -122,6 +131,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, name, id string, bo
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.requestTimeout)
 	defer cancel()
 	data, err := command.Run(ctx, command.Env{Runtime: s.rt, User: userOf(r)}, name, id, body)
+	session, approval := auditedFields(name, body)
+	if id != "" {
+		session = id
+	}
+	s.auditCommand(ctx, name, session, approval, data, err)
 	if err != nil {
 		writeError(w, err)
 		return

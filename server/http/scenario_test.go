@@ -156,6 +156,20 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// hold prompts alice's session "s", made with heldSession, and waits
+// until its approval ap-1 is pending.
+func (ts *testServer) hold() {
+	ts.t.Helper()
+	ts.must("POST", "/v1/sessions/s/prompt", aliceToken, `{"text":"go"}`, 200)
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(ts.must("GET", "/v1/sessions/s", aliceToken, "", 200), `"approval_id":"ap-1"`) {
+		if time.Now().After(deadline) {
+			ts.t.Fatal("no approval pending")
+		}
+		time.Sleep(5 * time.Millisecond) // polling
+	}
+}
+
 func (sc scenario) run(t *testing.T) {
 	ts := start(t, nil, WithAuth(testAuth(t)))
 	setup := sc.setup
@@ -176,14 +190,7 @@ func (sc scenario) run(t *testing.T) {
 		}
 	}
 	if sc.held {
-		ts.must("POST", "/v1/sessions/s/prompt", aliceToken, `{"text":"go"}`, 200)
-		deadline := time.Now().Add(5 * time.Second)
-		for !strings.Contains(ts.must("GET", "/v1/sessions/s", aliceToken, "", 200), `"approval_id":"ap-1"`) {
-			if time.Now().After(deadline) {
-				t.Fatal("no approval pending")
-			}
-			time.Sleep(5 * time.Millisecond) // polling
-		}
+		ts.hold()
 	}
 	var sub *tack.Subscription
 	if len(sc.events) > 0 {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +43,10 @@ type Server struct {
 	// public are the paths served without a credential: /healthz and the
 	// UI's files.
 	public map[string]bool
+	// crossOrigin refuses state-changing requests from other origins but
+	// the trusted ones (guard); anyOrigin trusts every origin.
+	crossOrigin *http.CrossOriginProtection
+	anyOrigin   bool
 }
 
 // Option configures a Server.
@@ -50,6 +55,7 @@ type Option func(*options)
 type options struct {
 	auth           *auth.Authenticator
 	origins        []string
+	hosts          []string
 	maxBody        int64
 	keepAlive      time.Duration
 	requestTimeout time.Duration
@@ -64,10 +70,23 @@ type options struct {
 // checks; without it every request is LocalUser.
 func WithAuth(a *auth.Authenticator) Option { return func(o *options) { o.auth = a } }
 
-// WithCORSOrigins allows browsers on these origins ("*" for any) to call
-// the server. Without it no CORS headers are sent.
+// WithCORSOrigins trusts web pages of these origins (scheme://host[:port],
+// "*" for any) to call the server: they get CORS headers, and their
+// state-changing requests and WebSocket upgrades are not refused as
+// cross-origin (see CheckOrigins). "*" counts only with WithAuth; an
+// origin CheckOrigins refuses is not trusted. Without it no CORS headers
+// are sent and only the server's own origin may change anything.
 func WithCORSOrigins(origins ...string) Option {
 	return func(o *options) { o.origins = append(o.origins, origins...) }
+}
+
+// WithAllowedHosts answers only requests whose Host header names one of
+// hosts (a name or address, with any port unless one is given: "[::1]",
+// "tack.example:443"); others get 403 forbidden. Without WithAuth only
+// loopback names are answered whatever the option says; with WithAuth
+// and without this option, any Host is.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(o *options) { o.hosts = append(o.hosts, hosts...) }
 }
 
 // WithMaxBodyBytes caps request bodies (default 1 MiB); a larger one is
@@ -117,10 +136,20 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 	if o.logger == nil {
 		o.logger = zap.NewNop()
 	}
+	if o.auth == nil { // every page would be trusted, and nothing asks who calls
+		o.origins = slices.DeleteFunc(slices.Clone(o.origins), func(origin string) bool { return origin == "*" })
+	}
 	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{}), sockets: newSocketSet(),
-		public: map[string]bool{"/healthz": true}}
+		public: map[string]bool{"/healthz": true}, crossOrigin: http.NewCrossOriginProtection()}
+	for _, origin := range o.origins {
+		if origin == "*" {
+			s.anyOrigin = true
+		} else if checkOrigin(origin) == nil {
+			_ = s.crossOrigin.AddTrustedOrigin(origin) // checked: cannot fail
+		}
+	}
 	s.routes()
-	s.handler = s.logRequests(s.recoverPanics(s.cors(s.authenticate(s.limitBody(traceContext(http.HandlerFunc(s.route)))))))
+	s.handler = s.logRequests(s.recoverPanics(s.guard(s.cors(s.authenticate(s.limitBody(traceContext(http.HandlerFunc(s.route))))))))
 	return s
 }
 

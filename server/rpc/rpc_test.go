@@ -112,6 +112,12 @@ func TestErrorScenarios(t *testing.T) {
 		{"fork beyond the history", `{"cmd":"fork","session":"s","index":1}`, "bad_request", "index 1 is out of range: the history has 0 messages"},
 		{"fork with a negative index", `{"cmd":"fork","session":"s","index":-1}`, "bad_request", "index -1 is out of range: the history has 0 messages"},
 		{"fork onto a taken id", `{"cmd":"fork","session":"s","index":0,"new_session":"s"}`, "bad_request", `session "s" exists`},
+		{"create a sub-agent's id", `{"cmd":"create_session","session":"s/sub-1","model":"script:demo"}`, "bad_request",
+			`session "s/sub-1" is not a valid id: an id is ` + tack.IDRule},
+		{"create with a newline in the id", `{"cmd":"create_session","session":"a\nb","model":"script:demo"}`, "bad_request",
+			`session "a\nb" is not a valid id: an id is ` + tack.IDRule},
+		{"fork onto ..", `{"cmd":"fork","session":"s","index":0,"new_session":".."}`, "bad_request",
+			`new_session ".." is not a valid id: an id is ` + tack.IDRule},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
