@@ -56,7 +56,7 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 	if err != nil {
 		return nil, err
 	}
-	spec, err := rt.spec(newID, cfg)
+	spec, err := rt.spec(newID, cfg, drop)
 	if err != nil {
 		return nil, err
 	}

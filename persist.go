@@ -73,7 +73,7 @@ func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	return rt.spec(id, cfg)
+	return rt.spec(id, cfg, drop)
 }
 
 // sessionConfig is the SessionConfig of a stored configuration.

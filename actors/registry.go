@@ -48,6 +48,8 @@ type Registry struct {
 	system *actor.ActorSystem
 	env    *Env
 	respec Respec
+	// child resolves sub-agents' configurations; nil: as respec.
+	child Respec
 
 	fail Failure
 
@@ -90,6 +92,25 @@ type RegistryOption func(*Registry)
 // it, a registry with a store cannot restore sessions.
 func WithRespec(f Respec) RegistryOption {
 	return func(r *Registry) { r.respec = f }
+}
+
+// WithChildRespec sets how the configuration of a sub-agent a session
+// starts is resolved (where its owner's grant is checked); without it, as
+// a restore's (WithRespec).
+func WithChildRespec(f Respec) RegistryOption {
+	return func(r *Registry) { r.child = f }
+}
+
+// childRespec is how a sub-agent's configuration is resolved; nil when
+// it cannot be (a nil registry, or one without WithRespec).
+func (r *Registry) childRespec() Respec {
+	switch {
+	case r == nil || r.respec == nil:
+		return nil
+	case r.child != nil:
+		return r.child
+	}
+	return r.respec
 }
 
 // WithFailure sets how requests Deliver could not hand to a session are

@@ -50,7 +50,7 @@ func serve(args []string) error {
 			"store. Front ends keep no state: run as many as needed (docs/remote.md).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	c.register(fs, "sqlite:")
+	c.register(fs, "sqlite:", true)
 	fs.StringVar(&addr, "addr", "127.0.0.1:7700", "address to listen on; without --auth only a loopback address")
 	fs.StringVar(&authFile, "auth", "", `JSON file of static tokens and JWT settings: {"tokens": {"TOKEN": "user"}, "jwt": {"hs256_secret_env": "VAR", "issuer": "...", "audience": "..."}}`)
 	fs.StringVar(&origins, "cors-origins", "", "comma-separated origins browsers may call from (* for any; default: none, no CORS)")
