@@ -112,6 +112,13 @@ func TestLoad(t *testing.T) {
 		{"nothing", `{}`, "nobody could sign in"},
 		{"not JSON", `{"tokens":`, "auth file"},
 		{"two values", `{"tokens": {"tk": "a"}} {}`, "more than one"},
+		{"grants and limits", `{"tokens": {"tk": "a"}, "grants": {"*": {"models": ["openai/*"], "tools": ["echo"], "scripts": false}, "a": {"tools": ["*"]}},
+			"limits": {"*": {"max_sessions": 3, "max_running": 1, "requests_per_minute": 60}}}`, ""},
+		{"a misspelt grant key", `{"tokens": {"tk": "a"}, "grants": {"*": {"tool": ["echo"]}}}`, `unknown field "tool"`},
+		{"a misspelt limit", `{"tokens": {"tk": "a"}, "limits": {"*": {"max_session": 3}}}`, `unknown field "max_session"`},
+		{"a negative limit", `{"tokens": {"tk": "a"}, "limits": {"a": {"max_running": -1}}}`, `limits["a"]: max_running must not be negative`},
+		{"an empty pattern", `{"tokens": {"tk": "a"}, "grants": {"a": {"models": [""]}}}`, `grants["a"]: an empty name or pattern`},
+		{"jwks only", `{"jwt": {"jwks_url": "https://id.example/jwks.json"}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
