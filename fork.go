@@ -61,7 +61,9 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 		return nil, err
 	}
 	spec.Stored, spec.Fork = src.Config, &src.Fork
-	rt.setUser(newID, cfg.User)
+	if err := rt.admitSession(newID, cfg.User); err != nil {
+		return nil, err
+	}
 	pid, err := rt.registry.Create(ctx, spec)
 	if err != nil {
 		rt.users.Delete(newID)

@@ -56,6 +56,9 @@ type Runtime struct {
 	// policy is what each user may use and how much (WithPolicy); nil
 	// allows everything.
 	policy *policy.Policy
+	// admitting makes counting a user's sessions and adding one atomic
+	// (admitSession).
+	admitting sync.Mutex
 }
 
 // New returns a runtime. With no options it runs scripted models and the
@@ -111,6 +114,9 @@ func New(opts ...Option) (*Runtime, error) {
 	}
 	if c.tracer != nil {
 		rt.env.Tracer = c.tracer
+	}
+	if c.policy != nil {
+		rt.env.Runs = newRunCounter(c.policy)
 	}
 	if c.store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
@@ -208,7 +214,9 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	spec.Stored = storedConfig(cfg, spec.Model.Name)
-	rt.setUser(id, cfg.User)
+	if err := rt.admitSession(id, cfg.User); err != nil {
+		return nil, err
+	}
 	pid, err := rt.registry.Create(context.Background(), spec)
 	if err != nil {
 		rt.users.Delete(id)
