@@ -108,7 +108,7 @@ func TestMaxRunning(t *testing.T) {
 	// call still runs its child.
 	rt2 := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"*": {MaxRunning: 1}}})
 	p2, err := rt2.Spawn(tack.SessionConfig{ID: "p", User: "carol", Tools: []string{"subagent"},
-		Script: json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"t"}}]},{"text":"done"}]}`),
+		Script:    json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"t"}}]},{"text":"done"}]}`),
 		Subagents: &tack.SubagentConfig{Model: "local/good"}})
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,8 @@ type Server struct {
 	// public are the paths served without a credential: /healthz and the
 	// UI's files.
 	public map[string]bool
+	// requests counts each user's requests against requests_per_minute.
+	requests *requestLimiter
 }
 
 // Option configures a Server.
@@ -58,10 +60,13 @@ type options struct {
 	grace          time.Duration
 	metrics        *metrics.Metrics
 	ui             fs.FS
+	now            func() time.Time
 }
 
 // WithAuth makes every request (but /healthz) carry a credential that a
-// checks; without it every request is LocalUser.
+// checks; without it every request is LocalUser. a's Policy bounds each
+// user's requests a minute (its limits' requests_per_minute); the
+// runtime takes the rest of the policy (tack.WithPolicy).
 func WithAuth(a *auth.Authenticator) Option { return func(o *options) { o.auth = a } }
 
 // WithCORSOrigins allows browsers on these origins ("*" for any) to call
@@ -107,10 +112,14 @@ func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metric
 // always can.
 func WithUI(fsys fs.FS) Option { return func(o *options) { o.ui = fsys } }
 
+// WithClock reads the time from now (default time.Now): the minute of
+// requests_per_minute.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
 // New returns a server for rt.
 func New(rt *tack.Runtime, opts ...Option) *Server {
 	o := options{maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive, requestTimeout: DefaultRequestTimeout,
-		eventBuffer: DefaultEventBuffer, grace: DefaultShutdownGrace}
+		eventBuffer: DefaultEventBuffer, grace: DefaultShutdownGrace, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -118,9 +127,9 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 		o.logger = zap.NewNop()
 	}
 	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{}), sockets: newSocketSet(),
-		public: map[string]bool{"/healthz": true}}
+		public: map[string]bool{"/healthz": true}, requests: &requestLimiter{now: o.now, by: map[string]*requestWindow{}}}
 	s.routes()
-	s.handler = s.logRequests(s.recoverPanics(s.cors(s.authenticate(s.limitBody(traceContext(http.HandlerFunc(s.route)))))))
+	s.handler = s.logRequests(s.recoverPanics(s.cors(s.authenticate(s.limitRequests(s.limitBody(traceContext(http.HandlerFunc(s.route))))))))
 	return s
 }
 

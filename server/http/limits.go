@@ -1,0 +1,117 @@
+package http
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+)
+
+// A user's requests_per_minute (the auth file's limits) bounds the
+// requests they send in any minute — REST requests, event streams,
+// WebSocket upgrades and each command a WebSocket carries — refused ones
+// included. Past it the answer is 429 rate_limited with Retry-After: when
+// the oldest request of the last minute leaves it.
+
+// requestWindow is one user's latest requests, at most their limit.
+type requestWindow struct {
+	times []time.Time
+	next  int // the oldest, once times is full
+}
+
+// requestLimiter keeps every user's window.
+type requestLimiter struct {
+	now func() time.Time
+	mu  sync.Mutex
+	by  map[string]*requestWindow
+}
+
+// take counts a request of user, limited to limit a minute (0: none), and
+// returns how long until a request would be allowed: 0 when this one is.
+func (l *requestLimiter) take(user string, limit int) time.Duration {
+	if limit <= 0 {
+		return 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.by[user]
+	if w == nil {
+		w = &requestWindow{}
+		l.by[user] = w
+	}
+	if len(w.times) < limit {
+		w.times = append(w.times, now)
+		return 0
+	}
+	oldest := w.times[w.next]
+	w.times[w.next], w.next = now, (w.next+1)%len(w.times)
+	if now.Sub(oldest) >= time.Minute {
+		return 0
+	}
+	return w.times[w.next].Add(time.Minute).Sub(now)
+}
+
+// overLimit counts a request of the request's user and answers the error
+// of one past their requests_per_minute, nil when it is within it.
+func (s *Server) overLimit(r *http.Request) *retryError {
+	user := userOf(r)
+	if s.opts.auth == nil || user == "" {
+		return nil
+	}
+	limit := s.opts.auth.Policy().Limit(user).RequestsPerMinute
+	wait := s.requests.take(user, limit)
+	if wait == 0 {
+		return nil
+	}
+	return &retryError{after: wait, err: &tack.Error{Code: events.CodeRateLimited,
+		Message: fmt.Sprintf("%s sent more than %d requests in a minute (requests_per_minute): retry in %d s", user, limit, seconds(wait))}}
+}
+
+// limitRequests answers 429 to a request past its user's
+// requests_per_minute.
+func (s *Server) limitRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e := s.overLimit(r); e != nil {
+			s.auditRefused(r, r.Method+" "+r.URL.Path, e.err)
+			w.Header().Set("Retry-After", strconv.Itoa(seconds(e.after)))
+			writeError(w, e.err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// retryError is a rate_limited error and when to try again.
+type retryError struct {
+	after time.Duration
+	err   *tack.Error
+}
+
+// seconds is d in whole seconds, rounded up, at least 1.
+func seconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
+
+// auditRefused logs a request refused because its user is not granted
+// what it names (forbidden) or is past a limit (rate_limited); other
+// errors are the request log's.
+func (s *Server) auditRefused(r *http.Request, what string, err error) {
+	code := tack.Code(err)
+	if code != events.CodeForbidden && code != events.CodeRateLimited {
+		return
+	}
+	msg := err.Error()
+	var e *tack.Error
+	if errors.As(err, &e) {
+		msg = e.Message
+	}
+	s.opts.logger.Warn("audit: refused", zap.String("user", userOf(r)), zap.String("request", what),
+		zap.String("code", code), zap.String("reason", msg))
+}
