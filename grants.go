@@ -168,12 +168,7 @@ func (rt *Runtime) granted(g *policy.Grant, cfg SessionConfig) []string {
 // its parent's owner: what that owner's grant leaves out fails the
 // subagent call (its result says so).
 func (rt *Runtime) childSpec(id string, c store.Config) (actors.Spec, error) {
-	rt.setUser(id, c.User)
-	cfg, err := sessionConfig(id, c)
-	if err != nil {
-		return actors.Spec{}, err
-	}
-	return rt.spec(id, cfg, refuse)
+	return rt.storedSpec(id, c, refuse)
 }
 
 // permitCommand answers forbidden when cmd, sent to session id, names a

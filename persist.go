@@ -68,12 +68,18 @@ func (rt *Runtime) setUser(id, user string) {
 
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
+	return rt.storedSpec(id, c, drop)
+}
+
+// storedSpec resolves the stored configuration of session id, whose
+// owner it records.
+func (rt *Runtime) storedSpec(id string, c store.Config, mode check) (actors.Spec, error) {
 	rt.setUser(id, c.User)
 	cfg, err := sessionConfig(id, c)
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	return rt.spec(id, cfg, drop)
+	return rt.spec(id, cfg, mode)
 }
 
 // sessionConfig is the SessionConfig of a stored configuration.

@@ -9,7 +9,6 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/tack-run/tack/store/storetest"
 )
 
 // idp is an identity provider's JWKS endpoint whose keys a test changes,
@@ -99,43 +100,7 @@ func edJWK(t *testing.T, kid string) (ed25519.PrivateKey, map[string]string) {
 	return k, map[string]string{"kty": "OKP", "kid": kid, "crv": "Ed25519", "x": enc(pub)}
 }
 
-// signKid is sign with a kid in the header.
-func signKid(t *testing.T, method jwt.SigningMethod, key any, kid string, over map[string]any) string {
-	t.Helper()
-	claims := jwt.MapClaims{"sub": "carol", "iss": "https://id.example", "aud": "tack", "exp": time.Now().Add(time.Hour).Unix()}
-	for k, v := range over {
-		claims[k] = v
-	}
-	tok := jwt.NewWithClaims(method, claims)
-	if kid != "" {
-		tok.Header["kid"] = kid
-	}
-	s, err := tok.SignedString(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// clock is a settable time for the JWKS cache.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func jwksAuth(t *testing.T, p *idp, c *clock, secret bool) *Authenticator {
+func jwksAuth(t *testing.T, p *idp, c *storetest.Clock, secret bool) *Authenticator {
 	t.Helper()
 	j := &JWTConfig{JWKSURL: p.srv.URL + "/jwks.json", Issuer: "https://id.example", Audience: "tack"}
 	if secret {
@@ -159,7 +124,7 @@ func TestJWKS(t *testing.T) {
 	ps, psPub := rsaJWK(t, "ps")
 	psPub["alg"] = "PS256"
 	p.serve(rsaPub, ecPub, edPub, encKey, psPub)
-	a := jwksAuth(t, p, &clock{now: time.Unix(1e9, 0)}, true)
+	a := jwksAuth(t, p, storetest.NewClock(time.Unix(1e9, 0)), true)
 	der, err := x509.MarshalPKIXPublicKey(&rsaKey.PublicKey)
 	if err != nil {
 		t.Fatal(err)
@@ -183,18 +148,7 @@ func TestJWKS(t *testing.T) {
 		{"alg none", signKid(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "r1", nil), ""},
 		{"wrong audience", signKid(t, jwt.SigningMethodES256, ecKey, "e1", map[string]any{"aud": "other"}), ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			user, err := a.User(tc.token)
-			if tc.user == "" {
-				if !errors.Is(err, ErrUnauthorized) || user != "" {
-					t.Fatalf("User = %q, %v; want ErrUnauthorized", user, err)
-				}
-				return
-			}
-			if err != nil || user != tc.user {
-				t.Fatalf("User = %q, %v; want %q", user, err, tc.user)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkUser(t, a, tc.token, tc.user) })
 	}
 }
 
@@ -208,7 +162,7 @@ func TestJWKSRotation(t *testing.T) {
 	k2, pub2 := ecJWK(t, "k2")
 	k3, pub3 := edJWK(t, "k3")
 	p.serve(pub1)
-	c := &clock{now: time.Unix(1e9, 0)}
+	c := storetest.NewClock(time.Unix(1e9, 0))
 	a := jwksAuth(t, p, c, false)
 	tok1 := signKid(t, jwt.SigningMethodRS256, k1, "k1", nil)
 	tok2 := signKid(t, jwt.SigningMethodES256, k2, "k2", nil)
@@ -223,16 +177,16 @@ func TestJWKSRotation(t *testing.T) {
 		{"the first token fetches the set", nil, tok1, true, 1},
 		{"the next is served from the cache", nil, tok1, true, 1},
 		{"an unknown kid within the minute of that fetch does not", nil, tok2, false, 1},
-		{"a minute later it fetches again", func() { c.add(61 * time.Second) }, tok2, false, 2},
-		{"and again not within the minute", func() { c.add(30 * time.Second) }, tok2, false, 2},
+		{"a minute later it fetches again", func() { c.Advance(61 * time.Second) }, tok2, false, 2},
+		{"and again not within the minute", func() { c.Advance(30 * time.Second) }, tok2, false, 2},
 		{"the provider rotates in k2: not seen within the minute", func() { p.serve(pub1, pub2) }, tok2, false, 2},
-		{"a minute after the last fetch it is", func() { c.add(31 * time.Second) }, tok2, true, 3},
+		{"a minute after the last fetch it is", func() { c.Advance(31 * time.Second) }, tok2, true, 3},
 		{"the cached k1 still verifies", nil, tok1, true, 3},
-		{"k1 rotated out stays cached until the set is fetched again", func() { p.serve(pub2, pub3); c.add(time.Minute) }, tok1, true, 3},
+		{"k1 rotated out stays cached until the set is fetched again", func() { p.serve(pub2, pub3); c.Advance(time.Minute) }, tok1, true, 3},
 		{"k3 fetches the set, which drops k1", nil, tok3, true, 4},
 		{"k1 is gone, and not fetched for within the minute", nil, tok1, false, 4},
-		{"the provider is down: the cached keys still verify", func() { p.setDown(true); c.add(2 * time.Hour) }, tok2, true, 5},
-		{"an unknown kid while it is down", func() { c.add(time.Minute) }, tok1, false, 6},
+		{"the provider is down: the cached keys still verify", func() { p.setDown(true); c.Advance(2 * time.Hour) }, tok2, true, 5},
+		{"an unknown kid while it is down", func() { c.Advance(time.Minute) }, tok1, false, 6},
 	}
 	for _, s := range steps {
 		if s.do != nil {

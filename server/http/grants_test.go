@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/server/auth"
+	"github.com/tack-run/tack/store/storetest"
 )
 
 // grantsAuth is testAuth's users with grants and limits: bob has the
@@ -138,30 +138,12 @@ func TestCatalogOfTheCaller(t *testing.T) {
 	}
 }
 
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // TestRequestsPerMinute: every request of a user counts, refused ones
 // too; past the limit the answer is 429 rate_limited with Retry-After
 // when the oldest request of the minute leaves it. Other users, requests
 // without a credential and /healthz are apart; WebSocket commands count.
 func TestRequestsPerMinute(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1e9, 0)}
+	clock := storetest.NewClock(time.Unix(1e9, 0))
 	ts, logs := startGrants(t, grantsAuth(t, `{"carol": {"requests_per_minute": 3}}`), t.TempDir(), WithClock(clock.Now))
 	const limited = `{"error":{"code":"rate_limited","message":"carol sent more than 3 requests in a minute (requests_per_minute): retry in `
 	steps := []struct {
@@ -183,7 +165,7 @@ func TestRequestsPerMinute(t *testing.T) {
 		{"the refused requests of 30 s ago are in the minute", "tk_carol", "/v1/sessions", 0, 429, "60"},
 	}
 	for _, s := range steps {
-		clock.add(s.advance)
+		clock.Advance(s.advance)
 		r := ts.do("GET", s.path, s.token, "")
 		if r.status != s.status || r.header.Get("Retry-After") != s.retry {
 			t.Fatalf("%s: %d (Retry-After %q) %s, want %d (Retry-After %q)", s.name, r.status, r.header.Get("Retry-After"), r.body, s.status, s.retry)
@@ -200,7 +182,7 @@ func TestRequestsPerMinute(t *testing.T) {
 // TestRequestsPerMinuteOverAWebSocket: the upgrade is one request, each
 // command another.
 func TestRequestsPerMinuteOverAWebSocket(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1e9, 0)}
+	clock := storetest.NewClock(time.Unix(1e9, 0))
 	ts, _ := startGrants(t, grantsAuth(t, `{"bob": {"requests_per_minute": 3}}`), t.TempDir(), WithClock(clock.Now))
 	ts.must("POST", "/v1/sessions", bobToken, `{"session":"b","model":"script:demo"}`, 201)
 	wc := ts.ws("/v1/sessions/b/ws", bobToken)
