@@ -1,6 +1,7 @@
 package tack_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,12 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/tack-run/tack"
+	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/askuser"
 	"github.com/tack-run/tack/policy"
+	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 )
 
@@ -279,5 +284,75 @@ func TestScriptPathsStayInTheScriptDir(t *testing.T) {
 		if want := fmt.Sprintf("unknown_model: unknown model %q: %s", model, outside); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %s", model, err, want)
 		}
+	}
+}
+
+// elsewhere is a cluster whose members take what they are sent: it
+// records the sessions created and the commands sent.
+type elsewhere struct {
+	created []string
+	sent    []string
+}
+
+func (e *elsewhere) Create(_ context.Context, cfg tack.SessionConfig) (string, error) {
+	e.created = append(e.created, cfg.ID)
+	return cfg.ID, nil
+}
+
+func (e *elsewhere) Request(_ context.Context, id string, cmd proto.Message) (*eventsv1.Reply, error) {
+	e.sent = append(e.sent, id+":"+string(cmd.ProtoReflect().Descriptor().Name()))
+	return &eventsv1.Reply{}, nil
+}
+
+func (e *elsewhere) Follow(string, uint64, []string, func(*eventsv1.Event)) (func(), error) {
+	return func() {}, nil
+}
+
+// TestGrantsOfAClusterFrontEnd: a runtime whose sessions live elsewhere
+// checks names before sending them; its members have no policy, so a
+// scripted session (which would bring shell there) needs shell granted.
+func TestGrantsOfAClusterFrontEnd(t *testing.T) {
+	ctx := t.Context()
+	mem := memory.New()
+	if err := mem.Create(ctx, "b", store.Config{User: "bob", Model: "local/good"}); err != nil {
+		t.Fatal(err)
+	}
+	cluster := &elsewhere{}
+	rt := grantsRuntime(t, grantsPolicy(), tack.WithStore(mem), tack.WithSessionsElsewhere(cluster))
+	for _, tc := range []struct {
+		name string
+		cfg  tack.SessionConfig
+		err  string
+	}{
+		{"bob's script", tack.SessionConfig{ID: "s1", User: "bob", Model: "script:demo"},
+			"forbidden: a scripted session in a cluster (its members give it shell) is not granted to bob"},
+		{"bob's shell", tack.SessionConfig{ID: "s2", User: "bob", Model: "local/good", Tools: []string{"shell"}},
+			`forbidden: the tool "shell" is not granted to bob`},
+		{"bob's model", tack.SessionConfig{ID: "s3", User: "bob", Model: "local/bad"}, `forbidden: the model "local/bad" is not granted to bob`},
+		{"bob's granted model", tack.SessionConfig{ID: "s4", User: "bob", Model: "local/good", Tools: []string{"echo"}}, ""},
+		{"alice's script", tack.SessionConfig{ID: "s5", User: "alice", Script: json.RawMessage(shellScript)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := rt.Spawn(tc.cfg)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
+				t.Fatalf("Spawn = %v, want %q", err, tc.err)
+			}
+		})
+	}
+	s, err := rt.Session("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AttachTools(ctx, "shell"); err == nil || err.Error() != `forbidden: the tool "shell" is not granted to bob` {
+		t.Fatalf("attach shell: %v", err)
+	}
+	if err := s.SwitchModel(ctx, "local/bad"); err == nil || tack.Code(err) != "forbidden" {
+		t.Fatalf("switch: %v", err)
+	}
+	if err := s.AttachTools(ctx, "echo"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(cluster.created, cluster.sent), "[s4 s5] [b:AttachTools]"; got != want {
+		t.Fatalf("what reached the members: %s, want %s", got, want)
 	}
 }
