@@ -76,11 +76,10 @@ func (rt *Runtime) permitModel(g *policy.Grant, user, name string, inline []byte
 	}
 	if scripted(name, inline) {
 		if !g.Scripts() {
-			what := "the scripted model " + fmt.Sprintf("%q", name)
 			if len(inline) > 0 {
-				what = "an inline script"
+				return forbidden(user, "an inline script")
 			}
-			return forbidden(user, "%s", what)
+			return forbidden(user, "the scripted model %q", name)
 		}
 		return nil
 	}

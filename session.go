@@ -145,11 +145,11 @@ func (s *Session) Abort(ctx context.Context, opt AbortOptions) error {
 // SwitchModel makes the next model request use another model; with a
 // policy (WithPolicy), one the session's owner is granted.
 func (s *Session) SwitchModel(ctx context.Context, name string) error {
-	if err := s.rt.permitCommand(ctx, s.id, &eventsv1.SwitchModel{Model: name}); err != nil {
+	if s.rt.elsewhere != nil { // the session's process resolves the name; Send checks it
+		_, err := s.Send(ctx, &eventsv1.SwitchModel{Model: name})
 		return err
 	}
-	if s.rt.elsewhere != nil { // the session's process resolves the name
-		_, err := s.Send(ctx, &eventsv1.SwitchModel{Model: name})
+	if err := s.rt.permitCommand(ctx, s.id, &eventsv1.SwitchModel{Model: name}); err != nil {
 		return err
 	}
 	m, err := s.rt.resolve(name, nil)
