@@ -27,11 +27,25 @@ type requestWindow struct {
 	next  int // the oldest, once times is full
 }
 
-// requestLimiter keeps every user's window.
+// latest is the time of the window's newest request.
+func (w *requestWindow) latest() time.Time {
+	if len(w.times) < cap(w.times) || w.next == 0 {
+		return w.times[len(w.times)-1]
+	}
+	return w.times[w.next-1]
+}
+
+// sweepEvery is how many requests pass between sweeps of the windows
+// that no longer matter (no request in the last minute).
+const sweepEvery = 1024
+
+// requestLimiter keeps the windows of the users who sent a request in
+// the last minute (and, between sweeps, a few more).
 type requestLimiter struct {
-	now func() time.Time
-	mu  sync.Mutex
-	by  map[string]*requestWindow
+	now   func() time.Time
+	mu    sync.Mutex
+	by    map[string]*requestWindow
+	taken int
 }
 
 // take counts a request of user, limited to limit a minute (0: none), and
@@ -43,9 +57,16 @@ func (l *requestLimiter) take(user string, limit int) time.Duration {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.taken++; l.taken%sweepEvery == 0 {
+		for u, w := range l.by {
+			if now.Sub(w.latest()) >= time.Minute {
+				delete(l.by, u)
+			}
+		}
+	}
 	w := l.by[user]
 	if w == nil {
-		w = &requestWindow{}
+		w = &requestWindow{times: make([]time.Time, 0, limit)}
 		l.by[user] = w
 	}
 	if len(w.times) < limit {
