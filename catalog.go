@@ -63,3 +63,23 @@ func (rt *Runtime) Catalog() Catalog {
 	}
 	return c
 }
+
+// CatalogOf is Catalog as far as user is granted it (WithPolicy): the
+// models and tools their sessions may name (scripted models when scripts
+// are granted; an MCP server's entry when its group is). Without a policy
+// it is Catalog.
+func (rt *Runtime) CatalogOf(user string) Catalog {
+	c := rt.Catalog()
+	g := rt.grant(user)
+	if g == nil {
+		return c
+	}
+	c.Models = slices.DeleteFunc(c.Models, func(m ModelInfo) bool {
+		if scripted(m.Name, nil) {
+			return !g.Scripts()
+		}
+		return !g.Model(m.Name)
+	})
+	c.Tools = slices.DeleteFunc(c.Tools, func(t ToolInfo) bool { return !g.Tool(t.Name) })
+	return c
+}

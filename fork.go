@@ -59,7 +59,7 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 		return nil, err
 	}
 	return rt.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
-		spec, err := rt.spec(id, cfg)
+		spec, err := rt.spec(id, cfg, drop)
 		spec.Stored, spec.Fork = src.Config, &src.Fork
 		return spec, err
 	})

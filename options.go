@@ -10,6 +10,7 @@ import (
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/policy"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/mcp"
@@ -44,6 +45,7 @@ type config struct {
 	elsewhere Elsewhere
 	mcp       *mcp.Manager
 	tracer    *tracing.Tracer
+	policy    *policy.Policy
 }
 
 type namedPlugin struct {
@@ -88,8 +90,11 @@ func WithToolGrace(d time.Duration) Option { return func(c *config) { c.grace = 
 // answer when its context has no deadline (default 10 s).
 func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
-// WithScriptDir resolves relative `script:<path>` names against dir
-// (default: the working directory).
+// WithScriptDir reads `script:<path>` models from files inside dir only
+// (default: the working directory): an absolute path, or one that leaves
+// dir (by "..", or by a symbolic link), is an unknown model. With dir ""
+// no script file is read; the built-in `script:demo` and inline scripts
+// remain.
 func WithScriptDir(dir string) Option { return func(c *config) { c.dir = dir } }
 
 // WithPlugins makes a plugin available by name to sessions that configure

@@ -55,11 +55,16 @@ func (rt *Runtime) Release(id string) bool {
 
 // respec resolves a stored session's configuration, for a restore.
 func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
+	return rt.storedSpec(id, c, drop)
+}
+
+// storedSpec resolves the stored configuration of session id.
+func (rt *Runtime) storedSpec(id string, c store.Config, mode check) (actors.Spec, error) {
 	cfg, err := sessionConfig(id, c)
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	spec, err := rt.spec(id, cfg)
+	spec, err := rt.spec(id, cfg, mode)
 	if err == nil {
 		rt.noteGroups(id, cfg.Tools)
 	}

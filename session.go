@@ -63,6 +63,9 @@ func (s *Session) actorPID(ctx context.Context) (*actor.PID, error) {
 // traceparent of its own gets the span's: the run it starts is traced
 // under it.
 func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
+	if err := s.rt.permitCommand(ctx, s.id, cmd); err != nil {
+		return nil, err
+	}
 	if p, ok := cmd.(*eventsv1.Prompt); ok && p.Traceparent == "" {
 		p.Traceparent = tracing.Traceparent(ctx)
 	}
@@ -139,10 +142,14 @@ func (s *Session) Abort(ctx context.Context, opt AbortOptions) error {
 	return err
 }
 
-// SwitchModel makes the next model request use another model.
+// SwitchModel makes the next model request use another model; with a
+// policy (WithPolicy), one the session's owner is granted.
 func (s *Session) SwitchModel(ctx context.Context, name string) error {
-	if s.rt.elsewhere != nil { // the session's process resolves the name
+	if s.rt.elsewhere != nil { // the session's process resolves the name; Send checks it
 		_, err := s.Send(ctx, &eventsv1.SwitchModel{Model: name})
+		return err
+	}
+	if err := s.rt.permitCommand(ctx, s.id, &eventsv1.SwitchModel{Model: name}); err != nil {
 		return err
 	}
 	m, err := s.rt.resolve(name, nil)
@@ -202,7 +209,8 @@ func (s *Session) Compact(ctx context.Context) error {
 // AttachTools adds the named tools (of the runtime's catalog, or brought
 // by the session's plugins) to the session's tool set, from its next
 // model request on, in any state; tools_updated tells which were added.
-// An unknown name is unknown_tool and changes nothing.
+// An unknown name is unknown_tool, one the session's owner is not granted
+// (WithPolicy) forbidden, and either changes nothing.
 func (s *Session) AttachTools(ctx context.Context, names ...string) error {
 	_, err := s.Send(ctx, &eventsv1.AttachTools{Names: names})
 	return err

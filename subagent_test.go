@@ -32,17 +32,17 @@ func TestSubagentAcrossARestart(t *testing.T) {
 	parent := fmt.Sprintf(`{"turns":[
 		{"tool_calls":[{"name":"subagent","args":{"task":"wait"}}]},
 		{"tool_calls":[{"name":"subagent","args":{"task":"answer","model":"script:%s"}}]},
-		{"text":"done"}]}`, fast)
+		{"text":"done"}]}`, "fast.json")
 
 	mem := memory.New()
 	st := &crashable{Store: mem, dead: make(chan struct{})}
-	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
+	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"), tack.WithScriptDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { close(st.dead); first.Close() })
 	s, err := first.Spawn(tack.SessionConfig{ID: "p", Script: json.RawMessage(parent), Tools: []string{"subagent"},
-		Subagents: &tack.SubagentConfig{Model: "script:" + slow}})
+		Subagents: &tack.SubagentConfig{Model: "script:slow.json"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestSubagentAcrossARestart(t *testing.T) {
 	}
 	st.crash()
 
-	rt, err := tack.New(tack.WithStore(mem), tack.WithNode("n"), tack.WithRequestTimeout(5*time.Second))
+	rt, err := tack.New(tack.WithStore(mem), tack.WithNode("n"), tack.WithRequestTimeout(5*time.Second), tack.WithScriptDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestSubagentAcrossARestart(t *testing.T) {
 		t.Fatalf("the child after the restart: %s", got)
 	}
 	child, err := rt.State(ctx, "p/sub-1")
-	if err != nil || child.State != "idle" || child.Model != "script:"+slow {
+	if err != nil || child.State != "idle" || child.Model != "script:slow.json" {
 		t.Fatalf("the child's state: %v, %v", child, err)
 	}
 
@@ -118,7 +118,7 @@ func TestSubagentAcrossARestart(t *testing.T) {
 
 	// The totals are stored: a third process shows them.
 	rt.Close()
-	third, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
+	third, err := tack.New(tack.WithStore(mem), tack.WithNode("n"), tack.WithScriptDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/policy"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
 	"github.com/tack-run/tack/tools/mcp"
@@ -48,12 +49,18 @@ type Runtime struct {
 	// elsewhere, when set, is where every session lives
 	// (WithSessionsElsewhere): this runtime hosts none.
 	elsewhere Elsewhere
+	// policy is what each user may use and how much (WithPolicy); nil
+	// allows everything.
+	policy *policy.Policy
+	// admitting makes counting a user's sessions and adding one atomic
+	// (admitSession).
+	admitting sync.Mutex
 }
 
 // New returns a runtime. With no options it runs scripted models and the
 // demo tools in an actor system of its own, logging nothing.
 func New(opts ...Option) (*Runtime, error) {
-	c := &config{timeout: defaultTimeout}
+	c := &config{timeout: defaultTimeout, dir: "."}
 	for _, o := range opts {
 		o(c)
 	}
@@ -75,6 +82,7 @@ func New(opts ...Option) (*Runtime, error) {
 	models := llm.Chain(append(c.models, script.NewResolver(c.dir))...)
 	rt := &Runtime{
 		elsewhere: c.elsewhere,
+		policy:    c.policy,
 		system:    c.system,
 		models:    models,
 		catalog:   catalog,
@@ -103,10 +111,14 @@ func New(opts ...Option) (*Runtime, error) {
 	if c.tracer != nil {
 		rt.env.Tracer = c.tracer
 	}
+	if c.policy != nil {
+		rt.env.Runs = newRunCounter(c.policy)
+	}
 	if c.store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
 	}
-	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec), actors.WithFailure(failure))
+	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec),
+		actors.WithChildRespec(rt.childSpec), actors.WithFailure(failure))
 	if rt.mcp != nil {
 		rt.mcp.OnToolsChanged(rt.mcpChanged)
 	}
@@ -171,7 +183,8 @@ type SubagentConfig = actors.SubagentConfig
 
 // Spawn starts a session (and, with a store, records it first). An id
 // the caller chooses must pass CheckID; one that names an existing session
-// is bad_request and changes nothing of that session.
+// is bad_request and changes nothing of that session. With a policy
+// (WithPolicy), naming what cfg.User is not granted is forbidden.
 func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 	if cfg.ID != "" {
 		if err := checkID("session", cfg.ID); err != nil {
@@ -179,10 +192,24 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 		}
 	}
 	if rt.elsewhere != nil {
+		// The session's process resolves the configuration; the names
+		// are checked here, where the policy is.
+		g := rt.grant(cfg.User)
+		if err := rt.permit(g, cfg); err != nil {
+			return nil, err
+		}
+		if err := permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script)); err != nil {
+			return nil, err
+		}
+		if scripted(cfg.Model, cfg.Script) && !g.Tool("shell") {
+			// The members have no policy: a scripted session would bring
+			// shell there, and its sub-agents too.
+			return nil, forbidden(cfg.User, "a scripted session in a cluster (its members give it shell)")
+		}
 		return rt.spawnElsewhere(cfg)
 	}
 	return rt.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
-		spec, err := rt.spec(id, cfg)
+		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
 			spec.Stored = storedConfig(cfg, spec.Model.Name)
 		}
@@ -199,6 +226,11 @@ const generatedTries = 8
 // owner included, in one step: only when it has said yes does anything
 // else here learn of the session.
 func (rt *Runtime) create(ctx context.Context, id string, cfg SessionConfig, specOf func(id string) (actors.Spec, error)) (*Session, error) {
+	release, err := rt.admitSession(cfg.User)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	generate := id == ""
 	for try := 1; ; try++ {
 		if generate {
@@ -220,8 +252,15 @@ func (rt *Runtime) create(ctx context.Context, id string, cfg SessionConfig, spe
 	}
 }
 
-// spec resolves what a session is made of: its model, plugins and tools.
-func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
+// spec resolves what a session is made of: its model, plugins and tools,
+// within its owner's grant (mode says how what is not granted is taken).
+func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, error) {
+	g := rt.grant(cfg.User)
+	if mode == refuse {
+		if err := rt.permit(g, cfg); err != nil {
+			return actors.Spec{}, err
+		}
+	}
 	model, err := rt.resolve(cfg.Model, cfg.Script)
 	if cfg.Model == "" && len(cfg.Script) == 0 && Code(err) == events.CodeUnknownModel {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script, and no default_model is configured"}
@@ -233,7 +272,24 @@ func (rt *Runtime) spec(id string, cfg SessionConfig) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
-	set, err := rt.toolSet(union(cfg.Tools, model.ProvidesTools), ps)
+	names := cfg.Tools
+	if mode == refuse {
+		err = permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script))
+		if err == nil {
+			err = permitTools(g, cfg.User, actors.PluginTools(ps), false)
+		}
+		if err != nil {
+			return actors.Spec{}, err
+		}
+	} else {
+		names = rt.granted(g, cfg)
+	}
+	if own := brought(g, model.ProvidesTools); len(own) != len(model.ProvidesTools) {
+		m := *model // the resolver's model is not ours to change
+		m.ProvidesTools = own
+		model = &m
+	}
+	set, err := rt.toolSet(union(names, model.ProvidesTools), ps)
 	if err != nil {
 		return actors.Spec{}, err
 	}

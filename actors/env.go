@@ -77,6 +77,9 @@ type Env struct {
 	Metrics Observer
 	// Tracer traces what sessions do; nil traces nothing.
 	Tracer Tracer
+	// Runs bounds each user's runs in progress (runlimit.go); nil bounds
+	// nothing.
+	Runs RunLimiter
 
 	specs sync.Map // *tools.Set → []llm.ToolSpec
 }

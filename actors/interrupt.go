@@ -174,7 +174,11 @@ func (s *session) clearQueues(m *eventsv1.Abort) {
 // promptIdle starts a run with a prompt, unless a plugin refuses it; with
 // rollback, a paused run it supersedes is rolled back.
 func (s *session) promptIdle(ctx actor.Context, text string, rollback bool) {
+	if !s.admitRun(ctx) {
+		return
+	}
 	if !s.promptHook(ctx, text) {
+		s.unadmit()
 		return
 	}
 	if rollback {
@@ -187,7 +191,11 @@ func (s *session) promptIdle(ctx actor.Context, text string, rollback bool) {
 
 // steerIdle: steering while idle behaves as a prompt.
 func (s *session) steerIdle(ctx actor.Context, text string) {
+	if !s.admitRun(ctx) {
+		return
+	}
 	if !s.steerHook(ctx, s.steers+1, text) || !s.promptHook(ctx, text) {
+		s.unadmit()
 		return
 	}
 	ref := s.nextSteerRef()

@@ -310,6 +310,7 @@ func (s *session) rollback(dropped []outItem) {
 		s.run = nil
 		// The run ends with an error whether or not its start was told.
 		s.env.observer().RunEnded(EndError)
+		s.uncountRun()
 		if r.aborted || told(dropped, r.id) {
 			if heard != fsm.Idle {
 				s.emit(&eventsv1.StateChanged{From: string(heard), To: string(fsm.Idle)})

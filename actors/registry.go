@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +49,8 @@ type Registry struct {
 	system *actor.ActorSystem
 	env    *Env
 	respec Respec
+	// child resolves sub-agents' configurations; nil: as respec.
+	child Respec
 
 	fail Failure
 
@@ -95,6 +98,25 @@ type RegistryOption func(*Registry)
 // it, a registry with a store cannot restore sessions.
 func WithRespec(f Respec) RegistryOption {
 	return func(r *Registry) { r.respec = f }
+}
+
+// WithChildRespec sets how the configuration of a sub-agent a session
+// starts is resolved (where its owner's grant is checked); without it, as
+// a restore's (WithRespec).
+func WithChildRespec(f Respec) RegistryOption {
+	return func(r *Registry) { r.child = f }
+}
+
+// childRespec is how a sub-agent's configuration is resolved; nil when
+// it cannot be (a nil registry, or one without WithRespec).
+func (r *Registry) childRespec() Respec {
+	switch {
+	case r == nil || r.respec == nil:
+		return nil
+	case r.child != nil:
+		return r.child
+	}
+	return r.respec
 }
 
 // WithFailure sets how requests Deliver could not hand to a session are
@@ -447,6 +469,19 @@ func (r *Registry) Lookup(id string) (*actor.PID, bool) {
 	defer r.mu.Unlock()
 	pid, ok := r.pids[id]
 	return pid, ok
+}
+
+// Sessions counts the loaded sessions of user, sub-agents aside.
+func (r *Registry) Sessions(user string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for id, u := range r.users {
+		if u == user && !strings.Contains(id, "/") {
+			n++
+		}
+	}
+	return n
 }
 
 // User returns the user of session id (Spec.Stored.User, "" for nobody in

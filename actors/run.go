@@ -88,6 +88,7 @@ func (s *session) startRun(text string) {
 	s.emit(&eventsv1.PromptReceived{Text: text})
 	s.runs++
 	s.run = newRun(s.runs, "")
+	s.countRun()
 	s.env.observer().RunStarted()
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
 	s.run.ctl.from = len(s.history)
@@ -269,6 +270,7 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 		s.emit(&eventsv1.AgentStatus{Status: "idle"})
 	}
 	s.env.observer().RunEnded(reason)
+	s.uncountRun()
 	s.endControl(r)
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 	s.trimLater()

@@ -53,6 +53,9 @@ type Spec struct {
 
 // session is the session actor's state. Only Receive touches it.
 type session struct {
+	// admitted: a run is reserved for the prompt being handled; counted:
+	// the run in progress is counted (runlimit.go).
+	admitted, counted bool
 	// spec is shared with the producer of the session's props, which
 	// would make the actor again after a restart: one copy per session.
 	spec    *Spec
@@ -211,6 +214,7 @@ func (s *session) common(ctx actor.Context) bool {
 		// A restart (a panic that escaped recoverPanic) starts a new
 		// session value, which counts itself again.
 		s.env.observer().SessionStopped(s.machine.Current())
+		s.uncountRun()
 	case *eventsv1.GetState:
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
 	case *GetSummary:

@@ -196,7 +196,7 @@ func (s *session) childConfig(a subagentArgs) (store.Config, error) {
 	if allowed == nil {
 		allowed = s.spec.Tools.Names()
 		if !opts.inheritPlugins() {
-			allowed = slices.DeleteFunc(allowed, func(n string) bool { return slices.Contains(pluginTools(s.spec.Plugins), n) })
+			allowed = slices.DeleteFunc(allowed, func(n string) bool { return slices.Contains(PluginTools(s.spec.Plugins), n) })
 		}
 	}
 	names := a.Tools
@@ -234,8 +234,8 @@ func cmp(a, b string) string {
 	return b
 }
 
-// pluginTools names the tools plugins bring.
-func pluginTools(ps []plugins.Plugin) []string {
+// PluginTools names the tools plugins bring.
+func PluginTools(ps []plugins.Plugin) []string {
 	var out []string
 	for _, p := range ps {
 		if tp, ok := p.(plugins.ToolProvider); ok {
@@ -328,7 +328,8 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 	fail := func(format string, args ...any) tools.Result {
 		return tools.Result{Content: fmt.Sprintf("sub-agent %s: ", j.id) + fmt.Sprintf(format, args...), IsError: true}
 	}
-	if j.reg == nil || j.reg.respec == nil {
+	respec := j.reg.childRespec()
+	if respec == nil {
 		return fail("this runtime cannot start sub-agents (its sessions have no registry that resolves configurations)")
 	}
 	// The parent's counter is stored before the child exists, so a
@@ -336,7 +337,7 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 	if err := j.request(j.parent, &settled{}); err != nil {
 		return fail("%v", err)
 	}
-	spec, err := j.reg.respec(j.id, j.cfg)
+	spec, err := respec(j.id, j.cfg)
 	if err != nil {
 		return fail("%v", err)
 	}

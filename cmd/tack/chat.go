@@ -22,7 +22,7 @@ func chat(args []string) error {
 	var c common
 	var model, system, tools, id string
 	fs := flag.NewFlagSet("tack chat", flag.ContinueOnError)
-	c.register(fs, "sqlite:")
+	c.register(fs, "sqlite:", false)
 	fs.StringVar(&model, "model", "", "the model: script:<path> or a configured model name (default: the configuration's default_model, else script:demo)")
 	fs.StringVar(&system, "system", "You are a helpful assistant.", "the system prompt")
 	fs.StringVar(&tools, "tools", "", "comma-separated tools the model may call (scripted models bring the demo tools)")

@@ -18,7 +18,7 @@ import (
 func demo(args []string) error {
 	var c common
 	fs := flag.NewFlagSet("tack demo", flag.ContinueOnError)
-	c.register(fs, "memory")
+	c.register(fs, "memory", false)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

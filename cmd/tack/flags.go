@@ -34,12 +34,19 @@ type common struct {
 	models *config.Config
 }
 
-func (c *common) register(fs *flag.FlagSet, defaultStore string) {
+// register defines the common flags; shared is set for the commands whose
+// sessions belong to many users (serve, node), which read no script file
+// unless --script-dir names a directory.
+func (c *common) register(fs *flag.FlagSet, defaultStore string, shared bool) {
 	fs.StringVar(&c.store, "store", defaultStore, "where sessions are kept: memory, sqlite:PATH (sqlite: for the default file) or postgres://...")
 	fs.StringVar(&c.node, "node", "", "this process's name as the owner of stored sessions (default: unique per process; with SQLite a fixed name, since the file lock already allows one writer)")
 	fs.DurationVar(&c.leaseTTL, "lease-ttl", tack.DefaultLeaseTTL, "how long this process owns a loaded session without renewing")
 	fs.StringVar(&c.config, "config", "", "model configuration file (default: $TACK_CONFIG, else ./tack.json; without one OPENAI_API_KEY configures OpenAI)")
-	fs.StringVar(&c.scriptDir, "script-dir", "", "directory that relative script:<path> models are read from (default: the working directory)")
+	if shared {
+		fs.StringVar(&c.scriptDir, "script-dir", "", "directory that script:<path> models are read from; a path must stay inside it (default: none: only the built-in script:demo and inline scripts)")
+	} else {
+		fs.StringVar(&c.scriptDir, "script-dir", ".", "directory that script:<path> models are read from; a path must stay inside it (absolute paths, .. and links out of it are unknown models)")
+	}
 	fs.BoolVar(&c.verbose, "v", false, "log to stderr")
 	fs.BoolVar(&c.traceContent, "trace-content", os.Getenv("TACK_TRACE_CONTENT") == "1", "put prompts, answers, tool arguments and results on trace spans (default: $TACK_TRACE_CONTENT=1; tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 }

@@ -42,7 +42,7 @@ func node(args []string) error {
 			"endpoint with a certificate that CA signed and trust the CA that signed the node's.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	c.register(fs, "sqlite:")
+	c.register(fs, "sqlite:", true)
 	fs.StringVar(&listen, "listen", "", "HOST:PORT to serve protoactor remote on (port 0 picks a free one); a host other than loopback only with mutual TLS")
 	fs.StringVar(&tlsCert, "tls-cert", "", "PEM `FILE` of the node's certificate: serve and dial protoactor remote over TLS (with --tls-key)")
 	fs.StringVar(&tlsKey, "tls-key", "", "PEM `FILE` of the --tls-cert certificate's private key")

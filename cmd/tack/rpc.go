@@ -15,7 +15,7 @@ import (
 func rpcCmd(args []string) error {
 	var c common
 	fs := flag.NewFlagSet("tack rpc", flag.ContinueOnError)
-	c.register(fs, "memory")
+	c.register(fs, "memory", false)
 	maxLine := fs.Int("max-line-bytes", rpc.DefaultMaxLineBytes, "longest command line accepted, in bytes; a longer one gets a bad_request response and is skipped")
 	if err := fs.Parse(args); err != nil {
 		return err

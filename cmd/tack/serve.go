@@ -50,9 +50,13 @@ func serve(args []string) error {
 			"store. Front ends keep no state: run as many as needed (docs/remote.md).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	c.register(fs, "sqlite:")
+	c.register(fs, "sqlite:", true)
 	fs.StringVar(&addr, "addr", "127.0.0.1:7700", "address to listen on; without --auth only a loopback address")
-	fs.StringVar(&authFile, "auth", "", `JSON file of static tokens and JWT settings: {"tokens": {"TOKEN": "user"}, "jwt": {"hs256_secret_env": "VAR", "issuer": "...", "audience": "..."}}`)
+	fs.StringVar(&authFile, "auth", "", `JSON file of users and what they may do: {"tokens": {"TOKEN": "user"}, `+
+		`"jwt": {"hs256_secret_env": "VAR", "jwks_url": "https://...", "issuer": "...", "audience": "..."}, `+
+		`"grants": {"*": {"models": [...], "tools": [...], "scripts": true}, "USER": {...}}, `+
+		`"limits": {"*": {"max_sessions": N, "max_running": N, "requests_per_minute": N}, "USER": {...}}} `+
+		`(without grants every user has every configured model, scripts, and every tool but shell and MCP tools; see docs/security.md)`)
 	fs.StringVar(&origins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose web pages may call the server: CORS headers, and\n"+
 		"their POST/DELETE requests and WebSockets are not refused as cross-origin (* for any, only with --auth;\n"+
 		"default: none, only the server's own origin); see docs/security.md")
@@ -77,12 +81,16 @@ func serve(args []string) error {
 		return fmt.Errorf("--passivate-after %s: must not be negative", passivate)
 	}
 	var opts []httpserver.Option
+	var rtOpts []tack.Option
 	if authFile != "" {
 		a, err := auth.Load(authFile)
 		if err != nil {
 			return err
 		}
+		// Many users: each may use what the file grants them (by default
+		// no shell and no MCP tools), as much as it allows.
 		opts = append(opts, httpserver.WithAuth(a))
+		rtOpts = append(rtOpts, tack.WithPolicy(a.Policy()))
 	} else if err := loopbackOnly(addr); err != nil {
 		return err
 	}
@@ -123,7 +131,7 @@ func serve(args []string) error {
 		}()
 	}
 	opts = append(opts, httpserver.WithMaxBodyBytes(maxBody), httpserver.WithLogger(log), httpserver.WithMetrics(m))
-	rtOpts := []tack.Option{tack.WithMetrics(m), tack.WithPassivateAfter(passivate)}
+	rtOpts = append(rtOpts, tack.WithMetrics(m), tack.WithPassivateAfter(passivate))
 	if cl.Name != "" {
 		sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 			return slog.New(slog.DiscardHandler)

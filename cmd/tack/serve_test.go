@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,55 @@ func TestServeRefusesUnsafeOrigins(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("tack serve %v: %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestServeWithAuthGivesNoShell is the review's finding end to end: with
+// an auth file of tokens alone, bob's inline script that calls shell to
+// read the auth file and the JWT secret gets the unknown-tool result, and
+// script paths resolve only inside --script-dir.
+func TestServeWithAuthGivesNoShell(t *testing.T) {
+	dir := t.TempDir()
+	authFile, scripts := filepath.Join(dir, "auth.json"), filepath.Join(dir, "scripts")
+	if err := os.WriteFile(authFile, []byte(`{"tokens": {"tk_bob": "bob"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(scripts, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(scripts, "hi.json"), []byte(`{"turns":[{"text":"hi"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		hi    int // the status of creating a session on script:hi.json
+	}{
+		{"without --script-dir", nil, 422},
+		{"with --script-dir", []string{"--script-dir", scripts}, 201},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(buildTack(t), append([]string{"serve", "--addr", "127.0.0.1:0", "--store", "memory", "--auth", authFile}, tc.flags...)...)
+			cmd.Env = append(os.Environ(), "TACK_JWT_SECRET=hunter2")
+			call := caller(t, serveProcess(t, cmd), http.Header{"Authorization": {"Bearer tk_bob"}})
+			call("POST", "/v1/sessions", `{"session":"x","script":{"turns":[`+
+				`{"tool_calls":[{"name":"shell","args":{"command":"cat `+authFile+`; echo $TACK_JWT_SECRET"}}]},{"text":"done"}]}}`, 201)
+			call("POST", "/v1/sessions/x/prompt", `{"text":"go"}`, 200)
+			deadline := time.Now().Add(10 * time.Second)
+			msgs := ""
+			for !strings.Contains(msgs, `"content":"done"`) {
+				if time.Now().After(deadline) {
+					t.Fatalf("no answer: %s", msgs)
+				}
+				time.Sleep(10 * time.Millisecond) // polling
+				msgs = call("GET", "/v1/sessions/x/messages", "", 200)
+			}
+			if !strings.Contains(msgs, `unknown tool \"shell\"`) || strings.Contains(msgs, "hunter2") || strings.Contains(msgs, "tk_bob") {
+				t.Fatalf("bob's shell call: %s", msgs)
+			}
+			call("POST", "/v1/sessions", `{"model":"script:/etc/passwd"}`, 422)
+			call("POST", "/v1/sessions", `{"model":"script:hi.json"}`, tc.hi)
+			http.DefaultClient.CloseIdleConnections()
+		})
 	}
 }

@@ -58,8 +58,14 @@ func Write(w http.ResponseWriter, err error) {
 }
 
 // WriteStatus answers with an error body of code and message, with status.
+// A rate_limited answer always carries Retry-After: the one the caller
+// set, else 1 (a run or session must end first, which takes no known
+// time).
 func WriteStatus(w http.ResponseWriter, status int, code, message string) {
 	b, _ := json.Marshal(body{Error: info{Code: code, Message: message}})
+	if code == events.CodeRateLimited && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "1")
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Del("Content-Length")
 	w.WriteHeader(status)

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/tack-run/tack/policy"
 )
 
 // Leeway is how far past exp (and before nbf) a JWT is still accepted.
@@ -25,25 +28,55 @@ type File struct {
 	Tokens map[string]string `json:"tokens"`
 	// JWT configures JSON Web Tokens; nil accepts none.
 	JWT *JWTConfig `json:"jwt"`
+	// Grants say what each user may use, by user with "*" for everyone
+	// (package policy); absent, every user has the default grant.
+	Grants policy.Grants `json:"grants"`
+	// Limits bound what each user does, by user with "*" for everyone;
+	// absent, nothing is bounded.
+	Limits policy.Limits `json:"limits"`
 }
 
-// JWTConfig says which JSON Web Tokens are valid.
+// JWTConfig says which JSON Web Tokens are valid: HS256 ones signed with
+// a shared secret, and RS256, ES256 and EdDSA ones signed with a key of an
+// identity provider's JWKS; at least one of the two.
 type JWTConfig struct {
 	// HS256SecretEnv names the environment variable holding the HS256
 	// secret.
 	HS256SecretEnv string `json:"hs256_secret_env"`
+	// JWKSURL is where the identity provider serves its public keys (a
+	// JWKS, e.g. https://id.example/.well-known/jwks.json): https, or http
+	// on a loopback host.
+	JWKSURL string `json:"jwks_url"`
 	// Issuer, when set, must be the token's iss.
 	Issuer string `json:"issuer"`
 	// Audience, when set, must be the token's aud or one of them.
 	Audience string `json:"audience"`
 }
 
-// Authenticator checks credentials.
+// Authenticator checks credentials, and holds what each user may use
+// (Policy).
 type Authenticator struct {
 	tokens []staticToken
 	parser *jwt.Parser
 	secret []byte
+	jwks   *keySet
+	policy *policy.Policy
 }
+
+// Option configures an Authenticator.
+type Option func(*options)
+
+type options struct {
+	now    func() time.Time
+	client *http.Client
+}
+
+// WithClock reads the time from now (default time.Now): when a JWKS was
+// last fetched.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithHTTPClient fetches the JWKS with c (default: a client of its own).
+func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.client = c } }
 
 type staticToken struct {
 	token []byte
@@ -52,7 +85,7 @@ type staticToken struct {
 
 // Load reads the auth file at path; the JWT secret comes from the
 // environment.
-func Load(path string) (*Authenticator, error) {
+func Load(path string, opts ...Option) (*Authenticator, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("auth file: %w", err)
@@ -66,7 +99,7 @@ func Load(path string) (*Authenticator, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("auth file %s: more than one JSON value", path)
 	}
-	a, err := New(f, os.Getenv)
+	a, err := New(f, os.Getenv, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("auth file %s: %w", path, err)
 	}
@@ -75,8 +108,15 @@ func Load(path string) (*Authenticator, error) {
 
 // New builds an Authenticator from f, reading the JWT secret through
 // getenv.
-func New(f File, getenv func(string) string) (*Authenticator, error) {
-	a := &Authenticator{}
+func New(f File, getenv func(string) string, opts ...Option) (*Authenticator, error) {
+	o := options{now: time.Now, client: &http.Client{Timeout: fetchTimeout}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	a := &Authenticator{policy: &policy.Policy{Grants: f.Grants, Limits: f.Limits}}
+	if err := a.policy.Validate(); err != nil {
+		return nil, err
+	}
 	for tok, user := range f.Tokens {
 		if tok == "" || user == "" {
 			return nil, fmt.Errorf("tokens: a token and its user must not be empty (%q: %q)", tok, user)
@@ -84,13 +124,24 @@ func New(f File, getenv func(string) string) (*Authenticator, error) {
 		a.tokens = append(a.tokens, staticToken{token: []byte(tok), user: user})
 	}
 	if j := f.JWT; j != nil {
-		if j.HS256SecretEnv == "" {
-			return nil, errors.New("jwt: hs256_secret_env names no environment variable")
+		if j.HS256SecretEnv == "" && j.JWKSURL == "" {
+			return nil, errors.New("jwt: neither hs256_secret_env nor jwks_url: no token could be verified")
 		}
-		if a.secret = []byte(getenv(j.HS256SecretEnv)); len(a.secret) == 0 {
-			return nil, fmt.Errorf("jwt: the environment variable %s (hs256_secret_env) is empty or not set", j.HS256SecretEnv)
+		var methods []string
+		if j.HS256SecretEnv != "" {
+			if a.secret = []byte(getenv(j.HS256SecretEnv)); len(a.secret) == 0 {
+				return nil, fmt.Errorf("jwt: the environment variable %s (hs256_secret_env) is empty or not set", j.HS256SecretEnv)
+			}
+			methods = append(methods, "HS256")
 		}
-		opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithLeeway(Leeway), jwt.WithExpirationRequired()}
+		if j.JWKSURL != "" {
+			if err := checkJWKSURL(j.JWKSURL); err != nil {
+				return nil, err
+			}
+			a.jwks = &keySet{url: j.JWKSURL, client: o.client, now: o.now}
+			methods = append(methods, "RS256", "ES256", "EdDSA")
+		}
+		opts := []jwt.ParserOption{jwt.WithValidMethods(methods), jwt.WithLeeway(Leeway), jwt.WithExpirationRequired()}
 		if j.Issuer != "" {
 			opts = append(opts, jwt.WithIssuer(j.Issuer))
 		}
@@ -126,7 +177,7 @@ func (a *Authenticator) User(token string) (string, error) {
 		return "", fmt.Errorf("%w: unknown token", ErrUnauthorized)
 	}
 	claims := &jwt.RegisteredClaims{}
-	if _, err := a.parser.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return a.secret, nil }); err != nil {
+	if _, err := a.parser.ParseWithClaims(token, claims, a.key); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrUnauthorized, err)
 	}
 	if claims.Subject == "" {
@@ -134,3 +185,32 @@ func (a *Authenticator) User(token string) (string, error) {
 	}
 	return claims.Subject, nil
 }
+
+// key is the key t is verified with: the secret for HS256, the JWKS key
+// its kid names for the others — whose type must be the one alg says
+// (an RSA key never verifies ES256, nor a public key HS256).
+func (a *Authenticator) key(t *jwt.Token) (any, error) {
+	alg := t.Method.Alg()
+	if alg == "HS256" {
+		return a.secret, nil // offered only with a secret (the parser's methods)
+	}
+	if a.jwks == nil {
+		return nil, fmt.Errorf("no key verifies %s", alg)
+	}
+	kid, _ := t.Header["kid"].(string)
+	if kid == "" {
+		return nil, fmt.Errorf("a %s token must name its key (kid)", alg)
+	}
+	v, err := a.jwks.key(kid)
+	if err != nil {
+		return nil, err
+	}
+	if v.alg != alg {
+		return nil, fmt.Errorf("the key %q verifies %s, not %s", kid, v.alg, alg)
+	}
+	return v.key, nil
+}
+
+// Policy is what the auth file grants and limits (its "grants" and
+// "limits"); with neither, every user has the default grant and no limit.
+func (a *Authenticator) Policy() *policy.Policy { return a.policy }

@@ -32,9 +32,15 @@ func newAuth(t *testing.T) *Authenticator {
 	return a
 }
 
-// sign makes an HS256 token with claims over the valid defaults; a nil
-// value removes a claim.
+// sign makes a token signed with method and key, with claims over the
+// valid defaults; a nil value removes a claim.
 func sign(t *testing.T, method jwt.SigningMethod, key any, over map[string]any) string {
+	t.Helper()
+	return signKid(t, method, key, "", over)
+}
+
+// signKid is sign with kid in the header (none when empty).
+func signKid(t *testing.T, method jwt.SigningMethod, key any, kid string, over map[string]any) string {
 	t.Helper()
 	claims := jwt.MapClaims{"sub": "carol", "iss": "https://id.example", "aud": "tack", "exp": time.Now().Add(time.Hour).Unix()}
 	for k, v := range over {
@@ -44,11 +50,30 @@ func sign(t *testing.T, method jwt.SigningMethod, key any, over map[string]any) 
 			claims[k] = v
 		}
 	}
-	s, err := jwt.NewWithClaims(method, claims).SignedString(key)
+	tok := jwt.NewWithClaims(method, claims)
+	if kid != "" {
+		tok.Header["kid"] = kid
+	}
+	s, err := tok.SignedString(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// checkUser checks that a finds user in token; "" wants ErrUnauthorized.
+func checkUser(t *testing.T, a *Authenticator, token, user string) {
+	t.Helper()
+	got, err := a.User(token)
+	if user == "" {
+		if !errors.Is(err, ErrUnauthorized) || got != "" {
+			t.Fatalf("User = %q, %v; want ErrUnauthorized", got, err)
+		}
+		return
+	}
+	if err != nil || got != user {
+		t.Fatalf("User = %q, %v; want %q", got, err, user)
+	}
 }
 
 func TestUser(t *testing.T) {
@@ -83,18 +108,7 @@ func TestUser(t *testing.T) {
 		{"RS256", sign(t, jwt.SigningMethodRS256, rsaKey, nil), ""},
 		{"garbage", "a.b.c", ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			user, err := a.User(tc.token)
-			if tc.user == "" {
-				if !errors.Is(err, ErrUnauthorized) || user != "" {
-					t.Fatalf("User = %q, %v; want ErrUnauthorized", user, err)
-				}
-				return
-			}
-			if err != nil || user != tc.user {
-				t.Fatalf("User = %q, %v; want %q", user, err, tc.user)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkUser(t, a, tc.token, tc.user) })
 	}
 }
 
@@ -112,6 +126,13 @@ func TestLoad(t *testing.T) {
 		{"nothing", `{}`, "nobody could sign in"},
 		{"not JSON", `{"tokens":`, "auth file"},
 		{"two values", `{"tokens": {"tk": "a"}} {}`, "more than one"},
+		{"grants and limits", `{"tokens": {"tk": "a"}, "grants": {"*": {"models": ["openai/*"], "tools": ["echo"], "scripts": false}, "a": {"tools": ["*"]}},
+			"limits": {"*": {"max_sessions": 3, "max_running": 1, "requests_per_minute": 60}}}`, ""},
+		{"a misspelt grant key", `{"tokens": {"tk": "a"}, "grants": {"*": {"tool": ["echo"]}}}`, `unknown field "tool"`},
+		{"a misspelt limit", `{"tokens": {"tk": "a"}, "limits": {"*": {"max_session": 3}}}`, `unknown field "max_session"`},
+		{"a negative limit", `{"tokens": {"tk": "a"}, "limits": {"a": {"max_running": -1}}}`, `limits["a"]: max_running must not be negative`},
+		{"an empty pattern", `{"tokens": {"tk": "a"}, "grants": {"a": {"models": [""]}}}`, `grants["a"]: an empty name or pattern`},
+		{"jwks only", `{"jwt": {"jwks_url": "https://id.example/jwks.json"}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/proto"
@@ -45,13 +46,13 @@ func (s *Server) audit(user, action, session string, err error, fields ...zap.Fi
 }
 
 // auditCommand logs a command the audit log records (auditedCommands),
-// and any command refused as forbidden (its action is then the command's
+// and any command refused as forbidden or rate_limited (its action is then the command's
 // name): name ran on session id (for create_session, the session it made
 // or was asked to make) with approvalID its approval, if any, and
 // answered data or err.
 func (s *Server) auditCommand(ctx context.Context, name, id, approvalID string, data proto.Message, err error) {
 	action, ok := auditedCommands[name]
-	if !ok && tack.Code(err) != events.CodeForbidden {
+	if !ok && !refusal(err) {
 		return
 	}
 	if !ok {
@@ -90,4 +91,19 @@ func auditedFields(name string, body []byte) (session, approvalID string) {
 // auditAGUI logs the approvals an AG-UI resume answers.
 func (s *Server) auditAGUI(ctx context.Context, action, session, approvalID string, err error) {
 	s.audit(userFrom(ctx), action, session, err, zap.String("approval_id", approvalID), zap.String("via", "agui"))
+}
+
+// refusal reports whether err is a refusal the audit log records: a grant
+// not given (forbidden) or a limit reached (rate_limited).
+func refusal(err error) bool {
+	code := tack.Code(err)
+	return err != nil && (code == events.CodeForbidden || code == events.CodeRateLimited)
+}
+
+// auditRefused logs a request the server refused before it became a
+// command (a limit on requests), what naming the request.
+func (s *Server) auditRefused(r *http.Request, what string, err error) {
+	if refusal(err) {
+		s.audit(userOf(r), what, r.PathValue("id"), err)
+	}
 }

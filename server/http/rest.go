@@ -219,13 +219,14 @@ func (s *Server) noQuery(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// catalog answers what sessions can be created with (tack.Catalog): the
-// models to choose from, the tools and the plugins.
+// catalog answers what the caller's sessions can be created with
+// (tack.Runtime.CatalogOf): the models to choose from, the tools and the
+// plugins, as far as the caller is granted them.
 func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
 	if !s.noQuery(w, r) {
 		return
 	}
-	b, err := json.Marshal(s.rt.Catalog())
+	b, err := json.Marshal(s.rt.CatalogOf(userOf(r)))
 	if err != nil {
 		writeError(w, err)
 		return

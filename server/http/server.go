@@ -47,6 +47,8 @@ type Server struct {
 	// the trusted ones (guard); anyOrigin trusts every origin.
 	crossOrigin *http.CrossOriginProtection
 	anyOrigin   bool
+	// requests counts each user's requests against requests_per_minute.
+	requests *requestLimiter
 }
 
 // Option configures a Server.
@@ -64,10 +66,13 @@ type options struct {
 	grace          time.Duration
 	metrics        *metrics.Metrics
 	ui             fs.FS
+	now            func() time.Time
 }
 
 // WithAuth makes every request (but /healthz) carry a credential that a
-// checks; without it every request is LocalUser.
+// checks; without it every request is LocalUser. a's Policy bounds each
+// user's requests a minute (its limits' requests_per_minute); the
+// runtime takes the rest of the policy (tack.WithPolicy).
 func WithAuth(a *auth.Authenticator) Option { return func(o *options) { o.auth = a } }
 
 // WithCORSOrigins trusts web pages of these origins (scheme://host[:port],
@@ -126,10 +131,14 @@ func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metric
 // always can.
 func WithUI(fsys fs.FS) Option { return func(o *options) { o.ui = fsys } }
 
+// WithClock reads the time from now (default time.Now): the minute of
+// requests_per_minute.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
 // New returns a server for rt.
 func New(rt *tack.Runtime, opts ...Option) *Server {
 	o := options{maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive, requestTimeout: DefaultRequestTimeout,
-		eventBuffer: DefaultEventBuffer, grace: DefaultShutdownGrace}
+		eventBuffer: DefaultEventBuffer, grace: DefaultShutdownGrace, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -140,7 +149,8 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 		o.origins = slices.DeleteFunc(slices.Clone(o.origins), func(origin string) bool { return origin == "*" })
 	}
 	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{}), sockets: newSocketSet(),
-		public: map[string]bool{"/healthz": true}, crossOrigin: http.NewCrossOriginProtection()}
+		public: map[string]bool{"/healthz": true}, crossOrigin: http.NewCrossOriginProtection(),
+		requests: &requestLimiter{now: o.now, by: map[string]*requestWindow{}}}
 	for _, origin := range o.origins {
 		if origin == "*" {
 			s.anyOrigin = true
@@ -149,7 +159,7 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 		}
 	}
 	s.routes()
-	s.handler = s.logRequests(s.recoverPanics(s.guard(s.cors(s.authenticate(s.limitBody(traceContext(http.HandlerFunc(s.route))))))))
+	s.handler = s.logRequests(s.recoverPanics(s.guard(s.cors(s.authenticate(s.limitRequests(s.limitBody(traceContext(http.HandlerFunc(s.route)))))))))
 	return s
 }
 

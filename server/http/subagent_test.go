@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tack-run/tack"
 )
 
 // TestSubagentSessionOverHTTP: a sub-agent's id holds a slash, which a
@@ -19,9 +21,9 @@ func TestSubagentSessionOverHTTP(t *testing.T) {
 	}
 	st := openSQLite(t, filepath.Join(dir, "tack.db"))
 	defer st.Close()
-	ts := start(t, st, WithAuth(testAuth(t)))
+	ts := startWith(t, st, []tack.Option{tack.WithScriptDir(dir)}, WithAuth(testAuth(t)))
 	defer ts.stop()
-	ts.must("POST", "/v1/sessions", aliceToken, `{"session":"p","tools":["subagent"],"subagents":{"model":"script:`+child+`"},`+
+	ts.must("POST", "/v1/sessions", aliceToken, `{"session":"p","tools":["subagent"],"subagents":{"model":"script:child.json"},`+
 		`"script":{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"Count the files."}}]},{"text":"42."}]}}`, 201)
 	evs := ts.open("/v1/sessions/p/events", aliceToken, "")
 	ts.must("POST", "/v1/sessions/p/prompt", aliceToken, `{"text":"How many files?"}`, 200)

@@ -195,6 +195,10 @@ func (ws *wsConn) run(ctx context.Context, typ websocket.MessageType, frame []by
 		return h, nil, protoError(events.CodeBadRequest,
 			fmt.Sprintf("this socket is session %q's: \"session\" must be left out or be %q, not %q", ws.id, ws.id, h.Session))
 	}
+	if e := ws.srv.overLimit(ws.r); e != nil {
+		ws.srv.auditRefused(ws.r, h.Cmd, e.err)
+		return h, nil, e.err
+	}
 	ctx, cancel := context.WithTimeout(ctx, ws.srv.opts.requestTimeout)
 	defer cancel()
 	env := command.Env{Runtime: ws.srv.rt, User: userOf(ws.r),

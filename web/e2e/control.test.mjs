@@ -10,7 +10,7 @@ import { hook, messages, send, setup, status, until } from './harness.mjs';
 const env = setup();
 
 test('a subagent call shows the child session, its description, its tool calls and its result, folded once done', async () => {
-  // The child's model is a script file, read from the server's directory.
+  // The child's model is a script file, read from the server's --script-dir.
   await writeFile(
     path.join(env.server.dir, 'child.json'),
     JSON.stringify({

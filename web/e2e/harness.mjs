@@ -47,14 +47,16 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 /**
  * Starts `tack serve` (binary from $TACK_BIN) on a free loopback port with
- * a fresh SQLite file, and `--auth` when auth (the auth file's object) is
- * given. Resolves when the server printed its address.
+ * a fresh SQLite file in a directory of its own, which is also its
+ * --script-dir (tests write script files there), and `--auth` when auth
+ * (the auth file's object) is given. Resolves when the server printed its
+ * address.
  */
 export async function startServer({ auth } = {}) {
   const bin = process.env.TACK_BIN;
   if (!bin) throw new Error('TACK_BIN is not set: the path of a built tack binary');
   const dir = await mkdtemp(path.join(tmpdir(), 'tack-e2e-'));
-  const args = ['serve', '--addr', '127.0.0.1:0', '--store', `sqlite:${path.join(dir, 'tack.db')}`];
+  const args = ['serve', '--addr', '127.0.0.1:0', '--store', `sqlite:${path.join(dir, 'tack.db')}`, '--script-dir', dir];
   if (auth) {
     const file = path.join(dir, 'auth.json');
     await writeFile(file, JSON.stringify(auth));

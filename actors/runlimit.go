@@ -1,0 +1,86 @@
+package actors
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/events"
+)
+
+// RunLimiter bounds how many runs each user has in progress at once (a
+// policy's max_running). Sessions call it on their actor's goroutine;
+// many sessions call it at once.
+type RunLimiter interface {
+	// Start counts a run of user about to start and reports whether it
+	// may; when it may not, nothing is counted. With force the run is
+	// counted whatever the bound: a run that follows one that ended (an
+	// interrupting prompt's), which the user did not ask for anew.
+	Start(user string, force bool) bool
+	// End counts a run of user that ended.
+	End(user string)
+	// Limit is user's bound, 0 for none, for the message of a refusal.
+	Limit(user string) int
+}
+
+// The user's runs: a prompt or steer that would start a run while the
+// session's owner has as many in progress as allowed is refused with
+// rate_limited, and changes nothing. Sub-agents' runs are their parent's
+// and are not counted.
+
+// limitedUser is the user whose runs the session counts, "" when none
+// (no limiter, no owner, a sub-agent).
+func (s *session) limitedUser() string {
+	if s.env.Runs == nil || s.spec.Subagents != nil && s.spec.Subagents.Depth > 0 {
+		return ""
+	}
+	return s.spec.Stored.User
+}
+
+// admitRun reserves a run for the prompt or steer being handled, or
+// answers rate_limited and reports false. A run paused for a person is
+// superseded by the new one, which takes its place.
+func (s *session) admitRun(ctx actor.Context) bool {
+	user := s.limitedUser()
+	if user == "" || s.run != nil {
+		return true
+	}
+	if !s.env.Runs.Start(user, false) {
+		s.fail(ctx, events.CodeRateLimited, fmt.Sprintf("%s has %d runs in progress, the most allowed (max_running): wait for one to end",
+			user, s.env.Runs.Limit(user)))
+		return false
+	}
+	s.admitted = true
+	return true
+}
+
+// unadmit gives back a run admitRun reserved that did not start (a plugin
+// refused the prompt).
+func (s *session) unadmit() {
+	if s.admitted {
+		s.admitted = false
+		s.env.Runs.End(s.limitedUser())
+	}
+}
+
+// countRun counts the run starting now: as reserved by admitRun, else
+// forced.
+func (s *session) countRun() {
+	user := s.limitedUser()
+	switch {
+	case user == "":
+	case s.admitted:
+		s.admitted, s.counted = false, true
+	case !s.counted:
+		s.env.Runs.Start(user, true)
+		s.counted = true
+	}
+}
+
+// uncountRun counts the end of the run, when it was counted.
+func (s *session) uncountRun() {
+	if s.counted {
+		s.counted = false
+		s.env.Runs.End(s.limitedUser())
+	}
+}

@@ -1,0 +1,70 @@
+package tack
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/policy"
+)
+
+// Per-user limits of a policy (WithPolicy): max_sessions is checked here
+// when a session is made (Spawn, Fork), max_running by the sessions
+// themselves through runCounter when a prompt or steer would start a run.
+// Past either the answer is rate_limited. Sub-agents are their parent's
+// and count toward neither.
+
+// admitSession admits a new session of user, or answers rate_limited
+// when user has max_sessions open already (made or restored here, not
+// closed; sub-agents aside). While a limit applies, the admission holds
+// until release, which the caller calls once the registry has said yes
+// or no, so that racing creates cannot both take the last place.
+func (rt *Runtime) admitSession(user string) (release func(), err error) {
+	max := rt.policy.Limit(user).MaxSessions
+	if max == 0 || user == "" {
+		return func() {}, nil
+	}
+	rt.admitting.Lock()
+	if n := rt.registry.Sessions(user); n >= max {
+		rt.admitting.Unlock()
+		return nil, &Error{Code: events.CodeRateLimited,
+			Message: fmt.Sprintf("%s has %d sessions open, the most allowed (max_sessions): close one first", user, n)}
+	}
+	return rt.admitting.Unlock, nil
+}
+
+// runCounter counts each user's runs in progress against max_running
+// (actors.RunLimiter).
+type runCounter struct {
+	policy *policy.Policy
+	mu     sync.Mutex
+	n      map[string]int
+}
+
+func newRunCounter(p *policy.Policy) *runCounter { return &runCounter{policy: p, n: map[string]int{}} }
+
+// Start counts a run of user unless user has max_running already.
+func (c *runCounter) Start(user string, force bool) bool {
+	max := c.Limit(user)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !force && max > 0 && c.n[user] >= max {
+		return false
+	}
+	c.n[user]++
+	return true
+}
+
+// End counts a run of user that ended.
+func (c *runCounter) End(user string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[user] <= 1 {
+		delete(c.n, user)
+		return
+	}
+	c.n[user]--
+}
+
+// Limit is user's max_running, 0 for none.
+func (c *runCounter) Limit(user string) int { return c.policy.Limit(user).MaxRunning }

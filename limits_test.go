@@ -1,0 +1,119 @@
+package tack_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/policy"
+)
+
+// TestMaxSessions: a user has at most max_sessions open; closing one
+// makes room; forks count, sub-agents do not, other users are apart.
+func TestMaxSessions(t *testing.T) {
+	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"*": {MaxSessions: 2}, "carol": {MaxSessions: 3}}})
+	ctx := t.Context()
+	inline := json.RawMessage(`{"turns":[{"text":"hi"}]}`)
+	spawn := func(id, user string) error {
+		_, err := rt.Spawn(tack.SessionConfig{ID: id, User: user, Script: inline})
+		return err
+	}
+	const full = "rate_limited: alice has 2 sessions open, the most allowed (max_sessions): close one first"
+	steps := []struct {
+		name string
+		do   func() error
+		err  string
+	}{
+		{"alice's first", func() error { return spawn("a1", "alice") }, ""},
+		{"alice's second", func() error { return spawn("a2", "alice") }, ""},
+		{"alice's third", func() error { return spawn("a3", "alice") }, full},
+		{"bob's first", func() error { return spawn("b1", "bob") }, ""},
+		{"a fork of alice's", func() error {
+			s, _ := rt.Session("a1")
+			_, err := s.Fork(ctx, 0, "a4")
+			return err
+		}, full},
+		{"alice closes one", func() error { s, _ := rt.Session("a2"); s.Close(); return nil }, ""},
+		{"and makes another", func() error { return spawn("a5", "alice") }, ""},
+		{"carol's own limit", func() error {
+			for _, id := range []string{"c1", "c2", "c3"} {
+				if err := spawn(id, "carol"); err != nil {
+					return err
+				}
+			}
+			return spawn("c4", "carol")
+		}, "rate_limited: carol has 3 sessions open, the most allowed (max_sessions): close one first"},
+	}
+	for _, s := range steps {
+		err := s.do()
+		if s.err == "" && err != nil || s.err != "" && (err == nil || err.Error() != s.err) {
+			t.Fatalf("%s: %v, want %q", s.name, err, s.err)
+		}
+	}
+}
+
+// TestMaxRunning: a prompt or steer that would start a run past
+// max_running is refused, changing nothing; prompts to a busy session
+// queue as ever; once a run ends another may start; sub-agents' runs are
+// their parent's.
+func TestMaxRunning(t *testing.T) {
+	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxRunning: 1}}})
+	ctx := t.Context()
+	stall := json.RawMessage(`{"turns":[{"text":"a","stall_ms":60000}]}`)
+	a, err := rt.Spawn(tack.SessionConfig{ID: "a", User: "alice", Script: stall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rt.Spawn(tack.SessionConfig{ID: "b", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"b"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := rt.Spawn(tack.SessionConfig{ID: "bob", User: "bob", Script: stall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends, err := a.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const full = "rate_limited: alice has 1 runs in progress, the most allowed (max_running): wait for one to end"
+	check := func(name string, err error, want string) {
+		t.Helper()
+		if want == "" && err != nil || want != "" && (err == nil || err.Error() != want) {
+			t.Fatalf("%s: %v, want %q", name, err, want)
+		}
+	}
+	_, err = a.Prompt(ctx, "one")
+	check("alice's first run", err, "")
+	queued, err := a.Prompt(ctx, "then")
+	check("a prompt to the busy session queues", err, "")
+	if !queued {
+		t.Fatal("the prompt to the busy session was not queued")
+	}
+	_, err = b.Prompt(ctx, "two")
+	check("alice's second run", err, full)
+	_, err = b.Steer(ctx, "two", tack.SteerOptions{})
+	check("a steer that would start one", err, full)
+	_, err = bob.Prompt(ctx, "bob's")
+	check("bob's run", err, "")
+	if st, _ := b.State(ctx); st.State != "idle" || st.MessageCount != 0 {
+		t.Fatalf("the refused session changed: %v", st)
+	}
+	check("alice aborts hers", a.Abort(ctx, tack.AbortOptions{ClearQueue: true}), "")
+	<-ends.C
+	_, err = b.Prompt(ctx, "two")
+	check("and may start another", err, "")
+
+	// A sub-agent's run is its parent's: with max_running 1 the parent's
+	// call still runs its child.
+	rt2 := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"*": {MaxRunning: 1}}})
+	p2, err := rt2.Spawn(tack.SessionConfig{ID: "p", User: "carol", Tools: []string{"subagent"},
+		Script:    json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"t"}}]},{"text":"done"}]}`),
+		Subagents: &tack.SubagentConfig{Model: "local/good"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lastTool(t, p2); got != "from good" {
+		t.Fatalf("the sub-agent's result under max_running 1: %q", got)
+	}
+}

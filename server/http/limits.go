@@ -1,0 +1,118 @@
+package http
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+)
+
+// A user's requests_per_minute (the auth file's limits) bounds the
+// requests they send in any minute — REST requests, event streams,
+// WebSocket upgrades and each command a WebSocket carries — refused ones
+// included. Past it the answer is 429 rate_limited with Retry-After: when
+// the oldest request of the last minute leaves it.
+
+// requestWindow is one user's latest requests, at most their limit.
+type requestWindow struct {
+	times []time.Time
+	next  int // the oldest, once times is full
+}
+
+// latest is the time of the window's newest request.
+func (w *requestWindow) latest() time.Time {
+	if len(w.times) < cap(w.times) || w.next == 0 {
+		return w.times[len(w.times)-1]
+	}
+	return w.times[w.next-1]
+}
+
+// sweepEvery is how many requests pass between sweeps of the windows
+// that no longer matter (no request in the last minute).
+const sweepEvery = 1024
+
+// requestLimiter keeps the windows of the users who sent a request in
+// the last minute (and, between sweeps, a few more).
+type requestLimiter struct {
+	now   func() time.Time
+	mu    sync.Mutex
+	by    map[string]*requestWindow
+	taken int
+}
+
+// take counts a request of user, limited to limit a minute (0: none), and
+// returns how long until a request would be allowed: 0 when this one is.
+func (l *requestLimiter) take(user string, limit int) time.Duration {
+	if limit <= 0 {
+		return 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.taken++; l.taken%sweepEvery == 0 {
+		for u, w := range l.by {
+			if now.Sub(w.latest()) >= time.Minute {
+				delete(l.by, u)
+			}
+		}
+	}
+	w := l.by[user]
+	if w == nil {
+		w = &requestWindow{times: make([]time.Time, 0, limit)}
+		l.by[user] = w
+	}
+	if len(w.times) < limit {
+		w.times = append(w.times, now)
+		return 0
+	}
+	oldest := w.times[w.next]
+	w.times[w.next], w.next = now, (w.next+1)%len(w.times)
+	if now.Sub(oldest) >= time.Minute {
+		return 0
+	}
+	return w.times[w.next].Add(time.Minute).Sub(now)
+}
+
+// overLimit counts a request of the request's user and answers the error
+// of one past their requests_per_minute, nil when it is within it.
+func (s *Server) overLimit(r *http.Request) *retryError {
+	user := userOf(r)
+	if s.opts.auth == nil || user == "" {
+		return nil
+	}
+	limit := s.opts.auth.Policy().Limit(user).RequestsPerMinute
+	wait := s.requests.take(user, limit)
+	if wait == 0 {
+		return nil
+	}
+	return &retryError{after: wait, err: &tack.Error{Code: events.CodeRateLimited,
+		Message: fmt.Sprintf("%s sent more than %d requests in a minute (requests_per_minute): retry in %d s", user, limit, seconds(wait))}}
+}
+
+// limitRequests answers 429 to a request past its user's
+// requests_per_minute.
+func (s *Server) limitRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e := s.overLimit(r); e != nil {
+			s.auditRefused(r, r.Method+" "+r.URL.Path, e.err)
+			w.Header().Set("Retry-After", strconv.Itoa(seconds(e.after)))
+			writeError(w, e.err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// retryError is a rate_limited error and when to try again.
+type retryError struct {
+	after time.Duration
+	err   *tack.Error
+}
+
+// seconds is d in whole seconds, rounded up, at least 1.
+func seconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
