@@ -91,23 +91,10 @@ func crashOnce(t *testing.T, seed uint64) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Buffer: 1 << 16})
+	rec, err := record(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var (
-		mu   sync.Mutex
-		seen []*eventsv1.Event
-	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range sub.C {
-			mu.Lock()
-			seen = append(seen, ev)
-			mu.Unlock()
-		}
-	}()
 	// The process dies after a random number of commands, at a random
 	// moment of whatever is running, often right after the last command
 	// (while its writes are under way); it takes no commands after that.
@@ -134,24 +121,26 @@ func crashOnce(t *testing.T, seed uint64) {
 	// What the dead process told: everything up to the crash, and what it
 	// published after it without a write (which is what this test hunts).
 	time.Sleep(30 * time.Millisecond)
-	mu.Lock()
-	told := slices.Clone(seen)
-	mu.Unlock()
+	told := rec.close()
+	if err := checkTold(ctx, restart(t, mem), told); err != nil {
+		t.Fatalf("seed %d (%s): %v", seed, strings.Join(log, ", "), err)
+	}
+}
 
+// restart is the session "s" of mem, as a new process on that store
+// restores it.
+func restart(t *testing.T, mem store.Store) *tack.Session {
+	t.Helper()
 	second, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer second.Close()
+	t.Cleanup(second.Close)
 	restored, err := second.Session("s")
 	if err != nil {
-		t.Fatalf("seed %d: restore: %v", seed, err)
+		t.Fatalf("restore: %v", err)
 	}
-	if err := checkTold(ctx, restored, told); err != nil {
-		t.Fatalf("seed %d (%s): %v", seed, strings.Join(log, ", "), err)
-	}
-	sub.Close()
-	<-done
+	return restored
 }
 
 // checkTold checks that the restored session keeps everything told holds:

@@ -85,16 +85,7 @@ func TestCrashTakesBackNothingTold(t *testing.T) {
 			time.Sleep(20 * time.Millisecond) // what goes out after the crash without a write is told too
 			told := rec.close()
 
-			second, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer second.Close()
-			restored, err := second.Session("s")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := checkTold(ctx, restored, told); err != nil {
+			if err := checkTold(ctx, restart(t, mem), told); err != nil {
 				t.Fatal(err)
 			}
 		})
