@@ -56,7 +56,7 @@ func TestServeCluster(t *testing.T) {
 		m.WaitLog(t, "cluster tack-front has 2 members")
 	}
 	authFile := filepath.Join(t.TempDir(), "auth.json")
-	if err := os.WriteFile(authFile, []byte(`{"tokens":{"tk-alice":"alice","tk-bob":"bob"}}`), 0o600); err != nil {
+	if err := os.WriteFile(authFile, []byte(`{"tokens":{"tk-alice":"alice","tk-bob":"bob"},"grants":{"alice":{"tools":["*"]}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	a := &front{t: t, node: tacknode.Serve(t, tackBin, append([]string{"--auth", authFile}, cluster...)...), token: "tk-alice"}
