@@ -133,9 +133,9 @@ func crashCases() []crashCase {
 		drive: func(r *crashRun) {
 			r.until(isType("tool_execution_start"))
 			r.accepted(r.promptIfBusy("p1 instead", "rollback"))
-			r.until(func(m map[string]any) bool {
-				return (m["type"] == "tool_execution_start" || m["type"] == "tool_execution_end") && m["call_id"] != firstCall(r.seen)
-			})
+			if !slices.ContainsFunc(r.seen[slices.IndexFunc(r.seen, isType("tool_execution_start"))+1:], isType("tool_execution_start")) {
+				r.until(isType("tool_execution_start")) // the second run's
+			}
 		},
 		want: recovery{next: []int{2, 3}},
 	}, {
@@ -144,7 +144,7 @@ func crashCases() []crashCase {
 		turns: []string{`{"delay_ms":3000,"text":"t1"}`, `{"text":"t2"}`},
 		drive: func(r *crashRun) {
 			r.until(isType("request_start"))
-			r.accepted(r.command("abort", nil))
+			r.command("abort", nil)
 			r.until(func(m map[string]any) bool { return m["type"] == "agent_end" && m["reason"] == "aborted" })
 		},
 		want: recovery{next: []int{1, 2}},
@@ -152,7 +152,7 @@ func crashCases() []crashCase {
 		// The run was told started: its prompt is kept, and its id is not
 		// given to another run.
 		name:  "at agent_start",
-		turns: []string{`{"text":"t1"}`, `{"text":"t2"}`},
+		turns: []string{`{"delay_ms":1000,"text":"t1"}`, `{"text":"t2"}`},
 		drive: func(r *crashRun) { r.until(isType("agent_start")) },
 		want:  recovery{next: []int{1, 2}},
 	}}
@@ -274,16 +274,6 @@ func randomCase(seed uint64) crashCase {
 			}
 		},
 	}
-}
-
-// firstCall is the call id of the first tool_execution_start in seen.
-func firstCall(seen []map[string]any) any {
-	for _, m := range seen {
-		if m["type"] == "tool_execution_start" {
-			return m["call_id"]
-		}
-	}
-	return nil
 }
 
 // crashRun is the first process of a case and what it printed.
