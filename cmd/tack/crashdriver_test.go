@@ -73,18 +73,21 @@ func (c *rpcCrash) kill() []map[string]any {
 	return c.p.rest() // what was in the pipe was printed
 }
 
-// serveCrash is `tack serve`: a command is a REST call, answered at once
-// with a response line; create_session and subscribe open the session's
-// event stream, whose events are lines too.
+// serveCrash is `tack serve`: a command is a REST call, made in order by
+// one goroutine so that do does not wait, like a line written to `tack
+// rpc`; its answer becomes a response line, none when the process died
+// first. create_session and subscribe open the session's event stream,
+// whose events are lines too.
 type serveCrash struct {
 	p       *rpcProcess // its lines; in is unused
 	base    string
 	session string
 	client  *http.Client
+	ctx     context.Context // cancelled when the test ends
+	calls   chan func()     // the commands not made yet
 	mu      sync.Mutex
-	closed  bool
-	stream  chan struct{}   // closed when the event stream ended
-	ctx     context.Context // the event stream's; cancelled when the test ends
+	closed  bool          // lines is closed
+	stream  chan struct{} // closed when the event stream ended; nil before it opened
 }
 
 func startServeCrash(t *testing.T, bin string, storeArgs []string, session string) crashProc {
@@ -94,18 +97,31 @@ func startServeCrash(t *testing.T, bin string, storeArgs []string, session strin
 	s := &serveCrash{
 		p:    &rpcProcess{t: t, cmd: cmd, lines: make(chan map[string]any, 4096)},
 		base: base, session: session, client: &http.Client{Transport: &http.Transport{}},
-		ctx: ctx,
+		ctx: ctx, calls: make(chan func(), 64),
 	}
+	worker := make(chan struct{})
+	go func() {
+		defer close(worker)
+		for call := range s.calls {
+			call()
+		}
+	}()
 	t.Cleanup(func() {
 		cancel()
-		if s.stream != nil {
-			<-s.stream
+		close(s.calls)
+		<-worker
+		s.mu.Lock()
+		stream := s.stream
+		s.mu.Unlock()
+		if stream != nil {
+			<-stream
 		}
 		s.client.CloseIdleConnections()
 	})
 	return s
 }
 
+// push adds a line unless the event stream ended (the process is gone).
 func (s *serveCrash) push(m map[string]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -115,8 +131,6 @@ func (s *serveCrash) push(m map[string]any) {
 }
 
 func (s *serveCrash) do(cmd, id string, fields map[string]any) {
-	t := s.p.t
-	t.Helper()
 	path := "/v1/sessions/" + url.PathEscape(s.session)
 	method, body := "POST", fields
 	switch cmd {
@@ -134,61 +148,75 @@ func (s *serveCrash) do(cmd, id string, fields map[string]any) {
 			path += "?all=true"
 		}
 	case "subscribe":
-		s.subscribe(fmt.Sprintf("?since=%v", fields["since"]))
-		s.push(map[string]any{"type": "response", "id": id, "cmd": cmd, "ok": true, "data": map[string]any{"events": []any{}}})
+		s.calls <- func() {
+			if err := s.subscribe(fmt.Sprintf("?since=%v", fields["since"])); err != nil {
+				s.push(map[string]any{"type": "response", "id": id, "cmd": cmd, "ok": false, "<raw>": err.Error()})
+				return
+			}
+			s.push(map[string]any{"type": "response", "id": id, "cmd": cmd, "ok": true, "data": map[string]any{"events": []any{}}})
+		}
 		return
 	default:
 		path += "/" + cmd
 	}
-	var in io.Reader
+	var in []byte
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
+		var err error
+		if in, err = json.Marshal(body); err != nil {
+			s.p.t.Fatal(err)
 		}
-		in = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, s.base+path, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	raw, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	var data any
-	_ = json.Unmarshal(raw, &data)
-	s.push(map[string]any{"type": "response", "id": id, "cmd": cmd, "ok": res.StatusCode/100 == 2, "data": data,
-		"<raw>": fmt.Sprintf("%s %s: %d %s", method, path, res.StatusCode, bytes.TrimSpace(raw))})
-	if cmd == "create_session" && res.StatusCode == http.StatusCreated {
-		s.subscribe("")
+	s.calls <- func() {
+		m := map[string]any{"type": "response", "id": id, "cmd": cmd}
+		req, err := http.NewRequestWithContext(s.ctx, method, s.base+path, bytes.NewReader(in))
+		if err != nil {
+			panic(err)
+		}
+		res, err := s.client.Do(req)
+		if err != nil {
+			// The process died with the command in flight: no answer,
+			// as `tack rpc` prints none.
+			return
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		var data any
+		_ = json.Unmarshal(raw, &data)
+		m["ok"], m["data"] = res.StatusCode/100 == 2, data
+		m["<raw>"] = fmt.Sprintf("%s %s: %d %s", method, path, res.StatusCode, bytes.TrimSpace(raw))
+		if cmd == "create_session" && res.StatusCode == http.StatusCreated {
+			if err := s.subscribe(""); err != nil {
+				m["ok"], m["<raw>"] = false, err.Error()
+			}
+		}
+		s.push(m)
 	}
 }
 
-// subscribe opens the event stream; its events become lines.
-func (s *serveCrash) subscribe(query string) {
-	t := s.p.t
-	t.Helper()
+// subscribe opens the event stream; its events become lines, and lines is
+// closed when it ends.
+func (s *serveCrash) subscribe(query string) error {
 	if s.stream != nil {
-		t.Fatal("the event stream is open already")
+		return fmt.Errorf("the event stream is open already")
 	}
-	req, err := http.NewRequest("GET", s.base+"/v1/sessions/"+url.PathEscape(s.session)+"/events"+query, nil)
+	req, err := http.NewRequestWithContext(s.ctx, "GET", s.base+"/v1/sessions/"+url.PathEscape(s.session)+"/events"+query, nil)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	res, err := s.client.Do(req.WithContext(s.ctx))
+	res, err := s.client.Do(req)
 	if err != nil {
-		t.Fatalf("event stream: %v", err)
+		return fmt.Errorf("event stream: %w", err)
 	}
 	if res.StatusCode != http.StatusOK {
 		res.Body.Close()
-		t.Fatalf("event stream: %d", res.StatusCode)
+		return fmt.Errorf("event stream: %d", res.StatusCode)
 	}
-	s.stream = make(chan struct{})
+	stream := make(chan struct{})
+	s.mu.Lock()
+	s.stream = stream
+	s.mu.Unlock()
 	go func() {
-		defer close(s.stream)
+		defer close(stream)
 		defer res.Body.Close()
 		sc := bufio.NewScanner(res.Body)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -209,6 +237,7 @@ func (s *serveCrash) subscribe(query string) {
 		s.closed = true
 		close(s.p.lines)
 	}()
+	return nil
 }
 
 func (s *serveCrash) lines() *rpcProcess { return s.p }
@@ -218,7 +247,10 @@ func (s *serveCrash) kill() []map[string]any {
 		s.p.t.Fatal(err)
 	}
 	s.p.cmd.Wait()
-	if s.stream == nil {
+	s.mu.Lock()
+	stream := s.stream
+	s.mu.Unlock()
+	if stream == nil {
 		return nil
 	}
 	return s.p.rest() // the stream ends with the process
