@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -96,7 +97,7 @@ type compactCrash struct {
 func compactCrashes() []compactCrash {
 	idle := `{"turns":[{"text":"t1"},{"text":"t2"},{"text":"t3"}],"when_exhausted":"echo"}`
 	command := func(r *crashRun) {
-		r.p.send(fmt.Sprintf(`{"cmd":"compact","id":"compact","session":%q}`, r.session))
+		r.p.do("compact", "compact", nil)
 		if m := r.until(isResponse("compact")); m["ok"] != true {
 			r.t.Fatalf("compact: %v", m["<raw>"])
 		}
@@ -190,8 +191,8 @@ func crashCompaction(t *testing.T, bin string, args []string, session string, c 
 		cmd.Env = append(os.Environ(), "LOCAL_KEY=secret")
 		return startCmd(t, cmd)
 	}
-	r := &crashRun{t: t, p: start(), session: session, texts: map[string]string{}}
-	r.p.send(fmt.Sprintf(`{"cmd":"create_session","id":"create","session":%q,"tools":["echo"],"context":%s,"script":%s}`, session, c.context, c.script))
+	r := &crashRun{t: t, p: &rpcCrash{start(), session}, session: session, texts: map[string]string{}}
+	r.p.do("create_session", "create", map[string]any{"tools": []string{"echo"}, "context": json.RawMessage(c.context), "script": json.RawMessage(c.script)})
 	if m := r.until(isResponse("create")); m["ok"] != true {
 		t.Fatalf("create_session: %v", m["<raw>"])
 	}
@@ -203,11 +204,7 @@ func crashCompaction(t *testing.T, bin string, args []string, session string, c 
 	}
 	c.start(r)
 	c.kill(r, srv)
-	if err := r.p.cmd.Process.Kill(); err != nil { // kill -9: no clean-up at all
-		t.Fatal(err)
-	}
-	r.p.cmd.Wait()
-	r.seen = append(r.seen, r.p.rest()...)
+	r.seen = append(r.seen, r.p.kill()...)
 	committed := committedMessages(r.seen)
 	srv.open() // the second process's summaries are answered at once
 

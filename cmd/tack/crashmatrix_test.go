@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	stdmaps "maps"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -18,7 +18,10 @@ import (
 	"github.com/tack-run/tack/store/postgres/pgtest"
 )
 
-var crashMatrixSeeds = flag.Int("tack.crashmatrixseeds", 24, "random crash points of TestCrashMatrix, per store")
+var (
+	crashMatrixSeeds      = flag.Int("tack.crashmatrixseeds", 24, "random crash points of TestCrashMatrix over tack rpc, per store")
+	crashMatrixServeSeeds = flag.Int("tack.crashmatrixserveseeds", 6, "random crash points of TestCrashMatrix over tack serve, on SQLite")
+)
 
 // restartedResult is the result a restore gives a call that was running.
 const restartedResult = "interrupted: process restarted"
@@ -122,52 +125,94 @@ func crashCases() []crashCase {
 		turns: long,
 		drive: func(r *crashRun) { r.untilCount(isType("message_committed"), 41) },
 		want:  recovery{recovered: true},
+	}, {
+		// A rollback took the first run's call out; the second run's call
+		// must not take its id again.
+		name:  "after a rollback",
+		turns: []string{`{"text":"t1","tool_calls":[{"name":"sleep","args":{"ms":2000}}]}`, `{"text":"t2","tool_calls":[{"name":"sleep","args":{"ms":50}}]}`},
+		drive: func(r *crashRun) {
+			r.until(isType("tool_execution_start"))
+			r.accepted(r.promptIfBusy("p1 instead", "rollback"))
+			if !slices.ContainsFunc(r.seen[slices.IndexFunc(r.seen, isType("tool_execution_start"))+1:], isType("tool_execution_start")) {
+				r.until(isType("tool_execution_start")) // the second run's
+			}
+		},
+		want: recovery{next: []int{2, 3}},
+	}, {
+		// The run was told ended aborted: the restart must not end it again.
+		name:  "after an abort while running",
+		turns: []string{`{"delay_ms":3000,"text":"t1"}`, `{"text":"t2"}`},
+		drive: func(r *crashRun) {
+			r.until(isType("request_start"))
+			r.command("abort", nil)
+			r.until(func(m map[string]any) bool { return m["type"] == "agent_end" && m["reason"] == "aborted" })
+		},
+		want: recovery{next: []int{1, 2}},
+	}, {
+		// The run was told started: its prompt is kept, and its id is not
+		// given to another run.
+		name:  "at agent_start",
+		turns: []string{`{"delay_ms":1000,"text":"t1"}`, `{"text":"t2"}`},
+		drive: func(r *crashRun) { r.until(isType("agent_start")) },
+		want:  recovery{next: []int{1, 2}},
 	}}
 }
 
-// TestCrashMatrix kills `tack rpc` (kill -9) at each named crash point and
-// at random ones, on SQLite and on PostgreSQL, and checks what the next
-// process shows: reads first (messages, state, replay), then a prompt run
-// to its end.
+// TestCrashMatrix kills `tack rpc` and `tack serve` (kill -9) at each
+// named crash point and at random ones, on SQLite and on PostgreSQL, and
+// checks what the next process shows: reads first (messages, state,
+// replay), then a prompt run to its end. Over tack serve PostgreSQL gets
+// the named cases only.
 func TestCrashMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildTack(t)
-	t.Run("sqlite", func(t *testing.T) {
-		crashMatrix(t, func(t *testing.T, name string) []string {
-			return []string{"--store", "sqlite:" + filepath.Join(t.TempDir(), "tack.db")}
-		}, bin)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		dsn := pgtest.DSN(t)
-		crashMatrix(t, func(t *testing.T, name string) []string {
-			return []string{"--store", dsn, "--node", "node-" + name}
-		}, bin)
-	})
+	for _, tr := range crashTransports {
+		seeds := *crashMatrixSeeds
+		if tr.name == "serve" {
+			seeds = *crashMatrixServeSeeds
+		}
+		t.Run(tr.name, func(t *testing.T) {
+			t.Run("sqlite", func(t *testing.T) {
+				crashMatrix(t, tr, bin, seeds, func(t *testing.T, name string) []string {
+					return []string{"--store", "sqlite:" + filepath.Join(t.TempDir(), "tack.db")}
+				})
+			})
+			t.Run("postgres", func(t *testing.T) {
+				dsn := pgtest.DSN(t)
+				if tr.name == "serve" {
+					seeds = 0
+				}
+				crashMatrix(t, tr, bin, seeds, func(t *testing.T, name string) []string {
+					return []string{"--store", dsn, "--node", "node-" + tr.name + "-" + name}
+				})
+			})
+		})
+	}
 }
 
 // crashMatrix runs every case in parallel; storeArgs gives each its own
 // store (SQLite) or node name (PostgreSQL, where session ids differ too).
-func crashMatrix(t *testing.T, storeArgs func(t *testing.T, name string) []string, bin string) {
+func crashMatrix(t *testing.T, tr crashTransport, bin string, seeds int, storeArgs func(t *testing.T, name string) []string) {
 	start := time.Now()
 	t.Run("cases", func(t *testing.T) {
 		for i, c := range crashCases() {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
-				id := fmt.Sprintf("case-%d", i)
-				crashAt(t, bin, storeArgs(t, id), id, c)
+				id := fmt.Sprintf("%s-case-%d", tr.name, i)
+				crashAt(t, tr, bin, storeArgs(t, id), id, c)
 			})
 		}
-		for seed := range *crashMatrixSeeds {
+		for seed := range seeds {
 			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 				t.Parallel()
-				id := fmt.Sprintf("seed-%d", seed)
-				crashAt(t, bin, storeArgs(t, id), id, randomCase(uint64(seed)))
+				id := fmt.Sprintf("%s-seed-%d", tr.name, seed)
+				crashAt(t, tr, bin, storeArgs(t, id), id, randomCase(uint64(seed)))
 			})
 		}
 	})
-	t.Logf("%d crash points in %v", len(crashCases())+*crashMatrixSeeds, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d crash points in %v", len(crashCases())+seeds, time.Since(start).Round(time.Millisecond))
 }
 
 // randomCase is a seeded random script and command sequence, killed at a
@@ -234,7 +279,7 @@ func randomCase(seed uint64) crashCase {
 // crashRun is the first process of a case and what it printed.
 type crashRun struct {
 	t        *testing.T
-	p        *rpcProcess
+	p        crashProc
 	session  string
 	seen     []map[string]any // every line the first process printed
 	prompts  []string         // ids of the prompt commands, in order
@@ -250,7 +295,7 @@ func (r *crashRun) record(lines []map[string]any) map[string]any {
 
 func (r *crashRun) until(pred func(map[string]any) bool) map[string]any {
 	r.t.Helper()
-	return r.record(r.p.until(pred))
+	return r.record(r.p.lines().until(pred))
 }
 
 // untilCount reads until n lines satisfied pred.
@@ -264,9 +309,9 @@ func (r *crashRun) untilCount(pred func(map[string]any) bool, n int) {
 // next reads one line, or reports that none came within quiet.
 func (r *crashRun) next(quiet time.Duration) (map[string]any, bool) {
 	select {
-	case m, ok := <-r.p.lines:
+	case m, ok := <-r.p.lines().lines:
 		if !ok {
-			r.t.Fatalf("tack rpc closed its output before the crash")
+			r.t.Fatalf("the process closed its output before the crash")
 		}
 		r.seen = append(r.seen, m)
 		return m, true
@@ -275,22 +320,31 @@ func (r *crashRun) next(quiet time.Duration) (map[string]any, bool) {
 	}
 }
 
-func (r *crashRun) command(cmd, text, extra string) string {
+// command sends cmd with fields and returns its id; the id's text is
+// fields' text.
+func (r *crashRun) command(cmd string, fields map[string]any) string {
 	r.commands++
 	id := fmt.Sprintf("%s-%d", cmd, r.commands)
-	r.texts[id] = text
-	r.p.send(fmt.Sprintf(`{"cmd":%q,"id":%q,"session":%q,"text":%q%s}`, cmd, id, r.session, text, extra))
+	r.texts[id], _ = fields["text"].(string)
+	r.p.do(cmd, id, fields)
 	return id
 }
 
-func (r *crashRun) prompt(text string) string {
-	id := r.command("prompt", text, "")
+func (r *crashRun) prompt(text string) string { return r.promptIfBusy(text, "") }
+
+// promptIfBusy prompts with if_busy ifBusy ("": the default).
+func (r *crashRun) promptIfBusy(text, ifBusy string) string {
+	fields := map[string]any{"text": text}
+	if ifBusy != "" {
+		fields["if_busy"] = ifBusy
+	}
+	id := r.command("prompt", fields)
 	r.prompts = append(r.prompts, id)
 	return id
 }
 
 func (r *crashRun) steer(text string, interrupt bool) string {
-	id := r.command("steer", text, fmt.Sprintf(`,"interrupt_tools":%v`, interrupt))
+	id := r.command("steer", map[string]any{"text": text, "interrupt_tools": interrupt})
 	r.steers = append(r.steers, id)
 	return id
 }
@@ -321,38 +375,32 @@ func stateTo(to string) func(map[string]any) bool {
 // crashAt runs one case: a first process driven to the crash point and
 // killed, then a second on the same store that reads the session, prompts
 // it again and runs to agent_end.
-func crashAt(t *testing.T, bin string, args []string, session string, c crashCase) {
-	rpc := append([]string{"rpc"}, args...)
-	r := &crashRun{t: t, p: startCmd(t, exec.Command(bin, rpc...)), session: session, texts: map[string]string{}}
-	plugins := ""
+func crashAt(t *testing.T, tr crashTransport, bin string, args []string, session string, c crashCase) {
+	r := &crashRun{t: t, p: tr.start(t, bin, args, session), session: session, texts: map[string]string{}}
+	create := map[string]any{"script": json.RawMessage(`{"turns":[` + strings.Join(c.turns, ",") + `],"when_exhausted":"echo"}`)}
 	if c.plugins != "" {
-		plugins = `,"plugins":` + c.plugins
+		create["plugins"] = json.RawMessage(c.plugins)
 	}
-	r.p.send(fmt.Sprintf(`{"cmd":"create_session","id":"create","session":%q%s,"script":{"turns":[%s],"when_exhausted":"echo"}}`,
-		session, plugins, strings.Join(c.turns, ",")))
+	r.p.do("create_session", "create", create)
 	if m := r.until(isResponse("create")); m["ok"] != true {
 		t.Fatalf("create_session: %v", m["<raw>"])
 	}
 	r.prompt("p0")
 	c.drive(r)
-	if err := r.p.cmd.Process.Kill(); err != nil { // kill -9: no clean-up at all
-		t.Fatal(err)
-	}
-	r.p.cmd.Wait()
-	r.seen = append(r.seen, r.p.rest()...) // what was in the pipe was printed
+	r.seen = append(r.seen, r.p.kill()...)
 	before := maxSeq(r.seen)
 
-	p := startCmd(t, exec.Command(bin, rpc...))
+	p := tr.start(t, bin, args, session)
 	var lines []map[string]any // every line the second process printed
 	until := func(pred func(map[string]any) bool) map[string]any {
 		t.Helper()
-		got := p.until(pred)
+		got := p.lines().until(pred)
 		lines = append(lines, got...)
 		return last(got)
 	}
-	get := func(cmd, id, extra string) map[string]any {
+	get := func(cmd, id string, fields map[string]any) map[string]any {
 		t.Helper()
-		p.send(fmt.Sprintf(`{"cmd":%q,"id":%q,"session":%q%s}`, cmd, id, session, extra))
+		p.do(cmd, id, fields)
 		m := until(isResponse(id))
 		if m["ok"] != true {
 			t.Fatalf("%s after the restart: %v", cmd, m["<raw>"])
@@ -360,13 +408,16 @@ func crashAt(t *testing.T, bin string, args []string, session string, c crashCas
 		return m["data"].(map[string]any)
 	}
 	// Read first: the messages, before anything else names the session.
-	msgs := get("get_messages", "m1", "")["messages"].([]any)
-	state := get("get_state", "s1", "")
+	msgs := get("get_messages", "m1", nil)["messages"].([]any)
+	all := get("get_messages", "m1-all", map[string]any{"all": true})["messages"].([]any)
+	state := get("get_state", "s1", nil)
 	held := heldCalls(state)
 	if err := checkHistory(msgs, held); err != nil {
 		t.Fatalf("restored history: %v\n%s", err, dump(msgs))
 	}
-	checkKept(t, r.seen, msgs)
+	checkCallIDs(t, all)
+	checkToldKept(t, r.seen, all, state)
+	checkKept(t, r.seen, msgs, all)
 	if state["state"] != "idle" || len(state["running_tools"].([]any)) != 0 {
 		t.Fatalf("restored state: %v", state)
 	}
@@ -375,8 +426,7 @@ func crashAt(t *testing.T, bin string, args []string, session string, c crashCas
 	// event may come out before the response of the subscribe that
 	// started the following.
 	live := len(lines)
-	replay := get("subscribe", "sub", fmt.Sprintf(`,"since":%d`, before))["events"].([]any)
-	checkGap(t, replay, before)
+	replay := get("subscribe", "sub", map[string]any{"since": before})["events"].([]any)
 	if n := len(state["pending_approvals"].([]any)); n != c.want.approvals {
 		t.Fatalf("pending approvals after the restart: %v", state["pending_approvals"])
 	}
@@ -385,32 +435,148 @@ func crashAt(t *testing.T, bin string, args []string, session string, c crashCas
 	}
 
 	// Then a new prompt, run to its end.
-	p.send(fmt.Sprintf(`{"cmd":"prompt","id":"again","session":%q,"text":"again"}`, session))
+	p.do("prompt", "again", map[string]any{"text": "again"})
 	until(func(m map[string]any) bool { return m["type"] == "agent_end" && m["reason"] == "completed" })
 	// The restore's events wait for its write like any others: they are in
 	// the replay, or follow it live when the write was still under way.
 	told := slices.Clone(replay)
 	for _, m := range lines[live:] {
-		told = append(told, m)
+		if m["type"] != "response" {
+			told = append(told, m)
+		}
 	}
+	checkGap(t, told, before)
+	checkRuns(t, r.seen, told, msgs)
 	checkRecovered(t, told, c.want, msgs)
-	after := get("get_messages", "m2", "")["messages"].([]any)
+	after := get("get_messages", "m2", nil)["messages"].([]any)
 	if err := checkHistory(after, nil); err != nil {
 		t.Fatalf("history after the new run: %v\n%s", err, dump(after))
 	}
-	checkKept(t, r.seen, after)
+	checkKept(t, r.seen, after, all)
 	if !reflect.DeepEqual(after[:min(len(msgs), len(after))], msgs) {
 		t.Fatalf("the new run changed the restored history:\nrestored %s\nnow %s", dump(msgs), dump(after))
 	}
 	checkNextTurn(t, c.want.next, len(c.turns), msgs, after)
-	end := get("get_state", "s2", "")
+	end := get("get_state", "s2", nil)
 	if len(end["prompt_queue"].([]any)) != 0 || len(end["steering_queue"].([]any)) != 0 {
 		t.Fatalf("queues after the run: %v %v", end["prompt_queue"], end["steering_queue"])
 	}
-	checkDelivered(t, r, after)
+	checkDelivered(t, r, after, all)
 	for _, m := range lines {
 		if s, ok := m["seq"].(float64); ok && m["type"] != "events_lost" && uint64(s) <= before {
 			t.Fatalf("event number %v reused after the restart (the first process reached %d): %v", s, before, m["<raw>"])
+		}
+	}
+}
+
+// checkRuns: every run the first process told started ends exactly once
+// across both processes (told ended by the first, or ended interrupted by
+// the restore, or resumed paused for a person); a run told ended is not
+// recovered or ended again; the second process starts no run under an id
+// the first told. The last run may also have ended in the store with the
+// kill before its agent_end got out: then the restore recovers nothing and
+// the restored history ends with a final answer.
+func checkRuns(t *testing.T, first []map[string]any, second []any, restored []any) {
+	t.Helper()
+	finished := false
+	if n := len(restored); n > 0 {
+		m := restored[n-1].(map[string]any)
+		finished = m["role"] == "assistant" && m["tool_calls"] == nil
+	}
+	var started []string
+	told := map[string]bool{}
+	ends := map[string][]string{} // run id: the first's agent_end reasons
+	for _, m := range first {
+		id, _ := m["run_id"].(string)
+		switch m["type"] {
+		case "agent_start":
+			started = append(started, id)
+			told[id] = true
+		case "agent_end":
+			ends[id] = append(ends[id], m["reason"].(string))
+			told[id] = true
+		}
+	}
+	again := map[string][]string{} // run id: the second's agent_end reasons
+	resumed := map[string]bool{}
+	for _, e := range second {
+		m := e.(map[string]any)
+		id, _ := m["run_id"].(string)
+		switch m["type"] {
+		case "agent_start":
+			if told[id] {
+				t.Errorf("the restart started run %s, an id the first process told", id)
+			}
+		case "agent_end":
+			again[id] = append(again[id], m["reason"].(string))
+		case "agent_recovered":
+			if len(ends[id]) > 0 && m["from_state"] != "idle" {
+				t.Errorf("run %s was told ended (%v); the restart recovered it from %v", id, ends[id], m["from_state"])
+			}
+			resumed[id] = m["resumed"] == true
+			finished = false
+		}
+	}
+	for _, id := range started {
+		switch {
+		case len(ends[id]) > 1:
+			t.Errorf("run %s was told ended %d times: %v", id, len(ends[id]), ends[id])
+		case len(ends[id]) == 1 && len(again[id]) > 0:
+			t.Errorf("run %s was told ended (%s); the restart ended it again (%v)", id, ends[id][0], again[id])
+		case len(ends[id]) == 0 && resumed[id]:
+			// paused for a person: ends when answered
+		case len(ends[id]) == 0 && len(again[id]) == 0 && finished && id == started[len(started)-1]:
+			// ended in the store, killed before it was told
+		case len(ends[id]) == 0 && (len(again[id]) == 0 || again[id][0] != "interrupted"):
+			t.Errorf("run %s was told started and never ended; the restart ended it %v, want once, interrupted\n%s", id, again[id], dumpEvents(second))
+		}
+	}
+}
+
+// checkToldKept: every prompt and accepted steering message the first
+// process told received or queued is in the restored history (all of it:
+// a rollback's messages stay there) or queues, unless told dropped.
+func checkToldKept(t *testing.T, first []map[string]any, all []any, state map[string]any) {
+	t.Helper()
+	kept := userTexts(all)
+	for _, q := range []string{"prompt_queue", "steering_queue"} {
+		for _, s := range state[q].([]any) {
+			if m, ok := s.(map[string]any); ok {
+				s = m["text"]
+			}
+			kept[s.(string)]++
+		}
+	}
+	dropped := map[string]bool{}
+	for _, m := range first {
+		if m["type"] == "prompt_dropped" || m["type"] == "steering_dropped" {
+			dropped[m["text"].(string)] = true
+		}
+	}
+	for _, m := range first {
+		switch {
+		case m["type"] == "prompt_received", m["type"] == "prompt_queued",
+			m["type"] == "steering_received" && m["status"] == "accepted":
+			if text := m["text"].(string); kept[text] == 0 && !dropped[text] {
+				t.Errorf("%s %q was told; after the restart it is neither in the history nor queued\n%s", m["type"], text, dump(all))
+			}
+		}
+	}
+}
+
+// checkCallIDs: no tool call id is used twice in the whole history (the
+// messages compaction replaced and rollbacks took out included).
+func checkCallIDs(t *testing.T, all []any) {
+	t.Helper()
+	seen := map[string]int{}
+	for i, m := range all {
+		calls, _ := m.(map[string]any)["tool_calls"].([]any)
+		for _, c := range calls {
+			id, _ := c.(map[string]any)["id"].(string)
+			if j, ok := seen[id]; ok {
+				t.Errorf("call id %q of message %d is the one of message %d\n%s", id, i, j, dump(all))
+			}
+			seen[id] = i
 		}
 	}
 }
@@ -490,14 +656,20 @@ func checkHistory(msgs []any, held map[string]bool) error {
 }
 
 // checkKept fails unless every message_committed the first process printed
-// is in msgs at its index, unchanged.
-func checkKept(t *testing.T, seen []map[string]any, msgs []any) {
+// is in msgs at its index, unchanged, or was taken out by a rollback: in
+// all, marked rolled_back.
+func checkKept(t *testing.T, seen []map[string]any, msgs, all []any) {
 	t.Helper()
 	for _, m := range seen {
 		if m["type"] != "message_committed" {
 			continue
 		}
 		i := int(m["index"].(float64))
+		rolledBack := stdmaps.Clone(m["message"].(map[string]any))
+		rolledBack["rolled_back"] = true
+		if slices.ContainsFunc(all, func(a any) bool { return reflect.DeepEqual(a, rolledBack) }) {
+			continue
+		}
 		if i >= len(msgs) || !reflect.DeepEqual(msgs[i], m["message"]) {
 			got := any("nothing")
 			if i < len(msgs) {
@@ -565,9 +737,12 @@ func checkQueues(t *testing.T, r *crashRun, msgs []any, state map[string]any) {
 
 // checkDelivered: after the run, every prompt and steering message the
 // first process accepted is in the history exactly once.
-func checkDelivered(t *testing.T, r *crashRun, msgs []any) {
+func checkDelivered(t *testing.T, r *crashRun, msgs, all []any) {
 	t.Helper()
 	delivered := userTexts(msgs)
+	for text, n := range userTexts(slices.DeleteFunc(slices.Clone(all), func(m any) bool { return m.(map[string]any)["rolled_back"] != true })) {
+		delivered[text] += n // a rollback took it out
+	}
 	for _, id := range append(slices.Clone(r.prompts), r.steers...) {
 		if resp := r.response(id); resp != nil && resp["ok"] == true && delivered[r.texts[id]] != 1 {
 			t.Fatalf("%s %q was accepted; the history holds it %d times\n%s", id, r.texts[id], delivered[r.texts[id]], dump(msgs))
@@ -672,6 +847,17 @@ func checkNextTurn(t *testing.T, next []int, turns int, restored, after []any) {
 		return
 	}
 	t.Fatalf("no answer after the restart:\n%s", dump(after))
+}
+
+// dumpEvents is the types and run ids of events, one a line.
+func dumpEvents(events []any) string {
+	var b strings.Builder
+	for _, e := range events {
+		m := e.(map[string]any)
+		j, _ := json.Marshal(m)
+		fmt.Fprintf(&b, "  %.200s\n", j)
+	}
+	return b.String()
 }
 
 func dump(msgs []any) string {

@@ -25,11 +25,13 @@ func serveProcess(t *testing.T, cmd *exec.Cmd) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
+	r := bufio.NewReader(stderr)
+	line, err := r.ReadString('\n')
 	base, ok := strings.CutPrefix(strings.TrimSpace(line), "tack serve: listening on ")
 	if err != nil || !ok {
 		t.Fatalf("first stderr line %q, %v", line, err)
 	}
+	go io.Copy(io.Discard, r) // a full pipe would stop it at its next log line
 	return base
 }
 
