@@ -24,10 +24,10 @@ const blockedPoll = 2 * time.Second
 // seed's health endpoint every blockedPoll until stop is called (while it
 // sees at least half of the seeds as members), and calls tell with the
 // remote address and member id of each member that answers though c has
-// blocked it. For etcd it does nothing: a member whose lease lapsed sees
-// itself dropped.
+// blocked it. For etcd and postgres it does nothing: a member whose
+// registration lapsed finds it out at its next renewal.
 func (c *Cluster) WatchBlocked(cfg Config, tell func(address, id string)) (stop func()) {
-	if cfg.Provider == Etcd {
+	if cfg.Provider != "" && cfg.Provider != Automanaged {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())

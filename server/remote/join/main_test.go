@@ -39,6 +39,10 @@ const clusterName = "tack-test"
 // refresh is how often members and client poll each other.
 const refresh = 250 * time.Millisecond
 
+// ttl is how long a member that does not answer stays in the view (the
+// registration of an etcd or postgres member lasts): registrationTTL.
+const ttl = 3 * time.Second
+
 // goleakOptions ignore gRPC client connections protoactor's remote
 // leaves behind when it fails to reach a member that is gone (as the
 // server/remote tests do).
@@ -80,7 +84,7 @@ func run(m *testing.M) (int, error) {
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
-	client, err = join.Client(sys, "127.0.0.1", join.Config{Name: clusterName, Seeds: seeds, Refresh: refresh})
+	client, err = join.Client(sys, "127.0.0.1", join.Config{Name: clusterName, Seeds: seeds, Refresh: refresh, TTL: ttl})
 	if err != nil {
 		return 0, err
 	}
