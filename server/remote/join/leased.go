@@ -79,7 +79,16 @@ func (p *leased) StartMember(c *cluster.Cluster) error {
 		return err
 	}
 	p.member = true
-	return p.start(c, started)
+	if err := p.start(c, started); err != nil {
+		// Not left registered (nor, for automanaged, serving) when the
+		// member does not start.
+		ctx, cancel := context.WithTimeout(context.Background(), p.ttl)
+		defer cancel()
+		_ = p.reg.deregister(ctx)
+		p.reg.close()
+		return err
+	}
+	return nil
 }
 
 // StartClient publishes the members listed, and goes on listing every

@@ -2,11 +2,13 @@ package join
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -36,6 +38,10 @@ CREATE TABLE IF NOT EXISTS tack_cluster_members (
 	expires timestamptz NOT NULL,
 	PRIMARY KEY (cluster, member)
 )`
+
+// pgUndefinedTable is PostgreSQL's SQLSTATE for a table that does not
+// exist.
+const pgUndefinedTable = "42P01"
 
 // pgForget is how long a lapsed row is kept before a member that
 // registers removes it (it tells who was there, for a while).
@@ -94,6 +100,10 @@ func (r *pgRegistry) renew(ctx context.Context, ttl time.Duration) error {
 func (r *pgRegistry) list(ctx context.Context) ([]*cluster.Member, error) {
 	rows, err := r.pool.Query(ctx, `SELECT member, host, port, kinds FROM tack_cluster_members
 		WHERE cluster = $1 AND expires > now() ORDER BY member`, r.cluster)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgUndefinedTable {
+		return nil, nil // no member has registered yet: a client may come first
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -96,6 +96,7 @@ func health(ctx context.Context, client *http.Client, seed string) (*automanaged
 type seedView struct {
 	cfg    Config
 	client *http.Client
+	now    func() time.Time
 	// last is the member that last answered at each seed, and when.
 	last map[string]seen
 }
@@ -108,12 +109,12 @@ type seen struct {
 
 // newSeedView is a view of cfg's members, nobody seen yet.
 func newSeedView(cfg Config) *seedView {
-	return &seedView{cfg: cfg, client: &http.Client{Timeout: healthTimeout}, last: map[string]seen{}}
+	return &seedView{cfg: cfg, client: &http.Client{Timeout: healthTimeout}, now: time.Now, last: map[string]seen{}}
 }
 
 // poll asks the seeds again and returns the members in view, by id.
 func (v *seedView) poll(ctx context.Context) []*cluster.Member {
-	now := time.Now()
+	now := v.now()
 	for i, a := range askSeeds(ctx, v.client, v.cfg) {
 		seed := v.cfg.Seeds[i]
 		switch {
