@@ -34,26 +34,20 @@ func (c *Cluster) WatchBlocked(cfg Config, tell func(address, id string)) (stop 
 	client := &http.Client{Timeout: healthTimeout}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(blockedPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		every(ctx, blockedPoll, func() bool {
 			if c.Members()*2 < len(cfg.Seeds) {
 				// A member that sees fewer than half the seeds may be the
 				// one that stalled (its own polls timed out): it leaves
 				// the telling to the others.
-				continue
+				return true
 			}
 			for _, node := range answering(ctx, client, cfg) {
 				if c.Remote.BlockList().IsBlocked(node.ID) {
 					tell(net.JoinHostPort(node.Address, strconv.Itoa(node.Port)), node.ID)
 				}
 			}
-		}
+			return true
+		})
 	})
 	return func() {
 		cancel()

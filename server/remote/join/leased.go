@@ -110,14 +110,7 @@ func (p *leased) start(c *cluster.Cluster, renewed time.Time) error {
 		return err
 	}
 	p.wg.Go(func() {
-		t := time.NewTicker(p.refresh)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		every(ctx, p.refresh, func() bool {
 			if p.member {
 				sent := time.Now()
 				switch err := p.renew(ctx, renewed); {
@@ -126,9 +119,9 @@ func (p *leased) start(c *cluster.Cluster, renewed time.Time) error {
 				case errors.Is(err, errLapsed):
 					c.Logger().Warn("the member's registration lapsed: it was dropped", slog.Any("error", err))
 					c.ActorSystem.EventStream.Publish(&lapsed{})
-					return
+					return false
 				case ctx.Err() != nil:
-					return
+					return false
 				default:
 					c.Logger().Warn("could not renew the member's registration", slog.Any("error", err))
 				}
@@ -136,9 +129,26 @@ func (p *leased) start(c *cluster.Cluster, renewed time.Time) error {
 			if err := p.list(ctx, c); err != nil && ctx.Err() == nil {
 				c.Logger().Warn("could not list the members", slog.Any("error", err))
 			}
-		}
+			return true
+		})
 	})
 	return nil
+}
+
+// every calls f every d until ctx is done or f returns false.
+func every(ctx context.Context, d time.Duration, f func() bool) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !f() {
+			return
+		}
+	}
 }
 
 // renew renews the member's registration, last renewed at renewed. Once

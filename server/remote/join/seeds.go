@@ -239,16 +239,10 @@ func (p *seedPoller) StartClient(c *cluster.Cluster) error {
 	view = p.publish(c, view, cluster.NewMemberSet(seeds.poll(ctx)))
 	p.wg.Go(func() {
 		defer seeds.close()
-		t := time.NewTicker(p.refresh)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		every(ctx, p.refresh, func() bool {
 			view = p.publish(c, view, cluster.NewMemberSet(seeds.poll(ctx)))
-		}
+			return true
+		})
 	})
 	return nil
 }
