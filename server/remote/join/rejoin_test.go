@@ -28,8 +28,16 @@ func TestClusterRejoin(t *testing.T) {
 		tc := startMembers(t, etcdMembers(clientURL))
 		id := firstTurn(t, tc, tc.member(0))
 		before := tc.ids()
+		marks := make([]int, len(tc.members))
+		for i := range tc.members {
+			marks[i] = tc.member(i).Lines()
+		}
 		_ = etcd.Signal(syscall.SIGSTOP)
-		time.Sleep(registrationStall) // the stall itself
+		// The stall lasts until every member, unable to renew for the
+		// TTL, has counted itself dropped.
+		for i := range tc.members {
+			tc.member(i).WaitLogSince(t, marks[i], "dropped from cluster "+clusterName)
+		}
 		_ = etcd.Signal(syscall.SIGCONT)
 		// No member keeps a registration that lapsed: each joins again.
 		for deadline := time.Now().Add(3 * wait); slices.ContainsFunc(tc.ids(), func(id string) bool { return slices.Contains(before, id) }); time.Sleep(50 * time.Millisecond) {
@@ -48,9 +56,6 @@ func TestClusterRejoin(t *testing.T) {
 		stallAndRejoin(t, startCluster(t))
 	})
 }
-
-// registrationStall is longer than registrationTTL by a margin.
-const registrationStall = 5 * time.Second
 
 // etcdMembers are the cluster flags of members on the etcd at clientURL.
 func etcdMembers(clientURL string) func(int) []string {
