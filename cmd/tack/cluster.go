@@ -20,7 +20,7 @@ type clusterFlags struct {
 func (cf *clusterFlags) register(fs *flag.FlagSet, name string, member bool) {
 	fs.StringVar(&cf.cfg.Name, "cluster", "", name)
 	fs.StringVar(&cf.cfg.Provider, "cluster-provider", join.Automanaged, "how members find each other: automanaged (members poll each other over HTTP), etcd, or postgres (members register in the --store database)")
-	fs.DurationVar(&cf.cfg.TTL, "cluster-ttl", join.DefaultTTL, "etcd, postgres: how long a member's registration lasts unless renewed (how soon a dead or stalled member leaves every view)")
+	fs.DurationVar(&cf.cfg.TTL, "cluster-ttl", join.DefaultTTL, "how long a member that is not heard of stays in the views: etcd, postgres: its registration's TTL; automanaged: how long one whose health polls time out stays (one that refuses leaves at once)")
 	if member {
 		fs.StringVar(&cf.seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port, this one's included; etcd: the etcd endpoints (comma-separated); postgres: none")
 		fs.IntVar(&cf.cfg.Port, "cluster-port", join.DefaultPort, "automanaged: the port this member's HTTP endpoint listens on, on every interface (it tells the member's address and kinds)")

@@ -39,7 +39,8 @@ const DefaultPort = 6330
 const DefaultRefresh = time.Second
 
 // DefaultTTL is how long an etcd or postgres registration lasts unless
-// renewed.
+// renewed, and how long an automanaged member that does not answer in
+// time stays in the views.
 const DefaultTTL = 5 * time.Second
 
 // Config names a cluster and says how its members find each other.
@@ -59,8 +60,8 @@ type Config struct {
 	// register in (their store's).
 	Postgres string
 	// Port is where this member's automanaged endpoint listens (on every
-	// interface: protoactor's provider binds 0.0.0.0); DefaultPort when
-	// 0. Clients do not serve one.
+	// interface, as protoactor's provider did); DefaultPort when 0.
+	// Clients do not serve one.
 	Port int
 	// Refresh is how often the automanaged provider polls the members,
 	// and the etcd and postgres providers renew and list (DefaultRefresh
@@ -68,10 +69,10 @@ type Config struct {
 	// view within about this long.
 	Refresh time.Duration
 	// TTL is how long an etcd or postgres registration lasts unless its
-	// member renews it (DefaultTTL when 0): a member that dies, or stalls
-	// this long, leaves every view within about this long, and one that
-	// stalled finds itself dropped when it runs again. It must be more
-	// than Refresh.
+	// member renews it, and how long an automanaged member whose health
+	// polls time out stays in the views (DefaultTTL when 0): a member
+	// that stalls this long leaves every view, and finds itself dropped
+	// when it runs again. It must be more than Refresh.
 	TTL time.Duration
 }
 
