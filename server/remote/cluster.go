@@ -64,6 +64,11 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 		})
 	}
 	if err := join.Started(n.cluster.StartMember); err != nil {
+		// protoactor started the remote before the provider failed: free
+		// the address for the next attempt.
+		if n.cluster.Remote != nil {
+			n.cluster.Remote.Shutdown(false)
+		}
 		return err
 	}
 	n.remote = n.cluster.Remote

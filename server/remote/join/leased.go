@@ -107,6 +107,9 @@ func (p *leased) start(c *cluster.Cluster, renewed time.Time) error {
 	p.mu.Unlock()
 	if err := p.list(ctx, c); err != nil {
 		cancel()
+		p.mu.Lock()
+		p.cancel = nil
+		p.mu.Unlock()
 		return err
 	}
 	p.wg.Go(func() {

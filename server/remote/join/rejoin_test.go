@@ -21,8 +21,10 @@ func TestClusterRejoin(t *testing.T) {
 		clientURL, _ := startEtcd(t)
 		stallAndRejoin(t, startMembers(t, etcdMembers(clientURL)))
 	})
-	// etcd itself stalls past every registration: every member finds its
-	// registration lapsed and joins again, and the views come back to one.
+	// etcd itself stalls past every registration, and past the members'
+	// first attempts to join again: every member finds its registration
+	// lapsed, tries to join again until etcd answers, and the views come
+	// back to one.
 	t.Run("etcd stalls", func(t *testing.T) {
 		clientURL, etcd := startEtcd(t)
 		tc := startMembers(t, etcdMembers(clientURL))
@@ -34,9 +36,9 @@ func TestClusterRejoin(t *testing.T) {
 		}
 		_ = etcd.Signal(syscall.SIGSTOP)
 		// The stall lasts until every member, unable to renew for the
-		// TTL, has counted itself dropped.
+		// TTL, has counted itself dropped and failed to join again once.
 		for i := range tc.members {
-			tc.member(i).WaitLogSince(t, marks[i], "dropped from cluster "+clusterName)
+			tc.member(i).WaitLogSince(t, marks[i], "rejoining cluster "+clusterName, "trying again")
 		}
 		_ = etcd.Signal(syscall.SIGCONT)
 		// No member keeps a registration that lapsed: each joins again.
