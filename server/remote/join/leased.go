@@ -112,9 +112,12 @@ func (p *leased) start(c *cluster.Cluster, renewed time.Time) error {
 		p.mu.Unlock()
 		return err
 	}
-	p.wg.Go(func() {
-		every(ctx, p.refresh, func() bool {
-			if p.member {
+	// Renewing and listing run apart, so that a slow list (an
+	// automanaged member that does not answer takes a health timeout)
+	// never delays a renewal.
+	if p.member {
+		p.wg.Go(func() {
+			every(ctx, p.refresh, func() bool {
 				sent := time.Now()
 				switch err := p.renew(ctx, renewed); {
 				case err == nil:
@@ -128,7 +131,12 @@ func (p *leased) start(c *cluster.Cluster, renewed time.Time) error {
 				default:
 					c.Logger().Warn("could not renew the member's registration", slog.Any("error", err))
 				}
-			}
+				return true
+			})
+		})
+	}
+	p.wg.Go(func() {
+		every(ctx, p.refresh, func() bool {
 			if err := p.list(ctx, c); err != nil && ctx.Err() == nil {
 				c.Logger().Warn("could not list the members", slog.Any("error", err))
 			}
