@@ -19,15 +19,16 @@ type clusterFlags struct {
 // register adds the flags to fs; name is the --cluster flag's usage.
 func (cf *clusterFlags) register(fs *flag.FlagSet, name string, member bool) {
 	fs.StringVar(&cf.cfg.Name, "cluster", "", name)
-	fs.StringVar(&cf.cfg.Provider, "cluster-provider", join.Automanaged, "how members find each other: automanaged (members poll each other over HTTP) or etcd")
+	fs.StringVar(&cf.cfg.Provider, "cluster-provider", join.Automanaged, "how members find each other: automanaged (members poll each other over HTTP), etcd, or postgres (members register in the --store database)")
+	fs.DurationVar(&cf.cfg.TTL, "cluster-ttl", join.DefaultTTL, "how long a member that is not heard of stays in the views: etcd, postgres: its registration's TTL; automanaged: how long one whose health polls time out stays (one that refuses leaves at once)")
 	if member {
-		fs.StringVar(&cf.seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port, this one's included; etcd: the etcd endpoints (comma-separated)")
+		fs.StringVar(&cf.seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port, this one's included; etcd: the etcd endpoints (comma-separated); postgres: none")
 		fs.IntVar(&cf.cfg.Port, "cluster-port", join.DefaultPort, "automanaged: the port this member's HTTP endpoint listens on, on every interface (it tells the member's address and kinds)")
-		fs.DurationVar(&cf.cfg.Refresh, "cluster-refresh", join.DefaultRefresh, "automanaged: how often members poll each other (how soon a dead member leaves the others' view)")
+		fs.DurationVar(&cf.cfg.Refresh, "cluster-refresh", join.DefaultRefresh, "automanaged: how often members poll each other (how soon a dead member leaves the others' view); etcd, postgres: how often a member renews its registration and lists the members")
 		return
 	}
-	fs.StringVar(&cf.seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port; etcd: the etcd endpoints (comma-separated)")
-	fs.DurationVar(&cf.cfg.Refresh, "cluster-refresh", join.DefaultRefresh, "automanaged: how often this front end polls the members (how soon a dead member leaves its view)")
+	fs.StringVar(&cf.seeds, "cluster-seeds", "", "automanaged: HOST:PORT of every member's --cluster-port; etcd: the etcd endpoints (comma-separated); postgres: none")
+	fs.DurationVar(&cf.cfg.Refresh, "cluster-refresh", join.DefaultRefresh, "automanaged: how often this front end polls the members (how soon a dead member leaves its view); etcd, postgres: how often it lists them")
 }
 
 // config is the cluster the parsed flags name (Name empty: none), checked
@@ -43,8 +44,11 @@ func (cf *clusterFlags) config(store, why string) (join.Config, error) {
 	if !strings.HasPrefix(store, "postgres://") && !strings.HasPrefix(store, "postgresql://") {
 		return cl, fmt.Errorf("--cluster %s needs --store postgres://...: %s (got --store %s)", cl.Name, why, store)
 	}
+	if cl.Provider == join.Postgres {
+		cl.Postgres = store
+	}
 	if err := cl.Validate(); err != nil {
-		return cl, fmt.Errorf("--cluster %s: %w (--cluster-provider, --cluster-seeds, --cluster-port)", cl.Name, err)
+		return cl, fmt.Errorf("--cluster %s: %w (--cluster-provider, --cluster-seeds, --cluster-port, --cluster-refresh, --cluster-ttl)", cl.Name, err)
 	}
 	return cl, nil
 }

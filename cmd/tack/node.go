@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -104,8 +105,19 @@ func node(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	for {
+	for rejoining := false; ; rejoining = true {
 		addr, dropped, err := serveNode(ctx, &c, listen, cl, opts, append(remoteOpts, remote.WithLogger(log)), security)
+		if err != nil && rejoining && ctx.Err() == nil {
+			// The registry (etcd, PostgreSQL) may be what stalled: keep
+			// trying until it answers again.
+			fmt.Fprintf(os.Stderr, "tack node: rejoining cluster %s: %v; trying again in %s\n", cl.Name, err, rejoinPause)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(rejoinPause):
+			}
+			continue
+		}
 		if err != nil || !dropped {
 			return err
 		}
@@ -115,6 +127,10 @@ func node(args []string) error {
 		listen = addr
 	}
 }
+
+// rejoinPause is how long a dropped member waits before it tries again to
+// join a cluster whose provider did not answer.
+const rejoinPause = time.Second
 
 // serveNode serves a runtime of c's at listen until ctx is done, or, for
 // a cluster member, until the cluster drops it (dropped): then the node
@@ -130,15 +146,19 @@ func serveNode(ctx context.Context, c *common, listen string, cl join.Config, op
 	if cl.Name == "" {
 		n, err = remote.Start(rt, listen, nodeOpts...)
 	} else {
-		n, err = remote.StartMember(rt, listen, cl, append(nodeOpts, remote.WithMembers(func(members int) {
-			fmt.Fprintf(os.Stderr, "tack node: cluster %s has %d members\n", cl.Name, members)
+		n, err = remote.StartMember(rt, listen, cl, append(nodeOpts, remote.WithMembers(func(members []string) {
+			fmt.Fprintf(os.Stderr, "tack node: cluster %s has %d members: %s\n", cl.Name, len(members), strings.Join(members, " "))
 		}))...)
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("--listen %s: %w", listen, err)
 	}
 	defer n.Close()
-	fmt.Fprintf(os.Stderr, "tack node: listening on %s (gateway %q, %s)\n", n.Address(), "tack", security)
+	member := ""
+	if cl.Name != "" {
+		member = ", member " + n.ID()
+	}
+	fmt.Fprintf(os.Stderr, "tack node: listening on %s (gateway %q, %s%s)\n", n.Address(), "tack", security, member)
 	select {
 	case <-ctx.Done():
 		return n.Address(), false, nil

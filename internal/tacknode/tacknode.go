@@ -75,7 +75,10 @@ func start(t testing.TB, bin string, listening *regexp.Regexp, args []string) *N
 			n.log = append(n.log, line)
 			n.mu.Unlock()
 			if m := listening.FindStringSubmatch(line); m != nil {
-				addr <- m[1]
+				select {
+				case addr <- m[1]: // the first; a member that rejoins says it again
+				default:
+				}
 			}
 		}
 	}()
@@ -106,6 +109,17 @@ func (n *Node) Stop(t testing.TB) {
 	<-n.done
 	if err := n.cmd.Wait(); err != nil {
 		t.Errorf("%s: %v\n%s", n.name, err, n.Log())
+	}
+}
+
+// Running reports whether the node's process has not ended (its stderr
+// is still open).
+func (n *Node) Running() bool {
+	select {
+	case <-n.done:
+		return false
+	default:
+		return true
 	}
 }
 

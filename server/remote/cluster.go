@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -53,15 +54,24 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 	if f := n.onMembers; f != nil {
 		n.rt.ActorSystem().EventStream.Subscribe(func(ev any) {
 			if t, ok := ev.(*cluster.ClusterTopology); ok {
-				f(len(t.Members))
+				ids := make([]string, len(t.Members))
+				for i, m := range t.Members {
+					ids[i] = m.Id
+				}
+				slices.Sort(ids)
+				f(ids)
 			}
 		})
 	}
 	if err := join.Started(n.cluster.StartMember); err != nil {
+		// protoactor started the remote before the provider failed: free
+		// the address for the next attempt.
+		if n.cluster.Remote != nil {
+			n.cluster.Remote.Shutdown(false)
+		}
 		return err
 	}
 	n.remote = n.cluster.Remote
-	n.joined = cfg
 	n.stopBlocked = n.cluster.WatchBlocked(cfg, func(address, id string) {
 		n.log.Info("told a member this one dropped, though alive, to rejoin", zap.String("member", id), zap.String("address", address))
 		n.rt.ActorSystem().Root.Send(remotev1.GatewayPID(address), &remotev1.Rejoin{MemberId: id})
@@ -69,12 +79,11 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 	return nil
 }
 
-// leave stops the cluster provider, so the other members see this one go;
-// a member that was dropped also makes sure its registration is gone.
+// leave stops the cluster provider, so the other members see this one go.
 func (n *Node) leave() {
 	n.stopBlocked()
-	// protoactor's etcd provider deregisters without a deadline: an etcd
-	// that does not answer must not keep a dropped member from rejoining.
+	// A registry that does not answer must not keep a dropped member from
+	// rejoining.
 	done := make(chan struct{})
 	go func() {
 		_ = n.cluster.Config.ClusterProvider.Shutdown(false)
@@ -84,13 +93,6 @@ func (n *Node) leave() {
 	case <-done:
 	case <-time.After(leaveTimeout):
 		n.log.Warn("the cluster provider did not shut down in time; leaving without it", zap.Duration("waited", leaveTimeout))
-	}
-	select {
-	case <-n.cluster.Dropped():
-		if err := n.joined.Forget(n.rt.ActorSystem().ID); err != nil {
-			n.log.Warn("could not check that the dropped member's etcd registration is gone", zap.Error(err))
-		}
-	default:
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
-	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -23,18 +22,6 @@ import (
 	"github.com/tack-run/tack/internal/tacknode"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
-
-// goleakOptions ignore gRPC client connections that protoactor's remote
-// leaves behind: when its endpoint writer fails to connect to a node that
-// is gone (these tests stop nodes), it dials again without closing the
-// connection it dialled before, and nothing closes that one later. Each
-// such connection keeps these two goroutines, retrying (the second is
-// named resetTransportAndUnlock since gRPC 1.6x).
-var goleakOptions = []goleak.Option{
-	goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
-	goleak.IgnoreTopFunction("google.golang.org/grpc.(*addrConn).resetTransport"),
-	goleak.IgnoreTopFunction("google.golang.org/grpc.(*addrConn).resetTransportAndUnlock"),
-}
 
 // wait bounds every wait of these tests.
 const wait = tacknode.Wait

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/tack-run/tack/internal/tacknode"
 )
 
 // tackBin is the tack binary the tests start as nodes, and exampleFile
@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		// Every client actor system and remote the tests start is shut
 		// down by then.
-		if err := goleak.Find(goleakOptions...); err != nil {
+		if err := tacknode.Leaked(tacknode.GRPCLeftovers...); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
 		}

@@ -39,9 +39,7 @@ type Node struct {
 	// cluster is the cluster the node is a member of; nil for a node on
 	// its own.
 	cluster   *join.Cluster
-	onMembers func(int)
-	// joined is the cluster's configuration, for a member.
-	joined join.Config
+	onMembers func([]string)
 	// stopBlocked stops a member's watch for members it dropped though
 	// alive (join.Cluster.WatchBlocked).
 	stopBlocked func()
@@ -56,7 +54,7 @@ type Option func(*options)
 type options struct {
 	log       *zap.Logger
 	config    []remote.ConfigOption
-	onMembers func(int)
+	onMembers func([]string)
 }
 
 // WithLogger logs what goes wrong (a message that could not be read, a
@@ -70,10 +68,10 @@ func WithRemoteOptions(opts ...remote.ConfigOption) Option {
 	return func(o *options) { o.config = append(o.config, opts...) }
 }
 
-// WithMembers has a cluster member call f with the number of members each
-// time its view of the cluster changes, from the first; f runs on
-// protoactor's event stream goroutine and must be quick.
-func WithMembers(f func(members int)) Option { return func(o *options) { o.onMembers = f } }
+// WithMembers has a cluster member call f with the ids of the members,
+// sorted, each time its view of the cluster changes, from the first; f
+// runs on protoactor's event stream goroutine and must be quick.
+func WithMembers(f func(members []string)) Option { return func(o *options) { o.onMembers = f } }
 
 // Start serves rt's sessions at address (HOST:PORT; port 0 picks a free
 // one, Address tells which). The runtime's actor system must have no
@@ -148,6 +146,10 @@ func (n *Node) Dropped() <-chan struct{} {
 	}
 	return n.cluster.Dropped()
 }
+
+// ID is the node's member id in its cluster: its actor system's, new
+// each time the member joins.
+func (n *Node) ID() string { return n.rt.ActorSystem().ID }
 
 // Address is where the node listens, as callers name it in PIDs.
 func (n *Node) Address() string { return n.rt.ActorSystem().Address() }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,7 +33,8 @@ var textRun = []string{"prompt_received", "agent_start", "message_committed", "s
 const sleeper = `{"turns":[{"text":"Sleeping.","tool_calls":[{"name":"sleep","args":{"ms":30000}}]},{"text":"Next answer."}]}`
 
 // TestServeCluster: two `tack node --cluster` members and two `tack
-// serve --cluster` front ends on one PostgreSQL schema. Through front end
+// serve --cluster` front ends on one PostgreSQL schema, which is also
+// where the members register (the postgres provider). Through front end
 // A a session is created, prompted, streamed, listed and read; the member
 // that runs it is killed in the middle of a tool, and the next prompt
 // through A restores it on the other member, while A's event stream tells
@@ -43,14 +43,11 @@ const sleeper = `{"turns":[{"text":"Sleeping.","tool_calls":[{"name":"sleep","ar
 // exist, as is an unknown id.
 func TestServeCluster(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	ports := [2]int{freePort(t), freePort(t)}
-	seeds := net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])) + "," + net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
-	cluster := []string{"--store", dsn, "--cluster", "tack-front", "--cluster-seeds", seeds, "--cluster-refresh", "250ms"}
+	cluster := []string{"--store", dsn, "--cluster", "tack-front", "--cluster-provider", "postgres", "--cluster-refresh", "250ms", "--cluster-ttl", "2s"}
 	members := map[string]*tacknode.Node{}
-	for i, p := range ports {
+	for i := range 2 {
 		name := "m" + strconv.Itoa(i)
-		members[name] = tacknode.Start(t, tackBin, append([]string{"--cluster-port", strconv.Itoa(p), "--node", name,
-			"--lease-ttl", "2s", "--passivate-after", "0"}, cluster...)...)
+		members[name] = tacknode.Start(t, tackBin, append([]string{"--node", name, "--lease-ttl", "2s", "--passivate-after", "0"}, cluster...)...)
 	}
 	for _, m := range members {
 		m.WaitLog(t, "cluster tack-front has 2 members")
@@ -318,15 +315,4 @@ func owner(t *testing.T, dsn, id string) string {
 		t.Fatal(err)
 	}
 	return o
-}
-
-// freePort is a loopback port free at the time of asking.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/tack-run/tack/internal/tacknode"
 )
 
 // tackBin is the tack binary the tests run as members and front ends.
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	if code == 0 {
-		if err := goleak.Find(); err != nil {
+		if err := tacknode.Leaked(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
 		}

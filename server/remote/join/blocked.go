@@ -24,36 +24,30 @@ const blockedPoll = 2 * time.Second
 // seed's health endpoint every blockedPoll until stop is called (while it
 // sees at least half of the seeds as members), and calls tell with the
 // remote address and member id of each member that answers though c has
-// blocked it. For etcd it does nothing: a member whose lease lapsed sees
-// itself dropped.
+// blocked it. For etcd and postgres it does nothing: a member whose
+// registration lapsed finds it out at its next renewal.
 func (c *Cluster) WatchBlocked(cfg Config, tell func(address, id string)) (stop func()) {
-	if cfg.Provider == Etcd {
+	if cfg.Provider != "" && cfg.Provider != Automanaged {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	client := &http.Client{Timeout: healthTimeout}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(blockedPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		every(ctx, blockedPoll, func() bool {
 			if c.Members()*2 < len(cfg.Seeds) {
 				// A member that sees fewer than half the seeds may be the
 				// one that stalled (its own polls timed out): it leaves
 				// the telling to the others.
-				continue
+				return true
 			}
 			for _, node := range answering(ctx, client, cfg) {
 				if c.Remote.BlockList().IsBlocked(node.ID) {
 					tell(net.JoinHostPort(node.Address, strconv.Itoa(node.Port)), node.ID)
 				}
 			}
-		}
+			return true
+		})
 	})
 	return func() {
 		cancel()

@@ -1,17 +1,19 @@
 // Package join is what the members and the clients of a Tack cluster
-// share: how they find each other (a protoactor cluster provider, chosen
-// by Config), how they find a session (disthash identity lookup over the
-// kind remotev1.SessionKind, the session id being the identity), and the
-// calls a client makes: Request (a command to a session by id, wherever it
+// share: how they find each other (a cluster provider of this package's
+// own behind protoactor's ClusterProvider interface, chosen by Config:
+// members register in PostgreSQL or etcd with a registration that lapses
+// unless renewed, or poll each other's automanaged health endpoints), how
+// they find a session (disthash identity lookup over the kind
+// remotev1.SessionKind, the session id being the identity), and the calls
+// a client makes: Request (a command to a session by id, wherever it
 // lives; Read for one that changes nothing, sent again when its member
-// died with it) and Follow (a subscriber that follows a session from member
-// to member). A client of an automanaged cluster polls the seeds with a
-// provider of its own, which takes back a member it dropped once that
-// member answers again. For members it also tells when the cluster has
-// dropped them (Cluster.Dropped, Drop), finds live members an automanaged
-// member dropped (Cluster.WatchBlocked), and removes a dropped member's
-// stale etcd registration (Config.Forget). docs/remote.md is the
-// reference.
+// died with it) and Follow (a subscriber that follows a session from
+// member to member). A client of an automanaged cluster polls the seeds
+// with a provider of its own, which takes back a member it dropped once
+// that member answers again. For members it also tells when the cluster
+// has dropped them (Cluster.Dropped, Drop: their registration lapsed, or
+// they found themselves left out) and finds live members an automanaged
+// member dropped (Cluster.WatchBlocked). docs/remote.md is the reference.
 //
 // # Usage
 //

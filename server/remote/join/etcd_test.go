@@ -17,23 +17,44 @@ import (
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
-// TestClusterEtcd: the same cluster with etcd as the provider (an etcd
-// of its own on loopback; skipped where no etcd binary is installed —
-// Debian's etcd-server has one): a session created through one member is
-// driven through another, and after its member is killed, through a
-// third, restored there.
-func TestClusterEtcd(t *testing.T) {
-	clientURL, _ := startEtcd(t)
-	tc := startMembers(t, func(int) []string {
-		return []string{"--cluster-provider", "etcd", "--cluster-seeds", clientURL}
-	})
-	id := firstTurn(t, tc, tc.member(1))
+// TestClusterRegistries: the same cluster with etcd (an etcd of its own
+// on loopback; skipped where no etcd binary is installed — Debian's
+// etcd-server has one) and with PostgreSQL as the registry of the
+// members: a session created through one member is driven through
+// another, and after its member is killed, through a third, restored
+// there; the two members left agree that they are the cluster.
+func TestClusterRegistries(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		members func(t *testing.T) func(int) []string
+	}{
+		{"etcd", func(t *testing.T) func(int) []string {
+			clientURL, _ := startEtcd(t)
+			return etcdMembers(clientURL)
+		}},
+		{"postgres", func(*testing.T) func(int) []string { return postgresMembers }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := startMembers(t, tt.members(t))
+			id := firstTurn(t, tc, tc.member(1))
 
-	// The members find each other's grain by the member list etcd keeps;
-	// kill the session's member and go on through another.
-	host := tc.loadedOn(t, id)
-	tc.member(host).Kill()
-	secondTurn(t, tc.member((host+1)%3), id)
+			// The members find each other's grain by the member list
+			// the registry keeps; kill the session's member and go on
+			// through another.
+			host := tc.loadedOn(t, id)
+			dead := tc.id(host)
+			tc.member(host).Kill()
+			secondTurn(t, tc.member((host+1)%3), id)
+			tc.loadedOn(t, id)
+			survivors := slices.DeleteFunc(tc.ids(), func(id string) bool { return id == dead })
+			slices.Sort(survivors)
+			for deadline := time.Now().Add(wait); !slices.Equal(tc.view((host+1)%3), survivors) || !slices.Equal(tc.view((host+2)%3), survivors); time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the survivors' views %q and %q, want %q", tc.view((host+1)%3), tc.view((host+2)%3), survivors)
+				}
+			}
+		})
+	}
 }
 
 // firstTurn creates a session with a two-turn script through member 0,
@@ -78,19 +99,25 @@ func waitState(t *testing.T, pid *actor.PID, state string, messages int32) {
 }
 
 // loadedOn is the index of the member session id is loaded on, asked of
-// the members themselves (the test's client is no member of an etcd
-// cluster).
+// the members themselves (the test's client is no member of an etcd or
+// postgres cluster); it fails unless exactly one member has it loaded.
 func (tc *testCluster) loadedOn(t *testing.T, id string) int {
 	t.Helper()
+	var on []int
 	for i := range tc.members {
+		if !tc.member(i).Running() {
+			continue
+		}
 		for _, s := range request(t, remotev1.GatewayPID(tc.member(i).Addr), &eventsv1.ListSessions{}).GetSessions().GetSessions() {
 			if s.Session == id && s.Loaded {
-				return i
+				on = append(on, i)
 			}
 		}
 	}
-	t.Fatalf("session %s is loaded on no member", id)
-	return -1
+	if len(on) != 1 {
+		t.Fatalf("session %s is loaded on members %v, want one", id, on)
+	}
+	return on[0]
 }
 
 // startEtcd starts an etcd of the test's own on loopback and returns its

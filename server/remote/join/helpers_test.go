@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,7 +55,7 @@ func startCluster(t *testing.T) *testCluster {
 		seeds[j] = net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
 	}
 	tc := startMembers(t, func(i int) []string {
-		return []string{"--cluster-seeds", strings.Join(seeds, ","), "--cluster-port", strconv.Itoa(ports[i]), "--cluster-refresh", refresh.String()}
+		return []string{"--cluster-seeds", strings.Join(seeds, ","), "--cluster-port", strconv.Itoa(ports[i]), "--cluster-refresh", refresh.String(), "--cluster-ttl", registrationTTL}
 	})
 	waitMembers(t, 3)
 	return tc
@@ -68,10 +69,71 @@ func startMembers(t *testing.T, provider func(i int) []string) *testCluster {
 	for i := range tc.members {
 		tc.start(t, i)
 	}
-	for _, m := range tc.members {
-		m.WaitLog(t, "cluster "+clusterName+" has 3 members")
-	}
+	tc.converged(t, wait)
 	return tc
+}
+
+// postgresMembers are the cluster flags of members on the postgres
+// provider: they register in their store.
+func postgresMembers(int) []string {
+	return []string{"--cluster-provider", "postgres", "--cluster-ttl", registrationTTL, "--cluster-refresh", refresh.String()}
+}
+
+// registrationTTL is the members' --cluster-ttl (ttl).
+var registrationTTL = ttl.String()
+
+var (
+	// memberLine is a member's line telling its member id.
+	memberLine = regexp.MustCompile(`tack node: listening on \S+ \(.*, member (\S+)\)$`)
+	// viewLine is a member's line telling its view of the cluster.
+	viewLine = regexp.MustCompile(`tack node: cluster \S+ has \d+ members:(.*)$`)
+)
+
+// id is member i's member id as it runs now ("" before it said).
+func (tc *testCluster) id(i int) string {
+	l, _ := tc.member(i).LastLog("tack node: listening on")
+	if m := memberLine.FindStringSubmatch(l); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// view is member i's last view of the cluster: its members' ids, sorted.
+func (tc *testCluster) view(i int) []string {
+	l, _ := tc.member(i).LastLog("tack node: cluster " + clusterName + " has")
+	if m := viewLine.FindStringSubmatch(l); m != nil {
+		return strings.Fields(m[1])
+	}
+	return nil
+}
+
+// converged waits up to d until every member's view of the cluster is
+// the same: the three members as they run now, each under the member id
+// it last joined with. This is what the cluster must come back to after
+// any stall, kill or outage, whatever route it took there.
+func (tc *testCluster) converged(t *testing.T, d time.Duration) {
+	t.Helper()
+	var views [][]string
+	for deadline := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
+		want := make([]string, len(tc.members))
+		for i := range tc.members {
+			want[i] = tc.id(i)
+		}
+		slices.Sort(want)
+		views = views[:0]
+		agree := true
+		for i := range tc.members {
+			v := tc.view(i)
+			views = append(views, v)
+			agree = agree && slices.Equal(v, want)
+		}
+		if agree {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the members' views %q did not come to the members %q", views, want)
+		}
+	}
 }
 
 // start starts member i (again).

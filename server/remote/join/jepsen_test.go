@@ -92,7 +92,8 @@ func TestClusterJepsen(t *testing.T) {
 		host := tc.host(t, id)
 		tc.member(host).Kill()
 		t.Logf("round %d: killed member %d after %d accepted prompts", round, host, acks.Load())
-		tc.start(t, host).WaitLog(t, "cluster "+clusterName+" has 3 members")
+		tc.start(t, host)
+		tc.converged(t, 3*wait)
 	}
 	wg.Wait()
 

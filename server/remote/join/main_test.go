@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"go.uber.org/goleak"
 
+	"github.com/tack-run/tack/internal/tacknode"
 	"github.com/tack-run/tack/server/remote/join"
 )
 
@@ -39,14 +39,9 @@ const clusterName = "tack-test"
 // refresh is how often members and client poll each other.
 const refresh = 250 * time.Millisecond
 
-// goleakOptions ignore gRPC client connections protoactor's remote
-// leaves behind when it fails to reach a member that is gone (as the
-// server/remote tests do).
-var goleakOptions = []goleak.Option{
-	goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
-	goleak.IgnoreTopFunction("google.golang.org/grpc.(*addrConn).resetTransport"),
-	goleak.IgnoreTopFunction("google.golang.org/grpc.(*addrConn).resetTransportAndUnlock"),
-}
+// ttl is how long a member that does not answer stays in the view (the
+// registration of an etcd or postgres member lasts): registrationTTL.
+const ttl = 3 * time.Second
 
 func TestMain(m *testing.M) {
 	code, err := run(m)
@@ -80,7 +75,7 @@ func run(m *testing.M) (int, error) {
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
-	client, err = join.Client(sys, "127.0.0.1", join.Config{Name: clusterName, Seeds: seeds, Refresh: refresh})
+	client, err = join.Client(sys, "127.0.0.1", join.Config{Name: clusterName, Seeds: seeds, Refresh: refresh, TTL: ttl})
 	if err != nil {
 		return 0, err
 	}
@@ -91,7 +86,7 @@ func run(m *testing.M) (int, error) {
 		p.Close()
 	}
 	if code == 0 {
-		if err := goleak.Find(goleakOptions...); err != nil {
+		if err := tacknode.Leaked(tacknode.GRPCLeftovers...); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
 		}

@@ -1,95 +1,103 @@
 package join_test
 
 import (
-	"strings"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 )
 
 // TestClusterRejoin: a member stalled (SIGSTOP, as a long pause or a
-// starved machine would) past what the provider allows — its etcd lease,
-// or a health poll of the automanaged provider — is dropped by the
-// others, which never take it back under the identity it had. When it
-// runs again it leaves and joins as a new member on the same address:
-// with etcd it sees itself dropped, with automanaged the others tell it.
-// The session it hosted, restored elsewhere meanwhile, is reached through
-// it again with its whole history.
+// starved machine would) past what the provider allows — its etcd or
+// postgres registration, or a health poll of the automanaged provider —
+// is dropped by the others, which never take it back under the identity
+// it had. When it runs again the cluster comes back to one view that
+// every member shares, of the three members as they run now (the stalled
+// one joined again as a new member), and the session it hosted, restored
+// elsewhere meanwhile, is reached through it with its whole history, and
+// runs on one member.
 func TestClusterRejoin(t *testing.T) {
 	t.Run("etcd", func(t *testing.T) {
 		clientURL, _ := startEtcd(t)
-		stallAndRejoin(t, startMembers(t, func(int) []string {
-			return []string{"--cluster-provider", "etcd", "--cluster-seeds", clientURL}
-		}))
+		stallAndRejoin(t, startMembers(t, etcdMembers(clientURL)))
 	})
-	// etcd itself stalls: every lease lapses, every member is dropped and
-	// rejoins, and none of the old members stays registered (protoactor's
-	// provider re-registers a lapsed member; Forget takes that back).
+	// etcd itself stalls past every registration, and past the members'
+	// first attempts to join again: every member finds its registration
+	// lapsed, tries to join again until etcd answers, and the views come
+	// back to one.
 	t.Run("etcd stalls", func(t *testing.T) {
 		clientURL, etcd := startEtcd(t)
-		tc := startMembers(t, func(int) []string {
-			return []string{"--cluster-provider", "etcd", "--cluster-seeds", clientURL}
-		})
+		tc := startMembers(t, etcdMembers(clientURL))
 		id := firstTurn(t, tc, tc.member(0))
+		before := tc.ids()
 		marks := make([]int, len(tc.members))
 		for i := range tc.members {
 			marks[i] = tc.member(i).Lines()
 		}
 		_ = etcd.Signal(syscall.SIGSTOP)
-		time.Sleep(5 * time.Second) // past the members' leases (3 s): the stall itself
-		_ = etcd.Signal(syscall.SIGCONT)
+		// The stall lasts until every member, unable to renew for the
+		// TTL, has counted itself dropped and failed to join again once.
 		for i := range tc.members {
-			m := tc.member(i)
-			m.WaitLogSince(t, marks[i], "dropped from cluster "+clusterName, "rejoining as a new member")
-			m.WaitLogSince(t, marks[i], "listening on "+m.Addr)
+			tc.member(i).WaitLogSince(t, marks[i], "rejoining cluster "+clusterName, "trying again")
 		}
-		// Settled: every member's last count is 3, none larger.
-		for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
-			settled := true
-			for i := range tc.members {
-				if l, _ := tc.member(i).LastLog("cluster " + clusterName + " has"); !strings.HasSuffix(l, " has 3 members") {
-					settled = false
-				}
-			}
-			if settled {
-				break
-			}
+		_ = etcd.Signal(syscall.SIGCONT)
+		// No member keeps a registration that lapsed: each joins again.
+		for deadline := time.Now().Add(3 * wait); slices.ContainsFunc(tc.ids(), func(id string) bool { return slices.Contains(before, id) }); time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatal("the members' views did not settle at 3 members")
+				t.Fatalf("members %q after etcd stalled past their registrations, %q before: one kept its registration", tc.ids(), before)
 			}
 		}
+		tc.converged(t, 3*wait)
 		secondTurn(t, tc.member(1), id)
+		tc.loadedOn(t, id)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		stallAndRejoin(t, startMembers(t, postgresMembers))
 	})
 	t.Run("automanaged", func(t *testing.T) {
 		stallAndRejoin(t, startCluster(t))
 	})
 }
 
+// etcdMembers are the cluster flags of members on the etcd at clientURL.
+func etcdMembers(clientURL string) func(int) []string {
+	return func(int) []string {
+		return []string{"--cluster-provider", "etcd", "--cluster-seeds", clientURL, "--cluster-ttl", registrationTTL, "--cluster-refresh", refresh.String()}
+	}
+}
+
+// ids are the members' ids as they run now.
+func (tc *testCluster) ids() []string {
+	out := make([]string, len(tc.members))
+	for i := range tc.members {
+		out[i] = tc.id(i)
+	}
+	return out
+}
+
 // stallAndRejoin stalls the member of a session until another member
-// drops it, resumes it, and wants it back as a new member serving the
-// session.
+// drops it, resumes it, and wants the cluster back at one view of three,
+// the stalled member under a new id, serving the session.
 func stallAndRejoin(t *testing.T, tc *testCluster) {
 	t.Helper()
 	id := firstTurn(t, tc, tc.member(0))
 
 	host := tc.loadedOn(t, id)
-	stalled, other := tc.member(host), tc.member((host+1)%3)
-	marks := make([]int, len(tc.members))
-	for i := range tc.members {
-		marks[i] = tc.member(i).Lines()
-	}
+	stalled, old := tc.member(host), tc.id(host)
+	other := (host + 1) % 3
 	stalled.Pause()
-	other.WaitLogSince(t, marks[(host+1)%3], "cluster "+clusterName+" has 2 members")
-	stalled.Resume()
-	stalled.WaitLogSince(t, marks[host], "dropped from cluster "+clusterName, "rejoining as a new member")
-	rejoined := stalled.Lines()
-	stalled.WaitLogSince(t, marks[host], "listening on "+stalled.Addr)
-	for i := range tc.members {
-		if i == host {
-			marks[i] = rejoined
+	for deadline := time.Now().Add(3 * wait); slices.Contains(tc.view(other), old); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			stalled.Resume()
+			t.Fatalf("member %d still sees the stalled member %s: %q", other, old, tc.view(other))
 		}
-		tc.member(i).WaitLogSince(t, marks[i], "cluster "+clusterName+" has 3 members")
+	}
+	stalled.Resume()
+	tc.converged(t, 3*wait)
+	if tc.id(host) == old {
+		t.Fatalf("the stalled member is back under its old id %s", old)
 	}
 
 	secondTurn(t, stalled, id)
+	tc.loadedOn(t, id)
 }

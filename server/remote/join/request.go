@@ -105,45 +105,53 @@ const readPause = 100 * time.Millisecond
 // asked ended before the answer came.
 var errEndpointGone = errors.New("the connection to its member ended")
 
-// endpointGone is what ask completes its future with when the endpoint
-// of the PID it asked terminates.
-type endpointGone struct{}
-
 // ask sends msg to pid and waits for the answer for up to timeout, or
 // until protoactor's remote tells that pid's endpoint terminated (its
 // member died, or left the cluster's view): a message protoactor was
 // still writing to it then is dropped without a dead letter, and its
-// answer would never come.
+// answer would never come. The future's outcome is piped to a process
+// of ask's own, a channel: protoactor's future is not safe for a second
+// message (it writes its result unguarded while Result reads it), so
+// nothing but the answer is ever sent to it.
 func ask(c *Cluster, pid *actor.PID, msg any, timeout time.Duration) (any, error) {
-	var (
-		mu   sync.Mutex
-		f    *actor.Future
-		gone bool
-	)
-	root := c.ActorSystem.Root
+	gone := make(chan struct{})
+	var once sync.Once
 	sub := c.ActorSystem.EventStream.Subscribe(func(ev any) {
 		if t, ok := ev.(*remote.EndpointTerminatedEvent); ok && t.Address == pid.Address {
-			mu.Lock()
-			defer mu.Unlock()
-			gone = true
-			if f != nil {
-				root.Send(f.PID(), endpointGone{})
-			}
+			once.Do(func() { close(gone) })
 		}
 	})
 	defer c.ActorSystem.EventStream.Unsubscribe(sub)
-	mu.Lock()
-	f = root.RequestFuture(pid, msg, timeout)
-	if gone {
-		root.Send(f.PID(), endpointGone{})
-	}
-	mu.Unlock()
-	res, err := f.Result()
-	if _, ok := res.(endpointGone); ok {
+	answer := make(chan any, 1)
+	registry := c.ActorSystem.ProcessRegistry
+	self, _ := registry.Add(chanProcess(answer), "join-ask-"+registry.NextId())
+	defer registry.Remove(self)
+	c.ActorSystem.Root.RequestFuture(pid, msg, timeout).PipeTo(self)
+	select {
+	case res := <-answer:
+		if err, ok := res.(error); ok {
+			return nil, err // the future's ErrTimeout or ErrDeadLetter
+		}
+		return res, nil
+	case <-gone:
 		return nil, errEndpointGone
 	}
-	return res, err
 }
+
+// chanProcess is a protoactor process that puts the first message it is
+// sent in its channel (of capacity one) and drops the rest.
+type chanProcess chan any
+
+func (p chanProcess) SendUserMessage(_ *actor.PID, message any) {
+	select {
+	case p <- message:
+	default:
+	}
+}
+
+func (p chanProcess) SendSystemMessage(pid *actor.PID, message any) { p.SendUserMessage(pid, message) }
+
+func (p chanProcess) Stop(*actor.PID) {}
 
 // Reply is Request for session commands: the Reply, or an error when
 // none came or it carries one.

@@ -4,7 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,52 +26,131 @@ const healthTimeout = 2 * time.Second
 // and returns the members of cfg's cluster that answered, in the order
 // of the seeds.
 func answering(ctx context.Context, client *http.Client, cfg Config) []*automanaged.NodeModel {
-	nodes := make([]*automanaged.NodeModel, len(cfg.Seeds))
-	var wg sync.WaitGroup
-	for i, seed := range cfg.Seeds {
-		wg.Go(func() { nodes[i] = health(ctx, client, seed) })
-	}
-	wg.Wait()
-	out := nodes[:0]
-	for _, n := range nodes {
-		if n != nil && n.ClusterName == cfg.Name {
-			out = append(out, n)
+	var out []*automanaged.NodeModel
+	for _, a := range askSeeds(ctx, client, cfg) {
+		if a.node != nil {
+			out = append(out, a.node)
 		}
 	}
 	return out
 }
 
-// health asks the automanaged endpoint at seed which member it is; nil
-// when it does not answer in time.
-func health(ctx context.Context, client *http.Client, seed string) *automanaged.NodeModel {
+// seedAnswer is what a seed's health endpoint answered: the member of
+// cfg's cluster there, or none; late when it did not answer in time (the
+// member may be slow or stalled), not when it refused or closed the
+// connection or answered something else (no member of the cluster is
+// there now).
+type seedAnswer struct {
+	node *automanaged.NodeModel
+	late bool
+}
+
+// askSeeds asks every seed of cfg at once which member answers there.
+func askSeeds(ctx context.Context, client *http.Client, cfg Config) []seedAnswer {
+	answers := make([]seedAnswer, len(cfg.Seeds))
+	var wg sync.WaitGroup
+	for i, seed := range cfg.Seeds {
+		wg.Go(func() {
+			n, err := health(ctx, client, seed)
+			var ne net.Error
+			switch {
+			case err != nil:
+				answers[i].late = errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+			case n.ClusterName == cfg.Name:
+				answers[i].node = n
+			}
+		})
+	}
+	wg.Wait()
+	return answers
+}
+
+// health asks the automanaged endpoint at seed which member it is.
+func health(ctx context.Context, client *http.Client, seed string) (*automanaged.NodeModel, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+seed+"/_health", nil)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	res, err := client.Do(req)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer res.Body.Close()
-	var node automanaged.NodeModel
-	if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&node) != nil {
-		return nil
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("health of %s: %s", seed, res.Status)
 	}
-	return &node
+	var node automanaged.NodeModel
+	if err := json.NewDecoder(res.Body).Decode(&node); err != nil {
+		return nil, fmt.Errorf("health of %s: %w", seed, err)
+	}
+	return &node, nil
 }
 
-// A client of an automanaged cluster finds the members as protoactor's
-// automanaged provider does — it asks every seed's health endpoint, every
-// Refresh — but through seedPoller, not protoactor's member list. That
-// list blocks for good every member that leaves its view: a single poll
-// that timed out (a stalled client, a slow member) would keep a live
-// member out of the client's view for ever, and the sessions that hash to
-// it unreachable, since the members, which still see it, answer the
-// client's requests for them elsewhere with a dead letter. A client hosts
-// and owns nothing, so with seedPoller a member that answers again simply
-// comes back into its view. Members keep protoactor's provider (its
-// blocking is what their gossip agrees on) and tell a member they dropped
-// to rejoin (WatchBlocked).
+// seedView is the members of an automanaged cluster as its seeds
+// answer, polled again and again. A member whose endpoint refuses or
+// closes the connection (its process is gone) leaves the view at once;
+// one that does not answer in time (stalled, or slow on a busy machine)
+// only once it has not answered for the TTL: protoactor's own provider
+// drops a member at the first poll that times out, which on a loaded
+// machine drops live members by chance.
+type seedView struct {
+	cfg    Config
+	client *http.Client
+	now    func() time.Time
+	// last is the member that last answered at each seed, and when.
+	last map[string]seen
+}
+
+// seen is a member that answered a poll, and when.
+type seen struct {
+	node *automanaged.NodeModel
+	at   time.Time
+}
+
+// newSeedView is a view of cfg's members, nobody seen yet.
+func newSeedView(cfg Config) *seedView {
+	return &seedView{cfg: cfg, client: &http.Client{Timeout: healthTimeout}, now: time.Now, last: map[string]seen{}}
+}
+
+// poll asks the seeds again and returns the members in view, by id.
+func (v *seedView) poll(ctx context.Context) []*cluster.Member {
+	now := v.now()
+	for i, a := range askSeeds(ctx, v.client, v.cfg) {
+		seed := v.cfg.Seeds[i]
+		switch {
+		case a.node != nil:
+			v.last[seed] = seen{a.node, now}
+		case !a.late, now.Sub(v.last[seed].at) >= v.cfg.ttl():
+			delete(v.last, seed)
+		}
+	}
+	byID := map[string]*cluster.Member{}
+	for _, s := range v.last {
+		n := s.node
+		byID[n.ID] = &cluster.Member{Id: n.ID, Host: n.Address, Port: int32(n.Port), Kinds: n.Kinds}
+	}
+	members := make([]*cluster.Member, 0, len(byID))
+	for _, m := range byID {
+		members = append(members, m)
+	}
+	slices.SortFunc(members, func(a, b *cluster.Member) int { return strings.Compare(a.Id, b.Id) })
+	return members
+}
+
+// close lets go of the view's idle connections.
+func (v *seedView) close() { v.client.CloseIdleConnections() }
+
+// A client of an automanaged cluster finds the members as a member does —
+// it asks every seed's health endpoint, every Refresh (seedView) — but
+// through seedPoller, not protoactor's member list. That list blocks for
+// good every member that leaves its view: a member that left the client's
+// view alone (a stalled client, a cut link) would stay out of it for
+// ever, and the sessions that hash to it unreachable, since the members,
+// which still see it, answer the client's requests for them elsewhere
+// with a dead letter. A client hosts and owns nothing, so with seedPoller
+// a member that answers again simply comes back into its view. Members
+// go through protoactor's member list (its blocking is what their gossip
+// agrees on) and tell a member they dropped to rejoin (WatchBlocked).
 
 // seedPoller is the cluster provider of a client of an automanaged
 // cluster: it publishes the members that answer at the seeds as a
@@ -81,6 +165,65 @@ type seedPoller struct {
 	wg      sync.WaitGroup
 }
 
+// seedRegistry is the registry of a member of an automanaged cluster:
+// the member serves its description at GET /_health on its port (on
+// every interface, as protoactor's provider does, in the same JSON), and
+// the members are those its seedView sees, itself always included. A
+// registration here never lapses: a member the others dropped is told so
+// by them (WatchBlocked).
+type seedRegistry struct {
+	view *seedView
+	port int
+	self *cluster.Member
+	srv  *http.Server
+	done chan struct{}
+}
+
+func (r *seedRegistry) register(_ context.Context, m *cluster.Member, _ time.Duration) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort("0.0.0.0", strconv.Itoa(r.port)))
+	if err != nil {
+		return fmt.Errorf("the automanaged endpoint: %w", err)
+	}
+	body, err := json.Marshal(automanaged.NewNode(r.view.cfg.Name, m.Id, m.Host, int(m.Port), r.port, m.Kinds))
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /_health", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	})
+	r.self = m
+	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: healthTimeout}
+	r.done = make(chan struct{})
+	go func() {
+		defer close(r.done)
+		_ = r.srv.Serve(ln)
+	}()
+	return nil
+}
+
+func (r *seedRegistry) renew(context.Context, time.Duration) error { return nil }
+
+func (r *seedRegistry) list(ctx context.Context) ([]*cluster.Member, error) {
+	members := r.view.poll(ctx)
+	if r.self != nil && !slices.ContainsFunc(members, func(m *cluster.Member) bool { return m.Id == r.self.Id }) {
+		members = append(members, r.self)
+	}
+	return members, nil
+}
+
+func (r *seedRegistry) deregister(context.Context) error {
+	if r.srv == nil {
+		return nil
+	}
+	err := r.srv.Close()
+	<-r.done
+	return err
+}
+
+func (r *seedRegistry) close() { r.view.close() }
+
 // StartMember refuses: members use protoactor's own provider.
 func (p *seedPoller) StartMember(*cluster.Cluster) error {
 	return errors.New("join: the seed poller is a cluster client's provider")
@@ -91,21 +234,15 @@ func (p *seedPoller) StartMember(*cluster.Cluster) error {
 func (p *seedPoller) StartClient(c *cluster.Cluster) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.stop = cancel
-	client := &http.Client{Timeout: healthTimeout}
+	seeds := newSeedView(p.cfg)
 	view := cluster.NewMemberSet(nil)
-	view = p.publish(c, view, p.poll(ctx, client))
+	view = p.publish(c, view, cluster.NewMemberSet(seeds.poll(ctx)))
 	p.wg.Go(func() {
-		defer client.CloseIdleConnections()
-		t := time.NewTicker(p.refresh)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			view = p.publish(c, view, p.poll(ctx, client))
-		}
+		defer seeds.close()
+		every(ctx, p.refresh, func() bool {
+			view = p.publish(c, view, cluster.NewMemberSet(seeds.poll(ctx)))
+			return true
+		})
 	})
 	return nil
 }
@@ -117,15 +254,6 @@ func (p *seedPoller) Shutdown(bool) error {
 		p.wg.Wait()
 	}
 	return nil
-}
-
-// poll is the members that answer at the seeds now.
-func (p *seedPoller) poll(ctx context.Context, client *http.Client) *cluster.MemberSet {
-	var members cluster.Members
-	for _, n := range answering(ctx, client, p.cfg) {
-		members = append(members, &cluster.Member{Id: n.ID, Host: n.Address, Port: int32(n.Port), Kinds: n.Kinds})
-	}
-	return cluster.NewMemberSet(members)
 }
 
 // publish tells c's event stream of the change from view to now, if any,

@@ -38,8 +38,11 @@ type Cluster struct {
 func Watch(c *cluster.Cluster) *Cluster {
 	w := &Cluster{Cluster: c, rdv: cluster.NewRendezvous(), dropped: make(chan struct{})}
 	c.ActorSystem.EventStream.Subscribe(func(ev any) {
-		if t, ok := ev.(*cluster.ClusterTopology); ok {
+		switch t := ev.(type) {
+		case *cluster.ClusterTopology:
 			w.update(t.Members)
+		case *lapsed:
+			w.Drop()
 		}
 	})
 	return w
@@ -79,8 +82,9 @@ func (c *Cluster) drop() {
 }
 
 // Dropped is closed when this member, once listed among the members,
-// finds itself left out (its etcd lease lapsed while it was stalled), or
-// another member tells it that it was dropped from theirs (Drop). protoactor
+// finds itself left out, or its etcd or postgres registration lapsed (it
+// stalled, or could not reach the registry, for the registration's TTL),
+// or another member tells it that it was dropped from theirs (Drop). protoactor
 // never takes a member back under the identity it had, so the member
 // serves nothing from then on; it should leave and join again as a new
 // actor system. A client is never dropped.
