@@ -20,12 +20,12 @@ import (
 // until release, which the caller calls once the registry has said yes
 // or no, so that racing creates cannot both take the last place.
 func (rt *Runtime) admitSession(user string) (release func(), err error) {
-	max := rt.policy.Limit(user).MaxSessions
-	if max == 0 || user == "" {
+	limit := rt.policy.Limit(user).MaxSessions
+	if limit == 0 || user == "" {
 		return func() {}, nil
 	}
 	rt.admitting.Lock()
-	if n := rt.registry.Sessions(user); n >= max {
+	if n := rt.registry.Sessions(user); n >= limit {
 		rt.admitting.Unlock()
 		return nil, &Error{Code: events.CodeRateLimited,
 			Message: fmt.Sprintf("%s has %d sessions open, the most allowed (max_sessions): close one first", user, n)}

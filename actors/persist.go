@@ -479,12 +479,12 @@ func (s *session) volatile() *store.Volatile {
 // error.
 type settled struct{}
 
-// deliver answers a request once its message is handled (see flush). While
-// changes wait for a write, every answer waits too, behind the events
-// already held: the answer to a command
-// that made a change once the change is stored, and a read (get_state,
-// get_messages) once everything it could show is stored and told, so a
-// reader never sees what a subscriber has not been told yet.
+// deliver answers a request once its message is handled (see flush).
+// While changes wait for a write, every answer waits too, behind the
+// events already held: the answer to a command that made a change once
+// the change is stored, and a read (get_state, get_messages) once
+// everything it could show is stored and told, so a reader never sees
+// what a subscriber has not been told yet.
 func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
 	if s.env.Store == nil {
 		ctx.Respond(r)
