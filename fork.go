@@ -58,9 +58,17 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 	if err != nil {
 		return nil, err
 	}
-	return rt.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
+	fork, err := rt.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, drop)
 		spec.Stored, spec.Fork = src.Config, &src.Fork
 		return spec, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	// A fork goes its own way from here: its workspace is a copy.
+	if err := rt.workspaces.Copy(s.id, fork.id); err != nil {
+		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("fork: copying the workspace: %v", err)}
+	}
+	return fork, nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/mcp"
+	"github.com/tack-run/tack/tools/sandbox"
+	"github.com/tack-run/tack/tools/workspace"
 	"github.com/tack-run/tack/tracing"
 )
 
@@ -46,6 +48,10 @@ type config struct {
 	mcp       *mcp.Manager
 	tracer    *tracing.Tracer
 	policy    *policy.Policy
+	// workspaces and sandbox are where and how the tools work
+	// (workspace.go).
+	workspaces *workspace.Workspaces
+	sandbox    *sandbox.Sandbox
 }
 
 type namedPlugin struct {

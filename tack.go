@@ -24,6 +24,7 @@ import (
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
 	"github.com/tack-run/tack/tools/mcp"
+	"github.com/tack-run/tack/tools/workspace"
 )
 
 // defaultTimeout bounds a command's wait for its session when the caller's
@@ -52,6 +53,8 @@ type Runtime struct {
 	// policy is what each user may use and how much (WithPolicy); nil
 	// allows everything.
 	policy *policy.Policy
+	// workspaces is where the sessions' tools work (WithWorkspaces).
+	workspaces *workspace.Workspaces
 	// admitting makes counting a user's sessions and adding one atomic
 	// (admitSession).
 	admitting sync.Mutex
@@ -64,7 +67,8 @@ func New(opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	catalog, err := tools.NewCatalog(append(append(builtin.Demo(), actors.SubagentTool(), actors.TodoWrite()), c.tools...)...)
+	own := append([]tools.Tool{builtin.Sleep(), builtin.SleepStubborn(), builtin.SleepImmune(), builtin.Echo()}, workspaceTools(c)...)
+	catalog, err := tools.NewCatalog(append(append(own, actors.SubagentTool(), actors.TodoWrite()), c.tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("tack: tools: %w", err)
 	}
@@ -81,14 +85,15 @@ func New(opts ...Option) (*Runtime, error) {
 	}
 	models := llm.Chain(append(c.models, script.NewResolver(c.dir))...)
 	rt := &Runtime{
-		elsewhere: c.elsewhere,
-		policy:    c.policy,
-		system:    c.system,
-		models:    models,
-		catalog:   catalog,
-		mcp:       c.mcp,
-		plugins:   c.plugins,
-		timeout:   c.timeout,
+		elsewhere:  c.elsewhere,
+		policy:     c.policy,
+		workspaces: c.workspaces,
+		system:     c.system,
+		models:     models,
+		catalog:    catalog,
+		mcp:        c.mcp,
+		plugins:    c.plugins,
+		timeout:    c.timeout,
 		env: &actors.Env{
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,

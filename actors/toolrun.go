@@ -161,6 +161,7 @@ func (s *session) launch(c *call) {
 		ctx, cancel = context.WithCancel(context.WithoutCancel(s.run.ctx))
 	}
 	c.cancel = cancel
+	ctx = tools.WithSession(ctx, s.spec.ID)
 	s.run.batch.pending++
 	if c.tool == nil { // detached while the call waited for an approval
 		s.root.Send(s.self, &toolDone{tag: s.run.tag(), index: c.index, ended: s.env.now(),

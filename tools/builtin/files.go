@@ -21,13 +21,50 @@ func Files(root string) []tools.Tool {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	r := fileRoot{dir: root}
-	return []tools.Tool{readFile(r), writeFile(r), listFiles(r)}
+	return FilesIn(fixedDir(root))
 }
 
-// fileRoot is the directory the file tools are confined to.
+// FilesIn returns the file tools of [Files] confined to the workspace of
+// each call's session: ws.Dir says which directory that is.
+func FilesIn(ws tools.Workspace) []tools.Tool {
+	return []tools.Tool{readFile(ws), writeFile(ws), listFiles(ws)}
+}
+
+// fixedDir is a tools.Workspace that is one directory for every call.
+type fixedDir string
+
+func (d fixedDir) Dir(context.Context) (string, error) { return string(d), nil }
+func (d fixedDir) Owner() (uid, gid int)               { return -1, -1 }
+
+// fileRoot is the directory the file tools are confined to for one call,
+// and who owns what they write there (uid -1: leave it).
 type fileRoot struct {
-	dir string
+	dir      string
+	uid, gid int
+}
+
+// rootOf returns the root of the call whose context is ctx.
+func rootOf(ctx context.Context, ws tools.Workspace) (fileRoot, error) {
+	dir, err := ws.Dir(ctx)
+	if err != nil {
+		return fileRoot{}, err
+	}
+	uid, gid := ws.Owner()
+	return fileRoot{dir: dir, uid: uid, gid: gid}, nil
+}
+
+// own gives rel, and the directories between it and the root, to the
+// workspace's owner.
+func (r fileRoot) own(root *os.Root, rel string) error {
+	if r.uid < 0 {
+		return nil
+	}
+	for p := rel; p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+		if err := root.Lchown(p, r.uid, r.gid); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // local turns the path a model gave into a clean path relative to the root,

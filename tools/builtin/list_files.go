@@ -21,7 +21,7 @@ const listFilesSchema = `{
   "additionalProperties": false
 }`
 
-func listFiles(r fileRoot) tools.Tool {
+func listFiles(ws tools.Workspace) tools.Tool {
 	return tools.Define(tools.Spec{
 		Name:        "list_files",
 		Description: "List the entries of a directory under the root directory, one per line, sorted by name; directories end with a slash.",
@@ -32,6 +32,10 @@ func listFiles(r fileRoot) tools.Tool {
 			Path string `json:"path"`
 		}
 		if err := decodeArgs(args, &a); err != nil {
+			return "", err
+		}
+		r, err := rootOf(ctx, ws)
+		if err != nil {
 			return "", err
 		}
 		return r.list(ctx, a.Path)

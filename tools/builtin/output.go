@@ -49,7 +49,7 @@ func (b *cappedBuffer) String() string {
 		tail = tail[1:]
 	}
 	omitted := b.total - int64(len(head)) - int64(len(tail))
-	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, omitted, tail)
+	return fmt.Sprintf("%s\n[output truncated: %d bytes]\n%s", head, omitted, tail)
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence from the end of b.

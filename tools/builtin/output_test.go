@@ -16,13 +16,13 @@ func TestCappedBuffer(t *testing.T) {
 		{name: "fits", limit: 10, writes: []string{"abc", "def"}, want: "abcdef"},
 		{name: "exactly the limit", limit: 6, writes: []string{"abc", "def"}, want: "abcdef"},
 		{name: "head and tail kept", limit: 6, writes: []string{"abcd", "efgh", "ijkl"},
-			want: "abc\n[... 6 bytes omitted ...]\njkl"},
+			want: "abc\n[output truncated: 6 bytes]\njkl"},
 		{name: "many small writes", limit: 4, writes: slices.Repeat([]string{"x"}, 100),
-			want: "xx\n[... 96 bytes omitted ...]\nxx"},
+			want: "xx\n[output truncated: 96 bytes]\nxx"},
 		{name: "cut at rune boundaries", limit: 6, writes: []string{"aaé", "zzzz", "éxb"},
-			want: "aa\n[... 8 bytes omitted ...]\nxb"},
+			want: "aa\n[output truncated: 8 bytes]\nxb"},
 		{name: "whole runes kept", limit: 6, writes: []string{"aéé", "zzzz", "ééb"},
-			want: "aé\n[... 8 bytes omitted ...]\néb"},
+			want: "aé\n[output truncated: 8 bytes]\néb"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,7 +33,7 @@ const readFileSchema = `{
   "additionalProperties": false
 }`
 
-func readFile(r fileRoot) tools.Tool {
+func readFile(ws tools.Workspace) tools.Tool {
 	return tools.Define(tools.Spec{
 		Name:        "read_file",
 		Description: "Read a text file under the root directory and return its lines as they are. When more lines follow, a last line in brackets gives the offset to continue from.",
@@ -51,6 +51,10 @@ func readFile(r fileRoot) tools.Tool {
 		offset, limit := max(1, int(a.Offset)), int(a.Limit)
 		if limit <= 0 {
 			limit = defaultReadLimit
+		}
+		r, err := rootOf(ctx, ws)
+		if err != nil {
+			return "", err
 		}
 		return r.read(ctx, a.Path, offset, limit)
 	})

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/sandbox"
 )
 
 // DefaultMaxOutput is how much of a command's output the shell tool keeps
-// by default (head and tail) and streams as updates.
-const DefaultMaxOutput = 256 << 10
+// by default (head and tail: 1 MiB) and streams as updates.
+const DefaultMaxOutput = 1 << 20
 
 // waitDelay bounds how long the shell tool keeps reading output once the
 // command has exited or been cancelled, in case a process that left the
@@ -36,12 +37,28 @@ type ShellOption func(*shellConfig)
 
 type shellConfig struct {
 	dir       string
+	ws        tools.Workspace
+	sandbox   *sandbox.Sandbox
 	maxOutput int
 }
 
 // WithDir runs commands in dir instead of the process's working directory.
 func WithDir(dir string) ShellOption {
 	return func(c *shellConfig) { c.dir = dir }
+}
+
+// WithWorkspace runs each call's command in the workspace of its
+// session (ws.Dir), instead of a fixed directory.
+func WithWorkspace(ws tools.Workspace) ShellOption {
+	return func(c *shellConfig) { c.ws = ws }
+}
+
+// WithSandbox runs commands in sb (docs/sandbox.md): the workspace is
+// the only place they may write. Where no sandbox can be had, a call's
+// result is an error beginning "sandbox unavailable:". Without this
+// option commands run as this process does.
+func WithSandbox(sb *sandbox.Sandbox) ShellOption {
+	return func(c *shellConfig) { c.sandbox = sb }
 }
 
 // WithMaxOutput sets how many bytes of output the result keeps (the first
@@ -85,9 +102,16 @@ func (c shellConfig) run(ctx context.Context, args json.RawMessage, update func(
 	if a.Command == "" {
 		return "", errors.New("invalid arguments: command is empty")
 	}
-	if c.dir != "" {
+	dir := c.dir
+	if c.ws != nil {
+		var err error
+		if dir, err = c.ws.Dir(ctx); err != nil {
+			return "", err
+		}
+	}
+	if dir != "" {
 		// exec reports a missing directory as a missing sh; say what it is.
-		if _, err := os.Stat(c.dir); err != nil {
+		if _, err := os.Stat(dir); err != nil {
 			return "", fmt.Errorf("shell: working directory: %w", err)
 		}
 	}
@@ -95,13 +119,15 @@ func (c shellConfig) run(ctx context.Context, args json.RawMessage, update func(
 	stream := &lineStreamer{update: update, budget: c.maxOutput}
 	out := &teeWriter{buf: buf, stream: stream}
 
-	cmd := exec.CommandContext(ctx, "sh", "-c", a.Command)
-	cmd.Dir = c.dir
+	cmd, done, err := c.command(ctx, dir, a.Command)
+	if err != nil {
+		return "", err
+	}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.WaitDelay = waitDelay
-	killGroupOnCancel(cmd)
-	err := cmd.Run()
+	err = cmd.Run()
+	done()
 	stream.flush()
 	output := buf.String()
 
@@ -119,6 +145,17 @@ func (c shellConfig) run(ctx context.Context, args json.RawMessage, update func(
 	default:
 		return "", fmt.Errorf("%sshell: %w", withNewline(output), err)
 	}
+}
+
+// command returns the command that runs line in dir, sandboxed or not.
+func (c shellConfig) command(ctx context.Context, dir, line string) (*exec.Cmd, func(), error) {
+	if c.sandbox != nil {
+		return c.sandbox.Command(ctx, dir, line)
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Dir = dir
+	killGroupOnCancel(cmd)
+	return cmd, func() {}, nil
 }
 
 // withNewline returns s followed by a newline if it is not empty and does

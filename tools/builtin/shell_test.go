@@ -70,7 +70,7 @@ func TestShell(t *testing.T) {
 		{name: "missing working directory", opts: []builtin.ShellOption{builtin.WithDir(filepath.Join(dir, "nope"))}, command: "true",
 			want: tools.Result{Content: "shell: working directory: stat " + filepath.Join(dir, "nope") + ": no such file or directory", IsError: true}},
 		{name: "output capped keeping head and tail", opts: []builtin.ShellOption{builtin.WithMaxOutput(100)}, command: "seq 1 1000",
-			want: tools.Result{Content: seq[:50] + "\n[... 3793 bytes omitted ...]\n" + seq[len(seq)-50:]}},
+			want: tools.Result{Content: seq[:50] + "\n[output truncated: 3793 bytes]\n" + seq[len(seq)-50:]}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

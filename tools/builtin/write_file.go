@@ -19,7 +19,7 @@ const writeFileSchema = `{
   "additionalProperties": false
 }`
 
-func writeFile(r fileRoot) tools.Tool {
+func writeFile(ws tools.Workspace) tools.Tool {
 	return tools.Define(tools.Spec{
 		Name:        "write_file",
 		Description: "Write content to a file under the root directory, replacing the file if it exists and creating missing parent directories.",
@@ -31,6 +31,10 @@ func writeFile(r fileRoot) tools.Tool {
 			Content string `json:"content"`
 		}
 		if err := decodeArgs(args, &a); err != nil {
+			return "", err
+		}
+		r, err := rootOf(ctx, ws)
+		if err != nil {
 			return "", err
 		}
 		return r.write(ctx, a.Path, a.Content)
@@ -59,6 +63,9 @@ func (r fileRoot) write(ctx context.Context, p, content string) (string, error) 
 		}
 	}
 	if err := root.WriteFile(rel, []byte(content), 0o644); err != nil {
+		return "", r.explain(p, err)
+	}
+	if err := r.own(root, rel); err != nil {
 		return "", r.explain(p, err)
 	}
 	return fmt.Sprintf("wrote %d bytes to %s", len(content), p), nil

@@ -1,0 +1,301 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// Main makes this process the sandbox's helper when it was started as one
+// (Sandbox.Command): it then never returns. Otherwise it returns at once.
+// Call it first in main, and in TestMain where tests run sandboxed
+// commands.
+func Main() {
+	if len(os.Args) < 3 || os.Args[1] != helperArg {
+		return
+	}
+	// Capabilities, Landlock and the final exec are per thread: all of
+	// it happens on this one.
+	runtime.LockOSThread()
+	var p plan
+	err := json.Unmarshal([]byte(os.Args[2]), &p)
+	if err == nil {
+		err = p.enter()
+	}
+	fmt.Fprintf(os.Stderr, "sandbox unavailable: %v\n", err)
+	os.Exit(126)
+}
+
+// newRoot is where the helper builds the sandbox's root before it moves
+// there: the host's /tmp, covered by a tmpfs in the helper's own mount
+// namespace.
+const newRoot = "/tmp"
+
+// devices are the files of /dev a command may use.
+var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// enter builds the sandbox and executes the command in it.
+func (p *plan) enter() error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("private mounts: %w", err)
+	}
+	// The workspace may lie under the host's /tmp, which the new root
+	// covers: hold it open.
+	wsFD, err := unix.Open(p.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	opts := "mode=0755,size=" + strconv.FormatInt(p.Memory, 10)
+	if err := unix.Mount("tmpfs", newRoot, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("tmpfs root: %w", err)
+	}
+	var system []string
+	for _, dir := range p.System {
+		ok, err := showSystem(dir)
+		if err != nil {
+			return err
+		}
+		if ok {
+			system = append(system, dir)
+		}
+	}
+	if err := makeDev(); err != nil {
+		return err
+	}
+	for _, d := range []string{"/tmp", "/var/tmp"} {
+		if err := os.MkdirAll(newRoot+d, 0o755); err != nil {
+			return err
+		}
+		if err := os.Chmod(newRoot+d, 0o1777); err != nil {
+			return err
+		}
+	}
+	for _, d := range []string{Mount, "/proc"} {
+		if err := os.Mkdir(newRoot+d, 0o755); err != nil {
+			return err
+		}
+	}
+	ws := "/proc/self/fd/" + strconv.Itoa(wsFD)
+	if err := unix.Mount(ws, newRoot+Mount, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	unix.Close(wsFD)
+	for _, h := range p.Hide {
+		hide(newRoot + h)
+	}
+	if err := pivot(); err != nil {
+		return err
+	}
+	// A fresh /proc shows this namespace's processes only; where the
+	// kernel refuses one (a container hiding parts of its own), the
+	// sandbox has no /proc.
+	proc := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "") == nil
+	if err := os.Chdir(Mount); err != nil {
+		return err
+	}
+	if err := p.limit(); err != nil {
+		return err
+	}
+	if err := p.landlock(system, proc); err != nil {
+		return err
+	}
+	if err := p.becomeUser(); err != nil {
+		return err
+	}
+	return unix.Exec("/bin/sh", []string{"sh", "-c", p.Command}, os.Environ())
+}
+
+// showSystem shows the host's dir read-only (Landlock makes it so) in
+// the new root: a directory is bound, a symbolic link (/bin -> usr/bin)
+// copied. A dir that does not exist is left out.
+func showSystem(dir string) (bool, error) {
+	info, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	target := newRoot + dir
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return false, err
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		link, err := os.Readlink(dir)
+		if err != nil {
+			return false, err
+		}
+		return true, os.Symlink(link, target)
+	}
+	if !info.IsDir() {
+		return false, nil
+	}
+	if err := os.Mkdir(target, 0o755); err != nil {
+		return false, err
+	}
+	if err := unix.Mount(dir, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return false, fmt.Errorf("show %s: %w", dir, err)
+	}
+	return true, nil
+}
+
+// makeDev gives the new root a /dev of harmless devices.
+func makeDev() error {
+	dev := newRoot + "/dev"
+	if err := os.Mkdir(dev, 0o755); err != nil {
+		return err
+	}
+	for _, d := range devices {
+		if _, err := os.Stat("/dev/" + d); err != nil {
+			continue
+		}
+		if err := os.WriteFile(dev+"/"+d, nil, 0o666); err != nil {
+			return err
+		}
+		if err := unix.Mount("/dev/"+d, dev+"/"+d, "", unix.MS_BIND, ""); err != nil {
+			os.Remove(dev + "/" + d) // a /dev/tty without a terminal
+		}
+	}
+	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := os.Symlink(target, dev+"/"+name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hide covers p, a denied path inside a system directory: an empty
+// tmpfs over a directory, /dev/null over a file. A path this user cannot
+// reach is not readable to the command either, and is left as it is.
+func hide(p string) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return
+	}
+	if info.IsDir() {
+		_ = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "size=4k,mode=0555")
+		return
+	}
+	_ = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
+}
+
+// pivot makes the new root the root, and lets the host's go.
+func pivot() error {
+	if err := os.Chdir(newRoot); err != nil {
+		return err
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return fmt.Errorf("pivot_root: %w", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detach the host's root: %w", err)
+	}
+	return os.Chdir("/")
+}
+
+// limit sets the call's resource limits.
+func (p *plan) limit() error {
+	limits := []struct {
+		res int
+		n   uint64
+	}{
+		{unix.RLIMIT_NPROC, uint64(p.Procs)},
+		{unix.RLIMIT_AS, uint64(p.Memory)},
+		{unix.RLIMIT_CORE, 0},
+	}
+	if p.CPU > 0 {
+		limits = append(limits, struct {
+			res int
+			n   uint64
+		}{unix.RLIMIT_CPU, uint64(p.CPU)})
+	}
+	for _, l := range limits {
+		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.n, Max: l.n}); err != nil {
+			return fmt.Errorf("limit %d: %w", l.res, err)
+		}
+	}
+	return nil
+}
+
+// landlock restricts this thread, and what it executes, to reading the
+// system directories and /proc, and writing the workspace and the
+// temporary directories; without p.Network no TCP either.
+func (p *plan) landlock(system []string, proc bool) error {
+	cfg := landlock.Config{HandledAccessFS: landlock.V5.HandledAccessFS, Scoped: landlock.V6.Scoped}
+	if !p.Network {
+		cfg.HandledAccessNet = landlock.V5.HandledAccessNet
+	}
+	ro := append([]string(nil), system...)
+	if proc {
+		ro = append(ro, "/proc")
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs(ro...).IgnoreIfMissing(),
+		// Listing the root shows only what the sandbox holds.
+		landlock.PathAccess(llsyscall.AccessFSReadDir, "/"),
+		landlock.RWDirs(Mount, "/tmp", "/var/tmp"),
+		landlock.ROFiles("/dev/random", "/dev/urandom").IgnoreIfMissing(),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
+	}
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("the kernel has no Landlock")
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := llsyscall.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	return nil
+}
+
+// becomeUser leaves the command no capabilities and, when the namespace
+// maps one, the unprivileged user's ids. It changes this thread only,
+// the one that executes sh.
+func (p *plan) becomeUser() error {
+	// SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and their locks
+	// (linux/securebits.h): root gets no capabilities from exec.
+	const bits = 1<<0 | 1<<1 | 1<<2 | 1<<3
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, bits, 0, 0, 0); err != nil {
+		return fmt.Errorf("securebits: %w", err)
+	}
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("ambient capabilities: %w", err)
+	}
+	if p.UID != 0 {
+		if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
+			return fmt.Errorf("setgroups: %w", e)
+		}
+		if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(p.GID), uintptr(p.GID), uintptr(p.GID)); e != 0 {
+			return fmt.Errorf("setresgid: %w", e)
+		}
+		if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(p.UID), uintptr(p.UID), uintptr(p.UID)); e != 0 {
+			return fmt.Errorf("setresuid: %w", e)
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+// Package workspace gives every session a directory of its own to work in,
+// or one directory shared by all (docs/sandbox.md).
+//
+// # Usage
+//
+//	ws := workspace.PerSession("/var/lib/tack/workspaces")
+//	dir, err := ws.Make("s-1") // /var/lib/tack/workspaces/s-1, made now
+//	err = ws.Remove("s-1")
+//
+// A sub-agent, whose id is "<parent>/sub-N", works in its parent's
+// workspace: the directory is named after the id up to the first '/'.
+// [Shared] makes every session work in one directory; Remove and Copy do
+// nothing then.
+//
+// # Concurrency
+//
+// A Workspaces holds no mutable state; its methods may be called from any
+// goroutine. Two calls making the same directory at once both succeed.
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tack-run/tack/tools"
+)
+
+// Workspaces maps sessions to their directories. It implements
+// tools.Workspace.
+type Workspaces struct {
+	root   string
+	shared bool
+	uid    int
+	gid    int
+}
+
+var _ tools.Workspace = (*Workspaces)(nil)
+
+// PerSession gives each session the directory root/<session>, made on
+// first use.
+func PerSession(root string) *Workspaces {
+	return &Workspaces{root: abs(root), uid: -1, gid: -1}
+}
+
+// Shared makes every session work in dir.
+func Shared(dir string) *Workspaces {
+	return &Workspaces{root: abs(dir), shared: true, uid: -1, gid: -1}
+}
+
+func abs(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return dir
+}
+
+// OwnedBy returns w giving the directories it makes, and the files the
+// tools write in them, to uid and gid: the sandbox's user when the
+// server runs as root (it could not write there otherwise). A shared
+// directory is never changed.
+func (w *Workspaces) OwnedBy(uid, gid int) *Workspaces {
+	c := *w
+	c.uid, c.gid = uid, gid
+	return &c
+}
+
+// Root returns the directory the workspaces are made in (PerSession) or
+// the shared directory.
+func (w *Workspaces) Root() string { return w.root }
+
+// IsShared reports whether every session works in one directory.
+func (w *Workspaces) IsShared() bool { return w.shared }
+
+// Owner returns the owner given by OwnedBy, or -1, -1.
+func (w *Workspaces) Owner() (uid, gid int) {
+	if w.shared {
+		return -1, -1
+	}
+	return w.uid, w.gid
+}
+
+// name returns the directory name of session id: its root session's id.
+func name(id string) (string, error) {
+	if i := strings.IndexByte(id, '/'); i >= 0 {
+		id = id[:i]
+	}
+	if id == "" || id == "." || id == ".." || !filepath.IsLocal(id) || strings.ContainsAny(id, `/\`) {
+		return "", fmt.Errorf("workspace: session id %q cannot name a directory", id)
+	}
+	return id, nil
+}
+
+// Path returns the directory of session id without making it.
+func (w *Workspaces) Path(id string) (string, error) {
+	if w.shared {
+		return w.root, nil
+	}
+	n, err := name(id)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(w.root, n), nil
+}
+
+// Make returns the directory of session id, making it (and the root) if
+// needed, mode 0700, given to the owner of OwnedBy.
+func (w *Workspaces) Make(id string) (string, error) {
+	dir, err := w.Path(id)
+	if err != nil || w.shared {
+		return dir, err
+	}
+	if err := os.MkdirAll(w.root, 0o711); err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	switch err := os.Mkdir(dir, 0o700); {
+	case errors.Is(err, fs.ErrExist):
+		return dir, nil
+	case err != nil:
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	if w.uid >= 0 {
+		if err := os.Lchown(dir, w.uid, w.gid); err != nil {
+			return "", fmt.Errorf("workspace: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+// Dir returns the workspace of the session tools.SessionOf(ctx) names,
+// making it if needed. A call outside any session (a tool run directly)
+// works in the shared directory, or is refused per session.
+func (w *Workspaces) Dir(ctx context.Context) (string, error) {
+	if w.shared {
+		return w.root, nil
+	}
+	id := tools.SessionOf(ctx)
+	if id == "" {
+		return "", errors.New("workspace: the call belongs to no session")
+	}
+	return w.Make(id)
+}
+
+// Remove deletes the workspace of session id and everything in it. A
+// sub-agent's id removes nothing: the workspace is its parent's.
+func (w *Workspaces) Remove(id string) error {
+	if w.shared || strings.Contains(id, "/") {
+		return nil
+	}
+	dir, err := w.Path(id)
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
+
+// Copy makes the workspace of session to a copy of from's (a fork's
+// choice: each then goes its own way). Regular files, directories and
+// symbolic links are copied, the links as they are; a from without a
+// workspace yet gives none.
+func (w *Workspaces) Copy(from, to string) error {
+	if w.shared {
+		return nil
+	}
+	src, err := w.Path(from)
+	if err != nil {
+		return err
+	}
+	dst, err := w.Path(to)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if _, err := w.Make(to); err != nil {
+		return err
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel == "." {
+			return nil
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err == nil {
+				err = os.Symlink(link, target)
+			}
+			return w.own(target, err)
+		case d.IsDir():
+			return w.own(target, os.Mkdir(target, 0o755))
+		case d.Type().IsRegular():
+			return w.own(target, copyFile(p, target))
+		default:
+			return nil // devices, sockets, pipes: not workspace content
+		}
+	})
+}
+
+// own gives what Copy made to the owner, unless making it failed.
+func (w *Workspaces) own(p string, err error) error {
+	if err != nil || w.uid < 0 {
+		return err
+	}
+	return os.Lchown(p, w.uid, w.gid)
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	info, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

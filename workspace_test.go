@@ -1,0 +1,76 @@
+package tack_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/tools/workspace"
+)
+
+// TestWorkspacesPerSession: each session's file tools and shell work in a
+// directory of its own, made on first use; a fork starts with a copy of
+// its parent's, which each then changes alone.
+func TestWorkspacesPerSession(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "workspaces")
+	rt, err := tack.New(tack.WithWorkspaces(workspace.PerSession(root)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	write := func(name, content string) string {
+		return `{"turns":[{"tool_calls":[{"name":"write_file","args":{"path":"` + name + `","content":"` + content + `"}},` +
+			`{"name":"shell","args":{"command":"echo from-shell > shell.txt"}}]},{"text":"done"}]}`
+	}
+	tools := []string{"write_file", "read_file", "list_files"}
+	for _, id := range []string{"a", "b"} {
+		if _, err := rt.Spawn(tack.SessionConfig{ID: id, Tools: tools, Script: json.RawMessage(write(id+".txt", id))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(root); err == nil {
+		t.Fatalf("%s exists before any tool ran", root)
+	}
+	promptAndWait(t, rt, "a", "go", "r-1")
+	promptAndWait(t, rt, "b", "go", "r-1")
+	want := map[string][]string{"a": {"a.txt", "shell.txt"}, "b": {"b.txt", "shell.txt"}}
+	for id, names := range want {
+		assertFiles(t, filepath.Join(root, id), names...)
+	}
+	s, err := rt.Session("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := s.Fork(t.Context(), 0, "a2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFiles(t, filepath.Join(root, fork.ID()), "a.txt", "shell.txt")
+	if err := os.WriteFile(filepath.Join(root, "a2", "only-fork.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertFiles(t, filepath.Join(root, "a"), "a.txt", "shell.txt")
+}
+
+// assertFiles fails unless dir holds exactly names.
+func assertFiles(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if len(got) != len(names) {
+		t.Fatalf("%s holds %v, want %v", dir, got, names)
+	}
+	for i := range got {
+		if got[i] != names[i] {
+			t.Fatalf("%s holds %v, want %v", dir, got, names)
+		}
+	}
+}
