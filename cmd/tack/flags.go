@@ -32,6 +32,8 @@ type common struct {
 	traceContent bool
 	// models is the configuration found by runtime; nil when there is none.
 	models *config.Config
+	// tools says where tools work and how they are sandboxed.
+	tools toolFlags
 }
 
 // register defines the common flags; shared is set for the commands whose
@@ -47,6 +49,7 @@ func (c *common) register(fs *flag.FlagSet, defaultStore string, shared bool) {
 	} else {
 		fs.StringVar(&c.scriptDir, "script-dir", ".", "directory that script:<path> models are read from; a path must stay inside it (absolute paths, .. and links out of it are unknown models)")
 	}
+	c.tools.register(fs, shared)
 	fs.BoolVar(&c.verbose, "v", false, "log to stderr")
 	fs.BoolVar(&c.traceContent, "trace-content", os.Getenv("TACK_TRACE_CONTENT") == "1", "put prompts, answers, tool arguments and results on trace spans (default: $TACK_TRACE_CONTENT=1; tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 }
@@ -108,10 +111,15 @@ func (c *common) newRuntime(st store.Store, extra ...tack.Option) (*tack.Runtime
 	if st != nil {
 		opts = append(opts, tack.WithStore(st), tack.WithNode(c.nodeName()), tack.WithLeaseTTL(c.leaseTTL))
 	}
-	cfg, _, err := config.Discover(c.config)
+	cfg, cfgPath, err := config.Discover(c.config)
 	if err != nil {
 		return nil, err
 	}
+	toolOpts, err := c.tools.options(c, cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, toolOpts...)
 	if cfg != nil {
 		c.models = cfg
 		opts = append(opts, tack.WithModels(config.NewResolver(cfg)))

@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/tack-run/tack/tools/sandbox"
 )
 
 const usage = `usage: tack <command> [flags]
@@ -26,6 +28,7 @@ remote:   docs/remote.md (tack node: the gateway, session PIDs, subscriptions)
 `
 
 func main() {
+	sandbox.Main() // a sandboxed command's helper never returns from it
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

@@ -90,6 +90,7 @@ func serve(args []string) error {
 		// Many users: each may use what the file grants them (by default
 		// no shell and no MCP tools), as much as it allows.
 		opts = append(opts, httpserver.WithAuth(a))
+		c.tools.deny = append(c.tools.deny, authFile)
 		rtOpts = append(rtOpts, tack.WithPolicy(a.Policy()))
 	} else if err := loopbackOnly(addr); err != nil {
 		return err

@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"unsafe"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
-	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -54,19 +53,27 @@ func (p *plan) enter() error {
 	if err != nil {
 		return fmt.Errorf("workspace: %w", err)
 	}
-	opts := "mode=0755,size=" + strconv.FormatInt(p.Memory, 10)
-	if err := unix.Mount("tmpfs", newRoot, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
-		return fmt.Errorf("tmpfs root: %w", err)
-	}
-	var system []string
+	// So may a system directory: look at them all first.
+	shown := make([]source, 0, len(p.System))
 	for _, dir := range p.System {
-		ok, err := showSystem(dir)
+		src, ok, err := look(dir)
 		if err != nil {
 			return err
 		}
 		if ok {
-			system = append(system, dir)
+			shown = append(shown, src)
 		}
+	}
+	opts := "mode=0755,size=" + strconv.FormatInt(p.Memory, 10)
+	if err := unix.Mount("tmpfs", newRoot, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("tmpfs root: %w", err)
+	}
+	system := make([]string, 0, len(shown))
+	for _, src := range shown {
+		if err := src.show(); err != nil {
+			return err
+		}
+		system = append(system, src.path)
 	}
 	if err := makeDev(); err != nil {
 		return err
@@ -92,17 +99,15 @@ func (p *plan) enter() error {
 	for _, h := range p.Hide {
 		hide(newRoot + h)
 	}
+	// A fresh /proc shows this namespace's processes only. The kernel
+	// allows one only while the host's is still in sight, so before the
+	// pivot; where it refuses (a container hiding parts of its own), the
+	// sandbox has no /proc.
+	proc := unix.Mount("proc", newRoot+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "") == nil
 	if err := pivot(); err != nil {
 		return err
 	}
-	// A fresh /proc shows this namespace's processes only; where the
-	// kernel refuses one (a container hiding parts of its own), the
-	// sandbox has no /proc.
-	proc := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "") == nil
 	if err := os.Chdir(Mount); err != nil {
-		return err
-	}
-	if err := p.limit(); err != nil {
 		return err
 	}
 	if err := p.landlock(system, proc); err != nil {
@@ -111,41 +116,77 @@ func (p *plan) enter() error {
 	if err := p.becomeUser(); err != nil {
 		return err
 	}
-	return unix.Exec("/bin/sh", []string{"sh", "-c", p.Command}, os.Environ())
+	// The limits come last and nothing is allocated after them: the
+	// helper itself (a race-detector build especially) may need more
+	// memory than the command is given.
+	argv0, err := unix.BytePtrFromString("/bin/sh")
+	if err != nil {
+		return err
+	}
+	argv, err := ptrs([]string{"sh", "-c", p.Command})
+	if err != nil {
+		return err
+	}
+	envv, err := ptrs(os.Environ())
+	if err != nil {
+		return err
+	}
+	if err := p.limit(); err != nil {
+		return err
+	}
+	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)), uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	return fmt.Errorf("exec sh: %w", e)
 }
 
-// showSystem shows the host's dir read-only (Landlock makes it so) in
-// the new root: a directory is bound, a symbolic link (/bin -> usr/bin)
-// copied. A dir that does not exist is left out.
-func showSystem(dir string) (bool, error) {
+// source is a system directory (or symbolic link) to show in the new
+// root, looked at before the new root covers anything.
+type source struct {
+	path string
+	// link is the target of a symbolic link (/bin -> usr/bin); else
+	// fd holds the directory open.
+	link string
+	fd   int
+}
+
+// look opens dir; ok is false when it does not exist or is no directory.
+func look(dir string) (src source, ok bool, err error) {
 	info, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	target := newRoot + dir
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return false, err
-	}
-	if info.Mode()&fs.ModeSymlink != 0 {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return source{}, false, nil
+	case err != nil:
+		return source{}, false, err
+	case info.Mode()&fs.ModeSymlink != 0:
 		link, err := os.Readlink(dir)
-		if err != nil {
-			return false, err
-		}
-		return true, os.Symlink(link, target)
+		return source{path: dir, link: link}, err == nil, err
+	case !info.IsDir():
+		return source{}, false, nil
 	}
-	if !info.IsDir() {
-		return false, nil
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return source{}, false, fmt.Errorf("show %s: %w", dir, err)
 	}
+	return source{path: dir, fd: fd}, true, nil
+}
+
+// show binds the directory into the new root (read-only by Landlock),
+// or copies the link.
+func (s source) show() error {
+	target := newRoot + s.path
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	if s.link != "" {
+		return os.Symlink(s.link, target)
+	}
+	defer unix.Close(s.fd)
 	if err := os.Mkdir(target, 0o755); err != nil {
-		return false, err
+		return err
 	}
-	if err := unix.Mount(dir, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return false, fmt.Errorf("show %s: %w", dir, err)
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(s.fd), target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("show %s: %w", s.path, err)
 	}
-	return true, nil
+	return nil
 }
 
 // makeDev gives the new root a /dev of harmless devices.
@@ -230,37 +271,33 @@ func (p *plan) limit() error {
 // system directories and /proc, and writing the workspace and the
 // temporary directories; without p.Network no TCP either.
 func (p *plan) landlock(system []string, proc bool) error {
-	cfg := landlock.Config{HandledAccessFS: landlock.V5.HandledAccessFS, Scoped: landlock.V6.Scoped}
-	if !p.Network {
-		cfg.HandledAccessNet = landlock.V5.HandledAccessNet
+	r, err := newRuleset(p.Network)
+	if err != nil {
+		return err
 	}
 	ro := append([]string(nil), system...)
 	if proc {
 		ro = append(ro, "/proc")
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs(ro...).IgnoreIfMissing(),
+	steps := []struct {
+		access uint64
+		paths  []string
+	}{
+		{readRights, ro},
 		// Listing the root shows only what the sandbox holds.
-		landlock.PathAccess(llsyscall.AccessFSReadDir, "/"),
-		landlock.RWDirs(Mount, "/tmp", "/var/tmp"),
-		landlock.ROFiles("/dev/random", "/dev/urandom").IgnoreIfMissing(),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
+		{unix.LANDLOCK_ACCESS_FS_READ_DIR, []string{"/"}},
+		{^uint64(0), []string{Mount, "/tmp", "/var/tmp"}},
+		{unix.LANDLOCK_ACCESS_FS_READ_FILE, []string{"/dev/random", "/dev/urandom"}},
+		{unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV,
+			[]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}},
 	}
-	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
-	if err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	for _, s := range steps {
+		if err := r.allow(s.access, s.paths...); err != nil {
+			unix.Close(r.fd)
+			return err
+		}
 	}
-	if fd < 0 {
-		return errors.New("the kernel has no Landlock")
-	}
-	defer unix.Close(fd)
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	if err := llsyscall.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock: %w", err)
-	}
-	return nil
+	return r.restrict()
 }
 
 // becomeUser leaves the command no capabilities and, when the namespace
@@ -298,4 +335,17 @@ func (p *plan) becomeUser() error {
 		return fmt.Errorf("capset: %w", err)
 	}
 	return nil
+}
+
+// ptrs returns ss as a NULL-terminated array of C strings, for execve.
+func ptrs(ss []string) ([]*byte, error) {
+	out := make([]*byte, len(ss)+1)
+	for i, s := range ss {
+		p, err := unix.BytePtrFromString(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
 }

@@ -71,7 +71,8 @@ type Config struct {
 	// auth and config files, the store, the data directory).
 	Deny []string
 	// System lists the directories shown read-only (default
-	// [DefaultSystem]); those that do not exist are left out.
+	// [DefaultSystem]); those that do not exist, and those under /tmp or
+	// /var/tmp (the sandbox's own there), are left out.
 	System []string
 	// Procs bounds the processes of one call (RLIMIT_NPROC in the
 	// call's own user namespace; default DefaultProcs).
@@ -107,6 +108,14 @@ func New(c Config) *Sandbox {
 	if c.System == nil {
 		c.System = DefaultSystem
 	}
+	var system []string
+	for _, d := range c.System {
+		d = filepath.Clean(d)
+		if !within(d, "/tmp") && !within(d, "/var/tmp") && filepath.IsAbs(d) {
+			system = append(system, d)
+		}
+	}
+	c.System = system
 	deny := make([]string, 0, len(c.Deny))
 	for _, d := range c.Deny {
 		if d == "" {
@@ -155,13 +164,19 @@ func (s *Sandbox) env() []string {
 	return env
 }
 
-// hidden returns the denied paths that lie under a system directory:
-// the helper covers them.
-func (s *Sandbox) hidden() []string {
+// hidden returns the denied paths the command could otherwise see, as
+// it sees them: those under a system directory, and those inside the
+// workspace dir (a config file in the working directory of tack rpc).
+// The helper covers them.
+func (s *Sandbox) hidden(dir string) []string {
 	var out []string
 	for _, d := range s.cfg.Deny {
+		if rel, err := filepath.Rel(dir, d); err == nil && filepath.IsLocal(rel) {
+			out = append(out, filepath.Join(Mount, rel))
+			continue
+		}
 		for _, sys := range s.cfg.System {
-			if d == sys || strings.HasPrefix(d, sys+"/") {
+			if within(d, sys) {
 				out = append(out, d)
 				break
 			}
@@ -201,7 +216,12 @@ func (s *Sandbox) Command(ctx context.Context, dir, command string) (cmd *exec.C
 			return nil, nil, fmt.Errorf("sandbox unavailable: cannot find this program to run the helper: %w", err)
 		}
 	}
-	p := plan{Workspace: dir, Command: command, System: s.cfg.System, Hide: s.hidden(),
+	p := plan{Workspace: dir, Command: command, System: s.cfg.System, Hide: s.hidden(dir),
 		Procs: s.cfg.Procs, Memory: s.cfg.Memory, CPU: s.cpuSeconds(ctx), Network: s.cfg.Network}
 	return command1(ctx, helper, p, s.env())
+}
+
+// within reports whether path p is dir or lies under it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
 }

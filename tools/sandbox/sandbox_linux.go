@@ -10,8 +10,6 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
-
-	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // nobody is the user (and group) a sandbox runs as when the server is
@@ -85,9 +83,8 @@ func Available() error {
 }
 
 func check() error {
-	abi, err := llsyscall.LandlockGetABIVersion()
-	if err != nil || abi < 1 {
-		return fmt.Errorf("sandbox unavailable: the kernel has no Landlock (%v)", err)
+	if landlockABI() < 1 {
+		return errors.New("sandbox unavailable: the kernel has no Landlock")
 	}
 	helper, err := os.Executable()
 	if err != nil {
