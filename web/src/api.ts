@@ -114,6 +114,36 @@ export class Api {
     return this.call("GET", `/v1/sessions/${enc(id)}/messages`);
   }
 
+  /** The files of the session's workspace. */
+  listFiles(id: string): Promise<{ files: WireFile[] }> {
+    return this.call("GET", `/v1/sessions/${enc(id)}/files`);
+  }
+
+  /** Writes a file of the session's workspace (PUT, the body is the file). */
+  async putFile(id: string, path: string, body: Blob): Promise<WireFile> {
+    const res = await fetch(this.url(fileURL(id, path)), { method: "PUT", headers: this.headers(), body });
+    if (res.status === 401) this.hooks.unauthorized();
+    const text = await res.text();
+    if (!res.ok) {
+      let e: { code?: string; message?: string } | undefined;
+      try {
+        e = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
+      } catch {
+        // not JSON
+      }
+      throw new ApiError(res.status, e?.code ?? "http_" + res.status, e?.message ?? (text || res.statusText));
+    }
+    return JSON.parse(text) as WireFile;
+  }
+
+  /** A file of the session's workspace, as a Blob (the request carries the token). */
+  async getFile(id: string, path: string): Promise<Blob> {
+    const res = await fetch(this.url(fileURL(id, path)), { headers: this.headers() });
+    if (res.status === 401) this.hooks.unauthorized();
+    if (!res.ok) throw new ApiError(res.status, "http_" + res.status, await res.text());
+    return res.blob();
+  }
+
   /** POST /v1/sessions/{id}/{command} with the command's body. */
   command<T = unknown>(id: string, cmd: string, body: Record<string, unknown> = {}): Promise<T> {
     return this.call("POST", `/v1/sessions/${enc(id)}/${cmd}`, body);
@@ -122,6 +152,18 @@ export class Api {
 
 function enc(id: string): string {
   return encodeURIComponent(id);
+}
+
+/** The route of a workspace file: each part of the path escaped. */
+function fileURL(id: string, path: string): string {
+  return `/v1/sessions/${enc(id)}/files/${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/** One file of GET /v1/sessions/{id}/files. */
+export interface WireFile {
+  path: string;
+  size: number;
+  modified: string;
 }
 
 /** The event stream's connection state. */

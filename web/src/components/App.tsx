@@ -4,6 +4,7 @@ import { initialState, reduce, type ViewState } from "../reducer";
 import { openSession } from "../session";
 import type { WireCatalog, WireSessionSummary } from "../wire";
 import { Composer, QueuePanel } from "./Composer";
+import { FilesPanel } from "./Files";
 import { Header } from "./Header";
 import { ApprovalCard, QuestionCard } from "./Loop";
 import { Sidebar } from "./Sidebar";
@@ -265,6 +266,7 @@ export function App() {
           )}
           {v.question && <QuestionCard question={v.question} onAnswer={(response) => void act("respond", { ref: v.question!.ref, response })} />}
           <QueuePanel queue={v.queue} />
+          {v.session && <FilesPanel api={api} session={v.session} idle={v.state === "idle"} onError={setFlash} />}
           <Composer enabled={connected} busy={v.state !== "idle"} canStop={canStop} onSend={send} onStop={stop} />
         </div>
       </main>

@@ -1,0 +1,232 @@
+package http
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tack-run/tack/events"
+)
+
+// fileRoutes registers the routes of a session's workspace files
+// (docs/http.md#files).
+func (s *Server) fileRoutes() {
+	s.handle("GET /v1/sessions/{id}/files", s.files(s.listFiles))
+	s.handle("GET /v1/sessions/{id}/files/{path...}", s.files(s.getFile))
+	s.handle("PUT /v1/sessions/{id}/files/{path...}", s.files(s.putFile))
+	s.handle("DELETE /v1/sessions/{id}/files/{path...}", s.files(s.deleteFile))
+}
+
+// fileEntry is one file of GET /v1/sessions/{id}/files.
+type fileEntry struct {
+	Path     string    `json:"path"`
+	Size     int64     `json:"size"`
+	Modified time.Time `json:"modified"`
+}
+
+// fileHandler serves a file route once the owner and the path are
+// checked: dir is the session's workspace, rel the clean path inside it
+// ("" for the list).
+type fileHandler func(w http.ResponseWriter, r *http.Request, id, dir, rel string)
+
+// files checks that the caller owns the session and that the path stays
+// in its workspace, then calls h.
+func (s *Server) files(h fileHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if err := s.owns(r.Context(), r, id); err != nil {
+			writeError(w, err)
+			return
+		}
+		rel := r.PathValue("path")
+		if r.Pattern != "GET /v1/sessions/{id}/files" {
+			if !filepath.IsLocal(rel) || strings.Contains(rel, `\`) || path.Clean(rel) != rel {
+				writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("path %q leaves the workspace (a file path is relative, without . or .. parts)", rel)))
+				return
+			}
+		}
+		ws := s.rt.Workspaces()
+		var dir string
+		var err error
+		if r.Method == http.MethodPut {
+			dir, err = ws.Make(id)
+		} else {
+			dir, err = ws.Path(id)
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		h(w, r, id, dir, rel)
+	})
+}
+
+// listFiles answers with every regular file of the workspace, walked
+// without following symbolic links.
+func (s *Server) listFiles(w http.ResponseWriter, r *http.Request, id, dir, _ string) {
+	list := []fileEntry{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == dir {
+				return filepath.SkipAll // no workspace yet: no files
+			}
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		list = append(list, fileEntry{Path: filepath.ToSlash(rel), Size: info.Size(), Modified: info.ModTime().UTC()})
+		return nil
+	})
+	if err != nil {
+		writeError(w, protoError(events.CodeInternal, "listing the workspace: "+err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"files": list})
+}
+
+// getFile answers with the file's bytes.
+func (s *Server) getFile(w http.ResponseWriter, r *http.Request, id, dir, rel string) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		fileError(w, rel, err)
+		return
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		fileError(w, rel, err)
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		fileError(w, rel, fs.ErrNotExist)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(rel)))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, "", info.ModTime(), f)
+}
+
+// putFile writes the body to the file, making its directories, and
+// gives both to the workspace's owner.
+func (s *Server) putFile(w http.ResponseWriter, r *http.Request, id, dir, rel string) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		fileError(w, rel, err)
+		return
+	}
+	defer root.Close()
+	uid, gid := s.rt.Workspaces().Owner()
+	if d := path.Dir(rel); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			fileError(w, rel, err)
+			return
+		}
+	}
+	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		fileError(w, rel, err)
+		return
+	}
+	n, err := io.Copy(f, r.Body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if isTooLarge(err) {
+			_ = root.Remove(rel)
+			writeErrorStatus(w, http.StatusRequestEntityTooLarge, events.CodeBadRequest, err.Error())
+			return
+		}
+		fileError(w, rel, err)
+		return
+	}
+	if uid >= 0 {
+		for p := rel; p != "."; p = path.Dir(p) {
+			if err := root.Lchown(p, uid, gid); err != nil {
+				fileError(w, rel, err)
+				return
+			}
+		}
+	}
+	info, err := root.Stat(rel)
+	if err != nil {
+		fileError(w, rel, err)
+		return
+	}
+	s.audit(userOf(r), "file_written", id, nil, zap.String("path", rel), zap.Int64("size", n))
+	writeJSON(w, http.StatusCreated, fileEntry{Path: rel, Size: info.Size(), Modified: info.ModTime().UTC()})
+}
+
+// deleteFile removes a file (or an empty directory).
+func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, id, dir, rel string) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		fileError(w, rel, err)
+		return
+	}
+	defer root.Close()
+	if err := root.Remove(rel); err != nil {
+		fileError(w, rel, err)
+		return
+	}
+	s.audit(userOf(r), "file_deleted", id, nil, zap.String("path", rel))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// fileError answers for an error of os.Root about rel: a path that a
+// symbolic link leads out of the workspace is 400, a missing file 404.
+func fileError(w http.ResponseWriter, rel string, err error) {
+	switch {
+	case escapes(err):
+		writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("path %q leads out of the workspace (through a symbolic link)", rel)))
+	case errors.Is(err, fs.ErrNotExist):
+		writeErrorStatus(w, http.StatusNotFound, events.CodeBadRequest, fmt.Sprintf("no file %q in the workspace", rel))
+	case errors.Is(err, fs.ErrPermission):
+		writeError(w, protoError(events.CodeForbidden, fmt.Sprintf("%q: permission denied", rel)))
+	default:
+		writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("%q: %v", rel, err)))
+	}
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leaves
+// the root (its error value is unexported; the text is matched at any
+// depth).
+func escapes(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
