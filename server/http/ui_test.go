@@ -125,7 +125,7 @@ func TestCatalog(t *testing.T) {
 		}
 		tools = append(tools, tool.Name)
 	}
-	if want := []string{"echo", "shell", "sleep", "sleep_immune", "sleep_stubborn", "subagent", "todo_write"}; !reflect.DeepEqual(tools, want) {
+	if want := []string{"echo", "list_files", "read_file", "shell", "sleep", "sleep_immune", "sleep_stubborn", "subagent", "todo_write", "write_file"}; !reflect.DeepEqual(tools, want) {
 		t.Errorf("tools %v, want %v", tools, want)
 	}
 	if want := []string{"approval", "ask_user", "large_result_offload", "limits", "loop_detection", "refuse"}; !reflect.DeepEqual(c.Plugins, want) {
