@@ -6,12 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/remote"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -103,40 +101,27 @@ func Read(ctx context.Context, c *Cluster, id string, msg any) (any, error) {
 // readPause is Read's pause before it asks again.
 const readPause = 100 * time.Millisecond
 
-// errEndpointGone is ask's error when the member it asked was gone
-// before the answer came: its connection ended, or it left the view.
+// errEndpointGone is ask's error when the connection to the member it
+// asked ended before the answer came.
 var errEndpointGone = errors.New("the connection to its member ended")
 
 // ask sends msg to pid and waits for the answer for up to timeout, or
-// until pid's member is gone: protoactor's remote tells that its
-// endpoint terminated, or the member is not in c's view of the members
-// (it died or stalled; protoactor tells that once, when the view
-// changes, so a member that left before ask began is checked for too).
-// A message protoactor was still writing to it then is dropped without a
-// dead letter, and its answer would never come. The future's outcome is
-// piped to a process of ask's own, a channel: protoactor's future is not
-// safe for a second message (it writes its result unguarded while Result
-// reads it), so nothing but the answer is ever sent to it.
+// until protoactor's remote tells that pid's endpoint terminated (its
+// member died, or left the cluster's view): a message protoactor was
+// still writing to it then is dropped without a dead letter, and its
+// answer would never come. The future's outcome is piped to a process
+// of ask's own, a channel: protoactor's future is not safe for a second
+// message (it writes its result unguarded while Result reads it), so
+// nothing but the answer is ever sent to it.
 func ask(c *Cluster, pid *actor.PID, msg any, timeout time.Duration) (any, error) {
 	gone := make(chan struct{})
 	var once sync.Once
-	leave := func() { once.Do(func() { close(gone) }) }
 	sub := c.ActorSystem.EventStream.Subscribe(func(ev any) {
-		switch t := ev.(type) {
-		case *remote.EndpointTerminatedEvent:
-			if t.Address == pid.Address {
-				leave()
-			}
-		case *cluster.ClusterTopology:
-			if !slices.ContainsFunc(t.Members, func(m *cluster.Member) bool { return m.Address() == pid.Address }) {
-				leave()
-			}
+		if t, ok := ev.(*remote.EndpointTerminatedEvent); ok && t.Address == pid.Address {
+			once.Do(func() { close(gone) })
 		}
 	})
 	defer c.ActorSystem.EventStream.Unsubscribe(sub)
-	if c.left(pid.Address) {
-		leave()
-	}
 	answer := make(chan any, 1)
 	registry := c.ActorSystem.ProcessRegistry
 	self, _ := registry.Add(chanProcess(answer), "join-ask-"+registry.NextId())

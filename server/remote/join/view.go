@@ -26,8 +26,6 @@ type Cluster struct {
 	mu      sync.Mutex
 	rdv     *cluster.Rendezvous
 	members int
-	// addrs are the members' addresses.
-	addrs map[string]bool
 	// listed: this member has been in its own view of the members.
 	listed bool
 	// gone: this member was dropped, and dropped is closed.
@@ -55,13 +53,9 @@ func (c *Cluster) update(members []*cluster.Member) {
 	rdv := cluster.NewRendezvous()
 	rdv.UpdateMembers(members)
 	self := slices.ContainsFunc(members, func(m *cluster.Member) bool { return m.Address() == c.ActorSystem.Address() })
-	addrs := make(map[string]bool, len(members))
-	for _, m := range members {
-		addrs[m.Address()] = true
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rdv, c.members, c.addrs = rdv, len(members), addrs
+	c.rdv, c.members = rdv, len(members)
 	switch {
 	case self:
 		c.listed = true
@@ -101,14 +95,6 @@ func (c *Cluster) Members() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.members
-}
-
-// left reports whether the member at addr has left c's view of the
-// members (false while c has no view yet).
-func (c *Cluster) left(addr string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.addrs != nil && !c.addrs[addr]
 }
 
 // owner is the address of the member session id belongs to ("" when
