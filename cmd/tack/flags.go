@@ -123,6 +123,7 @@ func (c *common) newRuntime(st store.Store, extra ...tack.Option) (*tack.Runtime
 		}
 		opts = append(opts, tack.WithLogger(logger))
 	}
+	opts = append(opts, agentsOption(cfg))
 	var servers *mcp.Manager
 	if cfg != nil && len(cfg.MCPServers) > 0 {
 		// Servers start on first use; the runtime closes them.
@@ -149,4 +150,24 @@ func (c *common) nodeName() string {
 		return c.node
 	}
 	return sqliteNode
+}
+
+// agentsOption names the configuration's agents; a configuration that
+// names none (or none at all) has the built-in demo agent.
+func agentsOption(cfg *config.Config) tack.Option {
+	if cfg == nil || len(cfg.Agents) == 0 {
+		return tack.WithAgents(map[string]tack.Agent{tack.DemoAgent: tack.Demo()}, "")
+	}
+	agents := make(map[string]tack.Agent, len(cfg.Agents))
+	for name, a := range cfg.Agents {
+		ta := tack.Agent{Description: a.Description, Model: a.Model, System: a.System, Tools: a.Tools, Context: a.Context}
+		for _, p := range a.Plugins {
+			ta.Plugins = append(ta.Plugins, plugins.Config{Name: p.Name, Config: p.Config})
+		}
+		if s := a.Subagents; s != nil {
+			ta.Subagents = &tack.SubagentConfig{MaxDepth: s.MaxDepth, Model: s.Model, Tools: s.Tools, InheritPlugins: s.InheritPlugins}
+		}
+		agents[name] = ta
+	}
+	return tack.WithAgents(agents, cfg.DefaultAgent)
 }
