@@ -181,6 +181,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/sessions/{id}/events", http.HandlerFunc(s.events))
 	s.handle("GET /v1/sessions/{id}/ws", http.HandlerFunc(s.socket))
 	s.handle("POST /v1/sessions/{id}/agui", s.agui())
+	s.handle("/mcp", s.mcp())
 	if s.opts.metrics != nil {
 		s.handle("GET /metrics", s.opts.metrics.Handler())
 	}
