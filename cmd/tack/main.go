@@ -25,7 +25,7 @@ commands:
 protocol: docs/protocol.md in the repository (commands, events, scripts, config)
 http:     docs/http.md (routes, streams, auth); browser UI: docs/web.md
 remote:   docs/remote.md (tack node: the gateway, session PIDs, subscriptions)
-agents:   docs/mcp.md (tack mcp, /mcp)
+agents:   docs/mcp.md (tack mcp, /mcp), docs/a2a.md (/a2a/{agent} of tack serve)
 `
 
 func main() {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime/debug"
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -122,3 +123,12 @@ func (f *Follower) Next(ctx context.Context) (Step, error) {
 
 // Close ends the subscription.
 func (f *Follower) Close() { _ = f.sub.Close() }
+
+// Version is the tack module's version as built ("(devel)" from a
+// checkout): what the agent servers tell their callers.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

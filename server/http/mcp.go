@@ -19,10 +19,25 @@ func (s *Server) mcp() http.Handler {
 }
 
 // streaming lifts the server's write timeout from a handler whose
-// answers stream for as long as a run lasts (MCP and A2A calls).
+// answers stream for as long as a run lasts (MCP and A2A calls), and
+// gives it a writer that flushes (SDKs ask for http.Flusher; the
+// server's own writers reach the connection through Unwrap).
 func streaming(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{}) // not every writer can: then the timeout stays
-		h.ServeHTTP(w, r)
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Time{}) // not every writer can: then the timeout stays
+		h.ServeHTTP(flusher{w, rc}, r)
 	})
 }
+
+// flusher is a ResponseWriter that flushes through its controller.
+type flusher struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// Flush sends what was written.
+func (f flusher) Flush() { _ = f.rc.Flush() }
+
+// Unwrap is the writer underneath.
+func (f flusher) Unwrap() http.ResponseWriter { return f.ResponseWriter }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"runtime/debug"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -62,7 +61,7 @@ func New(rt *tack.Runtime, opt Options) (*sdk.Server, error) {
 	if opt.AbortTimeout <= 0 {
 		opt.AbortTimeout = 5 * time.Second
 	}
-	srv := sdk.NewServer(&sdk.Implementation{Name: "tack", Version: version()}, nil)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "tack", Version: agentrun.Version()}, nil)
 	for _, name := range names {
 		a, ok := rt.Agent(name)
 		if !ok {
@@ -287,12 +286,3 @@ func (t *tool) resume(ctx context.Context, user string, req *sdk.CallToolRequest
 var approvalSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"decision":{"type":"string","enum":["approve","reject"],"description":"run the tool, or not"},` +
 	`"reason":{"type":"string","description":"why not (with reject)"}},"required":["decision"]}`)
-
-// version is the tack module's version as built ("(devel)" from a
-// checkout).
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
