@@ -12,7 +12,6 @@ import (
 	"github.com/tack-run/tack/server/a2aserver"
 	"github.com/tack-run/tack/server/a2aserver/a2aservertest"
 	"github.com/tack-run/tack/server/agentrun/agentruntest"
-	"github.com/tack-run/tack/server/auth"
 	"github.com/tack-run/tack/store/memory"
 )
 
@@ -39,15 +38,7 @@ func containsAll(s string, subs ...string) bool {
 // bearer scheme, a call without a token is 401, and bob can neither get
 // alice's task nor use her context.
 func TestA2AWithAuth(t *testing.T) {
-	var f auth.File
-	if err := json.Unmarshal([]byte(`{"tokens": {"tk_alice": "alice", "tk_bob": "bob"}}`), &f); err != nil {
-		t.Fatal(err)
-	}
-	a, err := auth.New(f, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := startWith(t, nil, agentruntest.Options(t), WithAuth(a))
+	ts := startWith(t, nil, agentruntest.Options(t), WithAuth(aliceAndBob(t)))
 	if r := ts.do("GET", "/a2a/hello/.well-known/agent-card.json", "", ""); r.status != 401 {
 		t.Fatalf("a card without a token: %d %s", r.status, r.body)
 	}
@@ -102,11 +93,7 @@ func TestA2ARestart(t *testing.T) {
 	if next := a2aservertest.Stream(t, c, req, nil); next.States[len(next.States)-1] != a2a.TaskStateCompleted {
 		t.Fatalf("the context after a restart: %v", next.States)
 	}
-	s, err := rt.Session(o.Context)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if msgs, err := s.Messages(t.Context()); err != nil || len(msgs) != 4 {
-		t.Errorf("the context's session holds %d messages (%v), want 4", len(msgs), err)
+	if n := len(agentruntest.Messages(t, rt, o.Context)); n != 4 {
+		t.Errorf("the context's session holds %d messages, want 4", n)
 	}
 }

@@ -47,15 +47,7 @@ func TestMCPOverHTTP(t *testing.T) {
 // TestMCPOverHTTPWithAuth runs them as alice behind --auth: a call
 // without a token is 401, and bob cannot continue alice's session.
 func TestMCPOverHTTPWithAuth(t *testing.T) {
-	var f auth.File
-	if err := json.Unmarshal([]byte(`{"tokens": {"tk_alice": "alice", "tk_bob": "bob"}}`), &f); err != nil {
-		t.Fatal(err)
-	}
-	a, err := auth.New(f, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := startWith(t, nil, agentruntest.Options(t), WithAuth(a))
+	ts := startWith(t, nil, agentruntest.Options(t), WithAuth(aliceAndBob(t)))
 	if r := ts.do("POST", "/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); r.status != 401 {
 		t.Fatalf("no token: %d %s", r.status, r.body)
 	}
@@ -71,4 +63,19 @@ func TestMCPOverHTTPWithAuth(t *testing.T) {
 	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != `invalid_session: no session "`+session+`"` {
 		t.Fatalf("bob continues alice's session: %v %+v", err, res)
 	}
+}
+
+// aliceAndBob authenticates tk_alice as alice and tk_bob as bob, with
+// the default grants.
+func aliceAndBob(t *testing.T) *auth.Authenticator {
+	t.Helper()
+	var f auth.File
+	if err := json.Unmarshal([]byte(`{"tokens": {"tk_alice": "alice", "tk_bob": "bob"}}`), &f); err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.New(f, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

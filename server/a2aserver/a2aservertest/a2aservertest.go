@@ -191,12 +191,8 @@ func (srv Server) stream(t *testing.T) {
 	if again.Context != o.Context || again.Task == o.Task {
 		t.Errorf("the second task: context %q task %q", again.Context, again.Task)
 	}
-	s, err := srv.Runtime.Session(o.Context)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if msgs, err := s.Messages(t.Context()); err != nil || len(msgs) != 4 {
-		t.Errorf("the context's session holds %d messages (%v), want 4", len(msgs), err)
+	if n := len(agentruntest.Messages(t, srv.Runtime, o.Context)); n != 4 {
+		t.Errorf("the context's session holds %d messages, want 4", n)
 	}
 }
 
@@ -210,25 +206,6 @@ func (srv Server) send(t *testing.T) {
 	if !ok || task.Status.State != a2a.TaskStateCompleted || partsText(task.Artifacts[0].Parts) != agentruntest.HelloAnswer {
 		t.Fatalf("result %+v", res)
 	}
-}
-
-// toolResult is the first tool result of the session of context id.
-func (srv Server) toolResult(t *testing.T, id string) string {
-	t.Helper()
-	s, err := srv.Runtime.Session(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := s.Messages(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range msgs {
-		if m.Role == "tool" {
-			return m.Content
-		}
-	}
-	return ""
 }
 
 // approve: the held call makes the task input-required with the
@@ -245,7 +222,7 @@ func (srv Server) approve(t *testing.T) {
 	if want := states(a2a.TaskStateWorking, a2a.TaskStateCompleted); !slices.Equal(then.States, want) || then.Text != agentruntest.GuardedAnswer {
 		t.Fatalf("after approving: states %v text %q", then.States, then.Text)
 	}
-	if got := srv.toolResult(t, o.Context); got != "ok" {
+	if got := agentruntest.ToolResult(t, srv.Runtime, o.Context); got != "ok" {
 		t.Errorf("tool result %q", got)
 	}
 }
@@ -263,7 +240,7 @@ func (srv Server) question(t *testing.T) {
 	if then.States[len(then.States)-1] != a2a.TaskStateCompleted || then.Text != agentruntest.CuriousAnswer {
 		t.Fatalf("after answering: states %v text %q", then.States, then.Text)
 	}
-	if got := srv.toolResult(t, o.Context); got != "blue" {
+	if got := agentruntest.ToolResult(t, srv.Runtime, o.Context); got != "blue" {
 		t.Errorf("tool result %q", got)
 	}
 }

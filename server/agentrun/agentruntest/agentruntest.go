@@ -4,12 +4,14 @@
 package agentruntest
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/approval"
 	"github.com/tack-run/tack/plugins/askuser"
@@ -90,4 +92,29 @@ func Config() string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// Messages is the working history of session id of rt.
+func Messages(t testing.TB, rt *tack.Runtime, id string) []*llm.Message {
+	t.Helper()
+	s, err := rt.Session(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := s.Messages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// ToolResult is the first tool result of session id of rt ("" when none).
+func ToolResult(t testing.TB, rt *tack.Runtime, id string) string {
+	t.Helper()
+	for _, m := range Messages(t, rt, id) {
+		if m.Role == "tool" {
+			return m.Content
+		}
+	}
+	return ""
 }

@@ -152,16 +152,8 @@ func (srv Server) stream(t *testing.T) {
 		t.Fatalf("continued: session %q (want %q), %q", again, session, text(res))
 	}
 	if srv.Runtime != nil {
-		s, err := srv.Runtime.Session(session)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msgs, err := s.Messages(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(msgs) != 4 {
-			t.Errorf("the continued session holds %d messages, want 4", len(msgs))
+		if n := len(agentruntest.Messages(t, srv.Runtime, session)); n != 4 {
+			t.Errorf("the continued session holds %d messages, want 4", n)
 		}
 	}
 }
@@ -202,23 +194,9 @@ func (srv Server) toolResult(t *testing.T, res *sdk.CallToolResult, want string)
 		return
 	}
 	_, id := structured(t, res)
-	s, err := srv.Runtime.Session(id)
-	if err != nil {
-		t.Fatal(err)
+	if got := agentruntest.ToolResult(t, srv.Runtime, id); got != want {
+		t.Errorf("tool result %q, want %q", got, want)
 	}
-	msgs, err := s.Messages(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range msgs {
-		if m.Role == "tool" {
-			if m.Content != want {
-				t.Errorf("tool result %q, want %q", m.Content, want)
-			}
-			return
-		}
-	}
-	t.Errorf("no tool result in %v", msgs)
 }
 
 // question: curious's ask_user question is elicited with its options as
