@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	gomaps "maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/tack-run/tack/plugins/builtin"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/open"
+	"github.com/tack-run/tack/tools/a2a"
 	"github.com/tack-run/tack/tools/mcp"
 	"github.com/tack-run/tack/tracing"
 )
@@ -124,6 +127,15 @@ func (c *common) newRuntime(st store.Store, extra ...tack.Option) (*tack.Runtime
 		opts = append(opts, tack.WithLogger(logger))
 	}
 	opts = append(opts, agentsOption(cfg))
+	if cfg != nil {
+		for _, name := range slices.Sorted(gomaps.Keys(cfg.A2AAgents)) {
+			t, err := a2a.New(name, cfg.A2AAgents[name], os.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, tack.WithTools(t))
+		}
+	}
 	var servers *mcp.Manager
 	if cfg != nil && len(cfg.MCPServers) > 0 {
 		// Servers start on first use; the runtime closes them.

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools/a2a"
 	"github.com/tack-run/tack/tools/mcp"
 )
 
@@ -24,6 +25,9 @@ type Config struct {
 	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers,omitempty"`
 	// Agents maps names to session templates (docs/protocol.md#agents).
 	Agents map[string]*Agent `json:"agents,omitempty"`
+	// A2AAgents maps names to remote A2A agents, each the tool
+	// a2a:<name> (docs/a2a.md).
+	A2AAgents map[string]a2a.Agent `json:"a2a_agents,omitempty"`
 	// DefaultAgent names the default of Agents; empty leaves the choice to
 	// the runtime (demo, else the only agent).
 	DefaultAgent string `json:"default_agent,omitempty"`

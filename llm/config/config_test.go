@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools/a2a"
 	"github.com/tack-run/tack/tools/mcp"
 )
 
@@ -67,6 +68,11 @@ func TestParse(t *testing.T) {
 					Context: &llm.ContextConfig{MaxMessages: 40}, Subagents: &Subagents{MaxDepth: new(2), Tools: []string{"echo"}}},
 				"writer": {},
 			}},
+		},
+		{
+			name: "A2A agents",
+			json: `{"a2a_agents": {"remote": {"url": "http://h:7700/a2a/x", "token_env": "REMOTE_TOKEN"}}}`,
+			want: &Config{A2AAgents: map[string]a2a.Agent{"remote": {URL: "http://h:7700/a2a/x", TokenEnv: "REMOTE_TOKEN"}}},
 		},
 		{
 			name: "MCP servers",
@@ -140,6 +146,7 @@ func TestParseErrors(t *testing.T) {
 		{"agent null", `{"agents": {"a": null}}`, []string{`agents.a: null instead of an object`}},
 		{"agent plugin without a name", `{"agents": {"a": {"plugins": [{}]}}}`, []string{`agents.a.plugins[0]: a plugin needs a name`}},
 		{"agent unknown field", `{"agents": {"a": {"tool": ["echo"]}}}`, []string{`unknown field "tool"`}},
+		{"A2A agent without a URL", `{"a2a_agents": {"r": {}}}`, []string{`a2a_agents.r: "url" "" is not an http:// or https:// URL`}},
 		{"default agent unknown", `{"agents": {"a": {}}, "default_agent": "b"}`, []string{`default_agent: "b" is not one of agents`}},
 		{"several problems at once", `{"providers": {"a": {}, "b": {"base_url": "ftp://x"}}}`, []string{"providers.a.base_url: missing", `providers.b.base_url: "ftp://x" is not an absolute http or https URL`}},
 	}

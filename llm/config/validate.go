@@ -24,14 +24,20 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 //   - default_model, when set, naming exactly one model;
 //   - each of mcp_servers with a command or a url (mcp.ServerConfig.Validate);
 //   - agent names of AgentNameRule, each agent an object, plugins named;
-//     default_agent, when set, one of them.
+//     default_agent, when set, one of them;
+//   - each of a2a_agents with an http(s) url (a2a.Agent.Validate).
 func (c *Config) Validate() error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if len(c.Providers) == 0 && len(c.MCPServers) == 0 && len(c.Agents) == 0 {
+	if len(c.Providers) == 0 && len(c.MCPServers) == 0 && len(c.Agents) == 0 && len(c.A2AAgents) == 0 {
 		add("providers: none defined (a file with only mcp_servers or agents takes its models from the environment, as with no file)")
 	}
 	c.validateAgents(add)
+	for _, name := range sortedKeys(c.A2AAgents) {
+		if err := c.A2AAgents[name].Validate(name); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, name := range sortedKeys(c.Providers) {
 		p := c.Providers[name]
 		at := "providers." + name
