@@ -41,14 +41,18 @@ type Options struct {
 
 // Server serves the agents.
 type Server struct {
-	rt  *tack.Runtime
-	opt Options
-	mux *http.ServeMux
+	rt     *tack.Runtime
+	opt    Options
+	mux    *http.ServeMux
+	routes []Route
 }
 
-// Paths are the routes of a Server, for the caller's router: the agents'
-// endpoints and cards, and the default agent's card.
-var Paths = []string{"/a2a/", a2asrv.WellKnownAgentCardPath}
+// Route is one route of a Server: a pattern of net/http's ServeMux and
+// its handler.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
 
 // New returns a server for every agent of rt.
 func New(rt *tack.Runtime, opt Options) (*Server, error) {
@@ -67,16 +71,27 @@ func New(rt *tack.Runtime, opt Options) (*Server, error) {
 		}
 		h := a2asrv.NewHandler(&executor{rt: rt, agent: name, abortTimeout: opt.AbortTimeout},
 			a2asrv.WithTaskStore(store), a2asrv.WithCallInterceptors(callers{s}))
-		s.mux.Handle("POST /a2a/"+name, a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportKeepAlive(15*time.Second)))
-		s.mux.Handle("GET /a2a/"+name+a2asrv.WellKnownAgentCardPath, s.cardHandler(name))
+		s.route("POST /a2a/"+name, a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportKeepAlive(15*time.Second)))
+		s.route("GET /a2a/"+name+a2asrv.WellKnownAgentCardPath, s.cardHandler(name))
 	}
 	if def := rt.DefaultAgent(); def != "" {
-		s.mux.Handle("GET "+a2asrv.WellKnownAgentCardPath, s.cardHandler(def))
+		s.route("GET "+a2asrv.WellKnownAgentCardPath, s.cardHandler(def))
 	}
 	return s, nil
 }
 
-// ServeHTTP serves one request of Paths.
+// route adds a route.
+func (s *Server) route(pattern string, h http.Handler) {
+	s.routes = append(s.routes, Route{Pattern: pattern, Handler: h})
+	s.mux.Handle(pattern, h)
+}
+
+// Routes are the server's routes, for the caller's router: each agent's
+// endpoint and card, and the default agent's card.
+func (s *Server) Routes() []Route { return s.routes }
+
+// ServeHTTP serves one request of Routes (net/http's 404 and 405
+// otherwise).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
 // cardHandler serves the card of agent name.

@@ -21,7 +21,7 @@ func (s *Server) a2aRoutes() {
 			panic("http: " + err.Error()) // tasks in memory: cannot fail
 		}
 	}
-	for _, p := range a2aserver.Paths {
-		s.handle(p, streaming(a))
+	for _, r := range a.Routes() {
+		s.handle(r.Pattern, streaming(r.Handler))
 	}
 }

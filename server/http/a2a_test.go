@@ -19,6 +19,9 @@ import (
 func TestA2AOverHTTP(t *testing.T) {
 	ts := startWith(t, nil, agentruntest.Options(t))
 	a2aservertest.Run(t, a2aservertest.Server{URL: ts.url, Runtime: ts.rt})
+	if r := ts.do("POST", "/a2a/nobody", "", "{}"); r.status != 404 || r.body != `{"error":{"code":"unknown_command","message":"no route POST /a2a/nobody"}}` {
+		t.Errorf("an unknown agent: %d %s", r.status, r.body)
+	}
 	if got := ts.must("GET", "/.well-known/agent-card.json", "", "", 200); !json.Valid([]byte(got)) || !containsAll(got, `"name":"hello"`, ts.url+`/a2a/hello`) {
 		t.Errorf("the default agent's card: %s", got)
 	}
