@@ -92,6 +92,10 @@ func (t *tool) Spec() tools.Spec {
 	return tools.Spec{Name: t.name, Description: t.desc + " It answers with the agent's final answer; its progress streams meanwhile.", Schema: schema, Kind: tools.Killable}
 }
 
+// Bearer is a client interceptor that sends token as
+// "Authorization: Bearer <token>" with every call.
+func Bearer(token string) a2aclient.CallInterceptor { return bearer{token: token} }
+
 // bearer sends the token with every call.
 type bearer struct {
 	a2aclient.PassthroughInterceptor
@@ -121,7 +125,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string
 	}
 	var opts []a2aclient.FactoryOption
 	if t.token != "" {
-		opts = append(opts, a2aclient.WithCallInterceptors(bearer{token: t.token}))
+		opts = append(opts, a2aclient.WithCallInterceptors(Bearer(t.token)))
 	}
 	c, err := a2aclient.NewFromEndpoints(ctx, []*sdk.AgentInterface{sdk.NewAgentInterface(t.url, sdk.TransportProtocolJSONRPC)}, opts...)
 	if err != nil {

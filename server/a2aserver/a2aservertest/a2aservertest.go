@@ -15,6 +15,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/server/agentrun/agentruntest"
+	a2atool "github.com/tack-run/tack/tools/a2a"
 )
 
 // Server is the server under test, serving the agents of package
@@ -53,26 +54,12 @@ func (srv Server) Card(t *testing.T, agent string) *a2a.AgentCard {
 	return card
 }
 
-// bearer adds the token to every call.
-type bearer struct {
-	a2aclient.PassthroughInterceptor
-	token string
-}
-
-func (b bearer) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
-	if req.ServiceParams == nil {
-		req.ServiceParams = a2aclient.ServiceParams{}
-	}
-	req.ServiceParams["Authorization"] = []string{"Bearer " + b.token}
-	return ctx, nil, nil
-}
-
 // Client is a client of agent.
 func (srv Server) Client(t *testing.T, agent string) *a2aclient.Client {
 	t.Helper()
 	var opts []a2aclient.FactoryOption
 	if srv.Token != "" {
-		opts = append(opts, a2aclient.WithCallInterceptors(bearer{token: srv.Token}))
+		opts = append(opts, a2aclient.WithCallInterceptors(a2atool.Bearer(srv.Token)))
 	}
 	c, err := a2aclient.NewFromCard(t.Context(), srv.Card(t, agent), opts...)
 	if err != nil {
