@@ -46,6 +46,9 @@ type config struct {
 	mcp       *mcp.Manager
 	tracer    *tracing.Tracer
 	policy    *policy.Policy
+	agents    map[string]Agent
+	// defaultAgent is WithAgents' def.
+	defaultAgent string
 }
 
 type namedPlugin struct {

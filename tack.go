@@ -55,6 +55,10 @@ type Runtime struct {
 	// admitting makes counting a user's sessions and adding one atomic
 	// (admitSession).
 	admitting sync.Mutex
+	// agents are the named session templates (WithAgents).
+	agents map[string]Agent
+	// defaultAgent names the default of agents; "" for none.
+	defaultAgent string
 }
 
 // New returns a runtime. With no options it runs scripted models and the
@@ -80,15 +84,21 @@ func New(opts ...Option) (*Runtime, error) {
 		return nil, fmt.Errorf("tack: WithSessionsElsewhere needs WithStore: the store the sessions are kept in, for their owners and the list")
 	}
 	models := llm.Chain(append(c.models, script.NewResolver(c.dir))...)
+	def, err := defaultAgent(c.agents, c.defaultAgent)
+	if err != nil {
+		return nil, err
+	}
 	rt := &Runtime{
-		elsewhere: c.elsewhere,
-		policy:    c.policy,
-		system:    c.system,
-		models:    models,
-		catalog:   catalog,
-		mcp:       c.mcp,
-		plugins:   c.plugins,
-		timeout:   c.timeout,
+		elsewhere:    c.elsewhere,
+		policy:       c.policy,
+		system:       c.system,
+		models:       models,
+		catalog:      catalog,
+		mcp:          c.mcp,
+		plugins:      c.plugins,
+		timeout:      c.timeout,
+		agents:       c.agents,
+		defaultAgent: def,
 		env: &actors.Env{
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
@@ -174,6 +184,10 @@ type SessionConfig struct {
 	// (all of them in the next turn, as one user message joined by blank
 	// lines). See docs/control.md.
 	QueueMode string
+	// Agent names the agent (WithAgents) whose template the session
+	// starts from: each field above that is left empty (Model with Script,
+	// a nil Tools, Plugins, Context or Subagents) is the agent's.
+	Agent string
 }
 
 // SubagentConfig configures a session's sub-agents; its Depth is set by
@@ -186,6 +200,10 @@ type SubagentConfig = actors.SubagentConfig
 // is bad_request and changes nothing of that session. With a policy
 // (WithPolicy), naming what cfg.User is not granted is forbidden.
 func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
+	cfg, err := rt.withAgent(cfg)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.ID != "" {
 		if err := checkID("session", cfg.ID); err != nil {
 			return nil, err
