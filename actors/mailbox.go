@@ -8,18 +8,31 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// mailbox is a session actor's mailbox. It runs messages exactly as
-// protoactor's default unbounded mailbox does — system messages first,
-// SuspendMailbox and ResumeMailbox obeyed, at most the dispatcher's
-// throughput in one go before the goroutine yields, a panic escalated to
-// the actor — but it allocates its queues on first use and gives a
-// grown queue's array back once it drains: the default mailbox keeps a
-// ten-slot ring and a lock-free queue's node from its start on, about
-// 380 bytes that every idle session held for nothing.
+// mailbox is a session actor's mailbox. It runs messages as protoactor's
+// default unbounded mailbox does — system messages first, SuspendMailbox
+// and ResumeMailbox obeyed, at most the dispatcher's throughput in one go
+// before the goroutine yields, a panic escalated to the actor — with two
+// differences:
+//
+//   - It allocates its queues on first use and gives a grown queue's
+//     array back once it drains: the default mailbox keeps a ten-slot ring
+//     and a lock-free queue's node from its start on, about 380 bytes that
+//     every idle session held for nothing.
+//   - What a model stream reports (streamChunk, streamDone) waits in a
+//     lane of its own, behind every other user message: a provider that
+//     streams faster than the session publishes piles up chunks, and an
+//     abort, a subscribe or any command queued behind thousands of them
+//     used to wait seconds. Each lane keeps its order, and the stream's
+//     messages keep theirs; a command that overtakes chunks is handled as
+//     if it had come before the provider sent them, which it may always
+//     have (the chunks of an aborted request are then dropped as stale,
+//     and what the abort commits is the text its subscribers were told).
 type mailbox struct {
 	mu   sync.Mutex
 	sys  fifo
 	user fifo
+	// streamed holds the model streams' messages.
+	streamed fifo
 	// users counts the user messages queued, for UserMessageCount.
 	users      atomic.Int32
 	running    atomic.Bool
@@ -73,7 +86,12 @@ func (q *fifo) pop() (any, bool) {
 // PostUserMessage queues a message for the actor.
 func (m *mailbox) PostUserMessage(msg any) {
 	m.mu.Lock()
-	m.user.push(msg)
+	switch msg.(type) {
+	case *streamChunk, *streamDone:
+		m.streamed.push(msg)
+	default:
+		m.user.push(msg)
+	}
 	m.mu.Unlock()
 	m.users.Add(1)
 	m.schedule()
@@ -121,11 +139,11 @@ func (m *mailbox) process() {
 func (m *mailbox) pending() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.sys.buf) > 0 || (!m.suspended.Load() && len(m.user.buf) > 0)
+	return len(m.sys.buf) > 0 || (!m.suspended.Load() && len(m.user.buf)+len(m.streamed.buf) > 0)
 }
 
-// next pops the next message to run: a system message first, then a user
-// one unless the mailbox is suspended.
+// next pops the next message to run: a system message first, then unless
+// the mailbox is suspended a user one, a stream's last.
 func (m *mailbox) next() (msg any, system bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -135,7 +153,10 @@ func (m *mailbox) next() (msg any, system bool) {
 	if m.suspended.Load() {
 		return nil, false
 	}
-	msg, _ = m.user.pop()
+	if msg, ok := m.user.pop(); ok {
+		return msg, false
+	}
+	msg, _ = m.streamed.pop()
 	return msg, false
 }
 

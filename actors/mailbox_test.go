@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/llm"
 )
 
 // TestSessionSizeClass keeps the session struct within the 768-byte size
@@ -73,7 +75,14 @@ func (r *recorder) InvokeUserMessage(m any) {
 	if m == r.panicOn {
 		panic("boom")
 	}
-	r.got = append(r.got, m.(string))
+	switch m := m.(type) {
+	case *streamChunk:
+		r.got = append(r.got, "chunk:"+m.chunk.Text)
+	case *streamDone:
+		r.got = append(r.got, "done")
+	default:
+		r.got = append(r.got, m.(string))
+	}
 }
 
 func (r *recorder) EscalateFailure(reason, m any) { r.escalated = append(r.escalated, reason, m) }
@@ -95,7 +104,8 @@ func (d *heldDispatcher) runAll() {
 func TestMailbox(t *testing.T) {
 	tests := []struct {
 		name string
-		// post: "s:x" posts system message x, "u:x" user message x.
+		// post: "s:x" posts system message x, "u:x" user message x,
+		// "c:x" a stream's chunk x, "d:" a stream's end.
 		post      []string
 		panicOn   string
 		want      []string
@@ -105,6 +115,12 @@ func TestMailbox(t *testing.T) {
 		{name: "system messages first",
 			post: []string{"u:a", "u:b", "s:x", "u:c", "s:y"},
 			want: []string{"sys:x", "sys:y", "a", "b", "c"}},
+		{name: "a stream's messages wait behind the others, in their order",
+			post: []string{"c:1", "c:2", "u:abort", "c:3", "d:", "u:state", "s:x"},
+			want: []string{"sys:x", "abort", "state", "chunk:1", "chunk:2", "chunk:3", "done"}},
+		{name: "suspended holds a stream's messages too",
+			post: []string{"c:1", "s:suspend"},
+			want: nil, left: 1},
 		{name: "suspended holds user messages, system ones run",
 			post: []string{"u:a", "s:suspend", "s:x"},
 			want: []string{"sys:x"}, left: 1},
@@ -130,6 +146,10 @@ func TestMailbox(t *testing.T) {
 					m.PostSystemMessage(&actor.ResumeMailbox{})
 				case p[0] == 's':
 					m.PostSystemMessage(v)
+				case p[0] == 'c':
+					m.PostUserMessage(&streamChunk{chunk: llm.Chunk{Kind: llm.ChunkText, Text: v}})
+				case p[0] == 'd':
+					m.PostUserMessage(&streamDone{})
 				default:
 					m.PostUserMessage(v)
 				}
