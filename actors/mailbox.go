@@ -157,6 +157,9 @@ func (m *mailbox) next() (msg any, system bool) {
 		return msg, false
 	}
 	msg, _ = m.streamed.pop()
+	if c, ok := msg.(*streamChunk); ok && c.window != nil {
+		c.window.release()
+	}
 	return msg, false
 }
 

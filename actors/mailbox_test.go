@@ -1,8 +1,10 @@
 package actors
 
 import (
+	"context"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -171,5 +173,60 @@ func TestMailbox(t *testing.T) {
 				t.Fatalf("%d user messages left, want %d", got, tt.left)
 			}
 		})
+	}
+}
+
+func TestWindow(t *testing.T) {
+	w := newWindow()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for range streamWindow {
+		if !w.acquire(ctx) {
+			t.Fatal("acquire failed in an open window")
+		}
+	}
+	took := make(chan bool)
+	go func() { took <- w.acquire(ctx) }()
+	select {
+	case <-took:
+		t.Fatal("acquire went through a full window")
+	case <-time.After(20 * time.Millisecond):
+	}
+	// A pump that waits is woken when the window has drained to half.
+	for range streamWindow / 2 {
+		w.release()
+	}
+	if !<-took {
+		t.Fatal("acquire failed once the window drained")
+	}
+	if got := w.queued.Load(); got != streamWindow/2+1 {
+		t.Fatalf("%d queued, want %d", got, streamWindow/2+1)
+	}
+	for w.queued.Load() < streamWindow {
+		w.acquire(ctx)
+	}
+	go func() { took <- w.acquire(ctx) }()
+	cancel()
+	if <-took {
+		t.Fatal("acquire took a slot after its context was done")
+	}
+}
+
+// TestMailboxReleasesWindow: taking a chunk from the mailbox gives its
+// slot back, whatever the session then does with it.
+func TestMailboxReleasesWindow(t *testing.T) {
+	w := newWindow()
+	for range 3 {
+		w.acquire(context.Background())
+	}
+	d := &heldDispatcher{}
+	m := newMailbox()
+	m.RegisterHandlers(&recorder{}, d)
+	for _, text := range []string{"a", "b", "c"} {
+		m.PostUserMessage(&streamChunk{chunk: llm.Chunk{Kind: llm.ChunkText, Text: text}, window: w})
+	}
+	d.runAll()
+	if got := w.queued.Load(); got != 0 {
+		t.Fatalf("%d chunks still counted after the mailbox took them all", got)
 	}
 }
