@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -66,22 +67,34 @@ const streamWindow = 1024
 
 // window counts the chunks of one model request that wait in the
 // session's mailbox: the pump acquires a slot before it sends one, the
-// mailbox releases it as it takes the chunk.
+// mailbox releases it as it takes the chunk. It is one allocation: the
+// cond a full window's pump waits on is part of it.
 type window struct {
 	queued atomic.Int32
-	// room is signalled when a full window has drained to half.
-	room chan struct{}
+	mu     sync.Mutex
+	// room is broadcast when a full window has drained to half, and when
+	// the waiting pump's context is done.
+	room sync.Cond
 }
 
-func newWindow() *window { return &window{room: make(chan struct{}, 1)} }
+func newWindow() *window {
+	w := &window{}
+	w.room.L = &w.mu
+	return w
+}
 
 // acquire takes a slot, waiting while the window is full; it reports
 // false, without a slot, once ctx is done.
 func (w *window) acquire(ctx context.Context) bool {
-	for w.queued.Load() >= streamWindow {
-		select {
-		case <-w.room:
-		case <-ctx.Done():
+	if w.queued.Load() >= streamWindow {
+		w.mu.Lock()
+		stop := context.AfterFunc(ctx, w.wake)
+		for w.queued.Load() >= streamWindow && ctx.Err() == nil {
+			w.room.Wait()
+		}
+		w.mu.Unlock()
+		stop()
+		if ctx.Err() != nil {
 			return false
 		}
 	}
@@ -92,11 +105,15 @@ func (w *window) acquire(ctx context.Context) bool {
 // release gives a slot back.
 func (w *window) release() {
 	if w.queued.Add(-1) == streamWindow/2 {
-		select {
-		case w.room <- struct{}{}:
-		default:
-		}
+		w.wake()
 	}
+}
+
+// wake wakes a pump waiting for room.
+func (w *window) wake() {
+	w.mu.Lock()
+	w.room.Broadcast()
+	w.mu.Unlock()
 }
 
 // stream calls p.Stream and turns a provider that panics or answers
