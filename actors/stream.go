@@ -49,8 +49,9 @@ type partial struct {
 // streamWindow chunks wait in the session's mailbox: a provider that
 // streams faster than the session publishes waits in its emit, which
 // holds its connection back, rather than piling up chunks the session's
-// subscribers would hear of ever later. A chunk emitted once ctx is done
-// (the run aborted or over) is dropped: the session would drop it anyway.
+// subscribers would hear of ever later. A pump waiting for room gives up
+// once ctx is done (the run aborted or over) and drops the chunk: the
+// session would drop it anyway.
 func pump(ctx context.Context, root *actor.RootContext, self *actor.PID, p llm.Provider, req *llm.Request, t tag) {
 	w := newWindow()
 	resp, err := stream(ctx, p, req, func(c llm.Chunk) {
