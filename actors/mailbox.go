@@ -83,13 +83,27 @@ func (q *fifo) pop() (any, bool) {
 	return m, true
 }
 
+// fromStream reports whether msg (in an envelope or not) is a model
+// stream's report, and returns it when it is a chunk.
+func fromStream(msg any) (bool, *streamChunk) {
+	if env, ok := msg.(*actor.MessageEnvelope); ok {
+		msg = env.Message
+	}
+	switch m := msg.(type) {
+	case *streamChunk:
+		return true, m
+	case *streamDone:
+		return true, nil
+	}
+	return false, nil
+}
+
 // PostUserMessage queues a message for the actor.
 func (m *mailbox) PostUserMessage(msg any) {
 	m.mu.Lock()
-	switch msg.(type) {
-	case *streamChunk, *streamDone:
+	if isStream, _ := fromStream(msg); isStream {
 		m.streamed.push(msg)
-	default:
+	} else {
 		m.user.push(msg)
 	}
 	m.mu.Unlock()
@@ -157,7 +171,7 @@ func (m *mailbox) next() (msg any, system bool) {
 		return msg, false
 	}
 	msg, _ = m.streamed.pop()
-	if c, ok := msg.(*streamChunk); ok && c.window != nil {
+	if _, c := fromStream(msg); c != nil && c.window != nil {
 		c.window.release()
 	}
 	return msg, false

@@ -77,6 +77,9 @@ func (r *recorder) InvokeUserMessage(m any) {
 	if m == r.panicOn {
 		panic("boom")
 	}
+	if env, ok := m.(*actor.MessageEnvelope); ok {
+		m = env.Message
+	}
 	switch m := m.(type) {
 	case *streamChunk:
 		r.got = append(r.got, "chunk:"+m.chunk.Text)
@@ -222,9 +225,12 @@ func TestMailboxReleasesWindow(t *testing.T) {
 	d := &heldDispatcher{}
 	m := newMailbox()
 	m.RegisterHandlers(&recorder{}, d)
-	for _, text := range []string{"a", "b", "c"} {
+	for _, text := range []string{"a", "b"} {
 		m.PostUserMessage(&streamChunk{chunk: llm.Chunk{Kind: llm.ChunkText, Text: text}, window: w})
 	}
+	// A chunk in an envelope (a sender with headers or middleware) counts
+	// the same.
+	m.PostUserMessage(&actor.MessageEnvelope{Message: &streamChunk{chunk: llm.Chunk{Kind: llm.ChunkText, Text: "c"}, window: w}})
 	d.runAll()
 	if got := w.queued.Load(); got != 0 {
 		t.Fatalf("%d chunks still counted after the mailbox took them all", got)
