@@ -98,7 +98,11 @@ func BenchmarkPassivatedSessions(b *testing.B) {
 				st = benchStore(b)
 			}
 			base := heapAlloc()
-			rt, err := tack.New(tack.WithStore(st), tack.WithNode("bench"), tack.WithPassivateAfter(time.Second))
+			// A minute per command, not the default 10 s: two runs of a
+			// million on a machine shared with other work (load average
+			// 15 - 24 on 2 cores) failed with commands that waited longer.
+			rt, err := tack.New(tack.WithStore(st), tack.WithNode("bench"), tack.WithPassivateAfter(time.Second),
+				tack.WithRequestTimeout(time.Minute))
 			if err != nil {
 				b.Fatal(err)
 			}
