@@ -455,22 +455,27 @@ func failure(id string, err error) *eventsv1.ErrorInfo {
 // requestID sends a command to session id through Deliver and waits for
 // its reply: what a Session's commands do when sessions may be passivated.
 func (rt *Runtime) requestID(ctx context.Context, id string, msg any) (*eventsv1.Reply, error) {
-	timeout := rt.timeout
-	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
-	}
-	f := actor.NewFuture(rt.system, timeout)
+	f := actor.NewFuture(rt.system, rt.timeoutFor(ctx))
 	rt.registry.Deliver(id, &actor.MessageEnvelope{Message: msg, Sender: f.PID()})
 	return rt.answer(f.Result())
 }
 
 // request sends a command to a session actor and waits for its reply.
 func (rt *Runtime) request(ctx context.Context, pid *actor.PID, msg any) (*eventsv1.Reply, error) {
-	timeout := rt.timeout
+	return rt.answer(rt.system.Root.RequestFuture(pid, msg, rt.timeoutFor(ctx)).Result())
+}
+
+// timeoutFor is how long a request made under ctx waits for its session's
+// answer: what is left of ctx's deadline, else the runtime's request
+// timeout. A deadline already past leaves a nanosecond: a negative
+// duration would make protoactor's future wait with no timeout at all,
+// forever if the answer never comes (a reply held for a write to a store
+// that hangs).
+func (rt *Runtime) timeoutFor(ctx context.Context) time.Duration {
 	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
+		return max(time.Until(d), time.Nanosecond)
 	}
-	return rt.answer(rt.system.Root.RequestFuture(pid, msg, timeout).Result())
+	return rt.timeout
 }
 
 // answer is the Reply of a request, or the error it carries.
