@@ -52,6 +52,9 @@ type config struct {
 	// (workspace.go).
 	workspaces *workspace.Workspaces
 	sandbox    *sandbox.Sandbox
+	agents     map[string]Agent
+	// defaultAgent is WithAgents' def.
+	defaultAgent string
 }
 
 type namedPlugin struct {

@@ -1,7 +1,8 @@
 // Command tack runs Tack agent sessions: `tack demo` plays a scripted
 // session as a timeline; `tack chat` is a terminal conversation; `tack rpc` speaks
 // JSON lines on stdin/stdout; `tack serve` serves sessions over HTTP;
-// `tack node` serves them to other actor systems over protoactor remote.
+// `tack node` serves them to other actor systems over protoactor remote;
+// `tack mcp` offers the configured agents as MCP tools on stdio.
 package main
 
 import (
@@ -21,10 +22,12 @@ commands:
   rpc    serve the JSON-lines protocol on stdin/stdout
   serve  the browser UI at http://127.0.0.1:7700, and sessions over HTTP: REST, Server-Sent Events, AG-UI
   node   sessions for other actor systems over protoactor remote (tack node --listen 127.0.0.1:8090)
+  mcp    the configured agents as MCP tools on stdin/stdout (tack mcp --agent demo)
 
 protocol: docs/protocol.md in the repository (commands, events, scripts, config)
 http:     docs/http.md (routes, streams, auth); browser UI: docs/web.md
 remote:   docs/remote.md (tack node: the gateway, session PIDs, subscriptions)
+agents:   docs/mcp.md (tack mcp, /mcp), docs/a2a.md (/a2a/{agent} of tack serve)
 `
 
 func main() {
@@ -45,6 +48,8 @@ func main() {
 		err = serve(args)
 	case "node":
 		err = node(args)
+	case "mcp":
+		err = mcpCmd(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return
