@@ -268,6 +268,10 @@ func (s *session) common(ctx actor.Context) bool {
 		s.retryWrite()
 	case *settled:
 		s.deliver(ctx, &eventsv1.Reply{})
+	case *ExportPoint:
+		s.exportPoint(ctx)
+	case *inUse:
+		ctx.Respond(&eventsv1.Reply{Error: s.use()})
 	case *idleTrim:
 		s.trim(m)
 	case *passivateDue:
@@ -491,6 +495,14 @@ func (s *session) shutdown() {
 	if s.run != nil {
 		s.run.cancelAll()
 	}
+	// A reply still waiting for its write would never go: its caller
+	// hears not_alive now instead of waiting out its timeout.
+	for _, it := range s.p.outbox {
+		if it.to != nil && it.reply != nil {
+			s.root.Send(it.to, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
+		}
+	}
+	s.p.outbox = nil
 	for _, c := range append([]events.Sink(nil), s.sinks...) {
 		s.unsubscribe(c)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -149,4 +150,36 @@ func (c *common) nodeName() string {
 		return c.node
 	}
 	return sqliteNode
+}
+
+// retainFlag defines --retain on fs (serve and node).
+func retainFlag(fs *flag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "retain", 0, "delete sessions (with their sub-agents) whose last change is older than this, e.g. 720h;\n"+
+		"swept every tenth of it (between 1s and 1h); a session with a run, queued input, a pending approval or question,\n"+
+		"or an open event stream is kept (0: keep every session)")
+}
+
+// checkRetain refuses a --retain the process cannot honour: negative, or
+// with no store to sweep.
+func checkRetain(d time.Duration, store string) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("--retain %s: must not be negative", d)
+	case d > 0 && store == "memory":
+		return fmt.Errorf("--retain %s needs a store (--store sqlite:PATH or postgres://...): memory sessions end with the process", d)
+	}
+	return nil
+}
+
+// retain sweeps rt's sessions older than d (Runtime.Retain) until the
+// returned stop is called, which waits for a sweep under way. d 0 does
+// nothing.
+func retain(ctx context.Context, rt *tack.Runtime, d time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { rt.Retain(ctx, d) })
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }

@@ -1112,6 +1112,251 @@ func (*CloseSession) Descriptor() ([]byte, []int) {
 	return file_events_v1_commands_proto_rawDescGZIP(), []int{18}
 }
 
+// DeleteSession aborts a run (kill_tools all) and removes the session, its
+// sub-agents and everything stored of them, for good.
+type DeleteSession struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteSession) Reset() {
+	*x = DeleteSession{}
+	mi := &file_events_v1_commands_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSession) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSession) ProtoMessage() {}
+
+func (x *DeleteSession) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSession.ProtoReflect.Descriptor instead.
+func (*DeleteSession) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
+}
+
+// ExportSession asks for the whole session as one document
+// (SessionExport), answered with Reply.export.
+type ExportSession struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportSession) Reset() {
+	*x = ExportSession{}
+	mi := &file_events_v1_commands_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportSession) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportSession) ProtoMessage() {}
+
+func (x *ExportSession) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportSession.ProtoReflect.Descriptor instead.
+func (*ExportSession) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
+}
+
+// ImportSession makes an idle session of the caller from an exported
+// document: named session, or a generated id when empty. It is answered
+// with Reply.created.
+type ImportSession struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	Document      *SessionExport         `protobuf:"bytes,2,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportSession) Reset() {
+	*x = ImportSession{}
+	mi := &file_events_v1_commands_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportSession) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportSession) ProtoMessage() {}
+
+func (x *ImportSession) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportSession.ProtoReflect.Descriptor instead.
+func (*ImportSession) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ImportSession) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
+func (x *ImportSession) GetDocument() *SessionExport {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+// SessionExport is a whole session (docs/sessions.md): format is
+// "tack.session/v1"; config is the create_session object that makes a
+// session like it; messages are every message it committed, in order,
+// compacted and rolled_back marked as in get_messages with all; todos,
+// title, usage and subagent_usage as get_state shows them. exported_at is
+// RFC 3339 in UTC; session is the id it was exported from.
+type SessionExport struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Format        string                 `protobuf:"bytes,1,opt,name=format,proto3" json:"format,omitempty"`
+	Session       string                 `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	Config        *RawJSON               `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
+	Messages      []*Message             `protobuf:"bytes,4,rep,name=messages,proto3" json:"messages,omitempty"`
+	Todos         []*Todo                `protobuf:"bytes,5,rep,name=todos,proto3" json:"todos,omitempty"`
+	Title         string                 `protobuf:"bytes,6,opt,name=title,proto3" json:"title,omitempty"`
+	Usage         *Usage                 `protobuf:"bytes,7,opt,name=usage,proto3" json:"usage,omitempty"`
+	SubagentUsage *Usage                 `protobuf:"bytes,8,opt,name=subagent_usage,json=subagentUsage,proto3" json:"subagent_usage,omitempty"`
+	ExportedAt    string                 `protobuf:"bytes,9,opt,name=exported_at,json=exportedAt,proto3" json:"exported_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionExport) Reset() {
+	*x = SessionExport{}
+	mi := &file_events_v1_commands_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionExport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionExport) ProtoMessage() {}
+
+func (x *SessionExport) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionExport.ProtoReflect.Descriptor instead.
+func (*SessionExport) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *SessionExport) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *SessionExport) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
+func (x *SessionExport) GetConfig() *RawJSON {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+func (x *SessionExport) GetMessages() []*Message {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *SessionExport) GetTodos() []*Todo {
+	if x != nil {
+		return x.Todos
+	}
+	return nil
+}
+
+func (x *SessionExport) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *SessionExport) GetUsage() *Usage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+func (x *SessionExport) GetSubagentUsage() *Usage {
+	if x != nil {
+		return x.SubagentUsage
+	}
+	return nil
+}
+
+func (x *SessionExport) GetExportedAt() string {
+	if x != nil {
+		return x.ExportedAt
+	}
+	return ""
+}
+
 // ListSessions asks for a page of sessions: limit (default 100, at most
 // 1000) and the cursor of the previous page's next.
 type ListSessions struct {
@@ -1124,7 +1369,7 @@ type ListSessions struct {
 
 func (x *ListSessions) Reset() {
 	*x = ListSessions{}
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1136,7 +1381,7 @@ func (x *ListSessions) String() string {
 func (*ListSessions) ProtoMessage() {}
 
 func (x *ListSessions) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1149,7 +1394,7 @@ func (x *ListSessions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessions.ProtoReflect.Descriptor instead.
 func (*ListSessions) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListSessions) GetLimit() int32 {
@@ -1177,7 +1422,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1189,7 +1434,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1202,7 +1447,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ErrorInfo) GetCode() string {
@@ -1233,6 +1478,7 @@ type Reply struct {
 	//	*Reply_Messages
 	//	*Reply_Events
 	//	*Reply_Sessions
+	//	*Reply_Export
 	Data          isReply_Data `protobuf_oneof:"data"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1240,7 +1486,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1252,7 +1498,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1265,7 +1511,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Reply) GetError() *ErrorInfo {
@@ -1345,6 +1591,15 @@ func (x *Reply) GetSessions() *SessionList {
 	return nil
 }
 
+func (x *Reply) GetExport() *SessionExport {
+	if x != nil {
+		if x, ok := x.Data.(*Reply_Export); ok {
+			return x.Export
+		}
+	}
+	return nil
+}
+
 type isReply_Data interface {
 	isReply_Data()
 }
@@ -1377,6 +1632,10 @@ type Reply_Sessions struct {
 	Sessions *SessionList `protobuf:"bytes,8,opt,name=sessions,proto3,oneof"`
 }
 
+type Reply_Export struct {
+	Export *SessionExport `protobuf:"bytes,9,opt,name=export,proto3,oneof"`
+}
+
 func (*Reply_Created) isReply_Data() {}
 
 func (*Reply_Prompt) isReply_Data() {}
@@ -1391,6 +1650,8 @@ func (*Reply_Events) isReply_Data() {}
 
 func (*Reply_Sessions) isReply_Data() {}
 
+func (*Reply_Export) isReply_Data() {}
+
 type Created struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -1400,7 +1661,7 @@ type Created struct {
 
 func (x *Created) Reset() {
 	*x = Created{}
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1412,7 +1673,7 @@ func (x *Created) String() string {
 func (*Created) ProtoMessage() {}
 
 func (x *Created) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1425,7 +1686,7 @@ func (x *Created) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Created.ProtoReflect.Descriptor instead.
 func (*Created) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Created) GetSession() string {
@@ -1444,7 +1705,7 @@ type PromptReply struct {
 
 func (x *PromptReply) Reset() {
 	*x = PromptReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1456,7 +1717,7 @@ func (x *PromptReply) String() string {
 func (*PromptReply) ProtoMessage() {}
 
 func (x *PromptReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1469,7 +1730,7 @@ func (x *PromptReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptReply.ProtoReflect.Descriptor instead.
 func (*PromptReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PromptReply) GetQueued() bool {
@@ -1488,7 +1749,7 @@ type SteerReply struct {
 
 func (x *SteerReply) Reset() {
 	*x = SteerReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1500,7 +1761,7 @@ func (x *SteerReply) String() string {
 func (*SteerReply) ProtoMessage() {}
 
 func (x *SteerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1513,7 +1774,7 @@ func (x *SteerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteerReply.ProtoReflect.Descriptor instead.
 func (*SteerReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SteerReply) GetRef() string {
@@ -1532,7 +1793,7 @@ type MessageList struct {
 
 func (x *MessageList) Reset() {
 	*x = MessageList{}
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +1805,7 @@ func (x *MessageList) String() string {
 func (*MessageList) ProtoMessage() {}
 
 func (x *MessageList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +1818,7 @@ func (x *MessageList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageList.ProtoReflect.Descriptor instead.
 func (*MessageList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MessageList) GetMessages() []*Message {
@@ -1576,7 +1837,7 @@ type EventList struct {
 
 func (x *EventList) Reset() {
 	*x = EventList{}
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1588,7 +1849,7 @@ func (x *EventList) String() string {
 func (*EventList) ProtoMessage() {}
 
 func (x *EventList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1601,7 +1862,7 @@ func (x *EventList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventList.ProtoReflect.Descriptor instead.
 func (*EventList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *EventList) GetEvents() []*Event {
@@ -1623,7 +1884,7 @@ type SessionList struct {
 
 func (x *SessionList) Reset() {
 	*x = SessionList{}
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1635,7 +1896,7 @@ func (x *SessionList) String() string {
 func (*SessionList) ProtoMessage() {}
 
 func (x *SessionList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1648,7 +1909,7 @@ func (x *SessionList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionList.ProtoReflect.Descriptor instead.
 func (*SessionList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SessionList) GetSessions() []*SessionSummary {
@@ -1684,7 +1945,7 @@ type SessionSummary struct {
 
 func (x *SessionSummary) Reset() {
 	*x = SessionSummary{}
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +1957,7 @@ func (x *SessionSummary) String() string {
 func (*SessionSummary) ProtoMessage() {}
 
 func (x *SessionSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +1970,7 @@ func (x *SessionSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSummary.ProtoReflect.Descriptor instead.
 func (*SessionSummary) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SessionSummary) GetSession() string {
@@ -1771,7 +2032,7 @@ type SteeringItem struct {
 
 func (x *SteeringItem) Reset() {
 	*x = SteeringItem{}
-	mi := &file_events_v1_commands_proto_msgTypes[29]
+	mi := &file_events_v1_commands_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1783,7 +2044,7 @@ func (x *SteeringItem) String() string {
 func (*SteeringItem) ProtoMessage() {}
 
 func (x *SteeringItem) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[29]
+	mi := &file_events_v1_commands_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1796,7 +2057,7 @@ func (x *SteeringItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringItem.ProtoReflect.Descriptor instead.
 func (*SteeringItem) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SteeringItem) GetRef() string {
@@ -1826,7 +2087,7 @@ type PendingApproval struct {
 
 func (x *PendingApproval) Reset() {
 	*x = PendingApproval{}
-	mi := &file_events_v1_commands_proto_msgTypes[30]
+	mi := &file_events_v1_commands_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1838,7 +2099,7 @@ func (x *PendingApproval) String() string {
 func (*PendingApproval) ProtoMessage() {}
 
 func (x *PendingApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[30]
+	mi := &file_events_v1_commands_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1851,7 +2112,7 @@ func (x *PendingApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingApproval.ProtoReflect.Descriptor instead.
 func (*PendingApproval) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PendingApproval) GetApprovalId() string {
@@ -1901,7 +2162,7 @@ type PendingQuestion struct {
 
 func (x *PendingQuestion) Reset() {
 	*x = PendingQuestion{}
-	mi := &file_events_v1_commands_proto_msgTypes[31]
+	mi := &file_events_v1_commands_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1913,7 +2174,7 @@ func (x *PendingQuestion) String() string {
 func (*PendingQuestion) ProtoMessage() {}
 
 func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[31]
+	mi := &file_events_v1_commands_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1926,7 +2187,7 @@ func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingQuestion.ProtoReflect.Descriptor instead.
 func (*PendingQuestion) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{31}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PendingQuestion) GetRef() string {
@@ -1968,7 +2229,7 @@ type RunningTool struct {
 
 func (x *RunningTool) Reset() {
 	*x = RunningTool{}
-	mi := &file_events_v1_commands_proto_msgTypes[32]
+	mi := &file_events_v1_commands_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2241,7 @@ func (x *RunningTool) String() string {
 func (*RunningTool) ProtoMessage() {}
 
 func (x *RunningTool) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[32]
+	mi := &file_events_v1_commands_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2254,7 @@ func (x *RunningTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunningTool.ProtoReflect.Descriptor instead.
 func (*RunningTool) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{32}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *RunningTool) GetCallId() string {
@@ -2028,7 +2289,7 @@ type ContextInfo struct {
 
 func (x *ContextInfo) Reset() {
 	*x = ContextInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[33]
+	mi := &file_events_v1_commands_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2040,7 +2301,7 @@ func (x *ContextInfo) String() string {
 func (*ContextInfo) ProtoMessage() {}
 
 func (x *ContextInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[33]
+	mi := &file_events_v1_commands_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2053,7 +2314,7 @@ func (x *ContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{33}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ContextInfo) GetUsed() int64 {
@@ -2108,7 +2369,7 @@ type SessionState struct {
 
 func (x *SessionState) Reset() {
 	*x = SessionState{}
-	mi := &file_events_v1_commands_proto_msgTypes[34]
+	mi := &file_events_v1_commands_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2120,7 +2381,7 @@ func (x *SessionState) String() string {
 func (*SessionState) ProtoMessage() {}
 
 func (x *SessionState) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[34]
+	mi := &file_events_v1_commands_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2133,7 +2394,7 @@ func (x *SessionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionState.ProtoReflect.Descriptor instead.
 func (*SessionState) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{34}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SessionState) GetState() string {
@@ -2329,13 +2590,29 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\tSubscribe\x12\x14\n" +
 	"\x05since\x18\x01 \x01(\x04R\x05since\x12\x14\n" +
 	"\x05types\x18\x02 \x03(\tR\x05types\"\x0e\n" +
-	"\fCloseSession\"<\n" +
+	"\fCloseSession\"\x0f\n" +
+	"\rDeleteSession\"\x0f\n" +
+	"\rExportSession\"d\n" +
+	"\rImportSession\x12\x18\n" +
+	"\asession\x18\x01 \x01(\tR\asession\x129\n" +
+	"\bdocument\x18\x02 \x01(\v2\x1d.tack.events.v1.SessionExportR\bdocument\"\xf5\x02\n" +
+	"\rSessionExport\x12\x16\n" +
+	"\x06format\x18\x01 \x01(\tR\x06format\x12\x18\n" +
+	"\asession\x18\x02 \x01(\tR\asession\x12/\n" +
+	"\x06config\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\x123\n" +
+	"\bmessages\x18\x04 \x03(\v2\x17.tack.events.v1.MessageR\bmessages\x12*\n" +
+	"\x05todos\x18\x05 \x03(\v2\x14.tack.events.v1.TodoR\x05todos\x12\x14\n" +
+	"\x05title\x18\x06 \x01(\tR\x05title\x12+\n" +
+	"\x05usage\x18\a \x01(\v2\x15.tack.events.v1.UsageR\x05usage\x12<\n" +
+	"\x0esubagent_usage\x18\b \x01(\v2\x15.tack.events.v1.UsageR\rsubagentUsage\x12\x1f\n" +
+	"\vexported_at\x18\t \x01(\tR\n" +
+	"exportedAt\"<\n" +
 	"\fListSessions\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06cursor\x18\x02 \x01(\tR\x06cursor\"9\n" +
 	"\tErrorInfo\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xc1\x03\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xfa\x03\n" +
 	"\x05Reply\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.tack.events.v1.ErrorInfoR\x05error\x123\n" +
 	"\acreated\x18\x02 \x01(\v2\x17.tack.events.v1.CreatedH\x00R\acreated\x125\n" +
@@ -2344,7 +2621,8 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x05state\x18\x05 \x01(\v2\x1c.tack.events.v1.SessionStateH\x00R\x05state\x129\n" +
 	"\bmessages\x18\x06 \x01(\v2\x1b.tack.events.v1.MessageListH\x00R\bmessages\x123\n" +
 	"\x06events\x18\a \x01(\v2\x19.tack.events.v1.EventListH\x00R\x06events\x129\n" +
-	"\bsessions\x18\b \x01(\v2\x1b.tack.events.v1.SessionListH\x00R\bsessionsB\x06\n" +
+	"\bsessions\x18\b \x01(\v2\x1b.tack.events.v1.SessionListH\x00R\bsessions\x127\n" +
+	"\x06export\x18\t \x01(\v2\x1d.tack.events.v1.SessionExportH\x00R\x06exportB\x06\n" +
 	"\x04data\"#\n" +
 	"\aCreated\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\"%\n" +
@@ -2426,7 +2704,7 @@ func file_events_v1_commands_proto_rawDescGZIP() []byte {
 	return file_events_v1_commands_proto_rawDescData
 }
 
-var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_events_v1_commands_proto_goTypes = []any{
 	(*PluginConfig)(nil),    // 0: tack.events.v1.PluginConfig
 	(*CreateSession)(nil),   // 1: tack.events.v1.CreateSession
@@ -2447,59 +2725,70 @@ var file_events_v1_commands_proto_goTypes = []any{
 	(*GetMessages)(nil),     // 16: tack.events.v1.GetMessages
 	(*Subscribe)(nil),       // 17: tack.events.v1.Subscribe
 	(*CloseSession)(nil),    // 18: tack.events.v1.CloseSession
-	(*ListSessions)(nil),    // 19: tack.events.v1.ListSessions
-	(*ErrorInfo)(nil),       // 20: tack.events.v1.ErrorInfo
-	(*Reply)(nil),           // 21: tack.events.v1.Reply
-	(*Created)(nil),         // 22: tack.events.v1.Created
-	(*PromptReply)(nil),     // 23: tack.events.v1.PromptReply
-	(*SteerReply)(nil),      // 24: tack.events.v1.SteerReply
-	(*MessageList)(nil),     // 25: tack.events.v1.MessageList
-	(*EventList)(nil),       // 26: tack.events.v1.EventList
-	(*SessionList)(nil),     // 27: tack.events.v1.SessionList
-	(*SessionSummary)(nil),  // 28: tack.events.v1.SessionSummary
-	(*SteeringItem)(nil),    // 29: tack.events.v1.SteeringItem
-	(*PendingApproval)(nil), // 30: tack.events.v1.PendingApproval
-	(*PendingQuestion)(nil), // 31: tack.events.v1.PendingQuestion
-	(*RunningTool)(nil),     // 32: tack.events.v1.RunningTool
-	(*ContextInfo)(nil),     // 33: tack.events.v1.ContextInfo
-	(*SessionState)(nil),    // 34: tack.events.v1.SessionState
-	(*RawJSON)(nil),         // 35: tack.events.v1.RawJSON
-	(*Message)(nil),         // 36: tack.events.v1.Message
-	(*Event)(nil),           // 37: tack.events.v1.Event
-	(*Usage)(nil),           // 38: tack.events.v1.Usage
-	(*Todo)(nil),            // 39: tack.events.v1.Todo
+	(*DeleteSession)(nil),   // 19: tack.events.v1.DeleteSession
+	(*ExportSession)(nil),   // 20: tack.events.v1.ExportSession
+	(*ImportSession)(nil),   // 21: tack.events.v1.ImportSession
+	(*SessionExport)(nil),   // 22: tack.events.v1.SessionExport
+	(*ListSessions)(nil),    // 23: tack.events.v1.ListSessions
+	(*ErrorInfo)(nil),       // 24: tack.events.v1.ErrorInfo
+	(*Reply)(nil),           // 25: tack.events.v1.Reply
+	(*Created)(nil),         // 26: tack.events.v1.Created
+	(*PromptReply)(nil),     // 27: tack.events.v1.PromptReply
+	(*SteerReply)(nil),      // 28: tack.events.v1.SteerReply
+	(*MessageList)(nil),     // 29: tack.events.v1.MessageList
+	(*EventList)(nil),       // 30: tack.events.v1.EventList
+	(*SessionList)(nil),     // 31: tack.events.v1.SessionList
+	(*SessionSummary)(nil),  // 32: tack.events.v1.SessionSummary
+	(*SteeringItem)(nil),    // 33: tack.events.v1.SteeringItem
+	(*PendingApproval)(nil), // 34: tack.events.v1.PendingApproval
+	(*PendingQuestion)(nil), // 35: tack.events.v1.PendingQuestion
+	(*RunningTool)(nil),     // 36: tack.events.v1.RunningTool
+	(*ContextInfo)(nil),     // 37: tack.events.v1.ContextInfo
+	(*SessionState)(nil),    // 38: tack.events.v1.SessionState
+	(*RawJSON)(nil),         // 39: tack.events.v1.RawJSON
+	(*Message)(nil),         // 40: tack.events.v1.Message
+	(*Todo)(nil),            // 41: tack.events.v1.Todo
+	(*Usage)(nil),           // 42: tack.events.v1.Usage
+	(*Event)(nil),           // 43: tack.events.v1.Event
 }
 var file_events_v1_commands_proto_depIdxs = []int32{
-	35, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
-	35, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
+	39, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
+	39, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
 	0,  // 2: tack.events.v1.CreateSession.plugins:type_name -> tack.events.v1.PluginConfig
 	3,  // 3: tack.events.v1.CreateSession.context:type_name -> tack.events.v1.ContextOptions
 	2,  // 4: tack.events.v1.CreateSession.subagents:type_name -> tack.events.v1.SubagentOptions
-	20, // 5: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
-	22, // 6: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
-	23, // 7: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
-	24, // 8: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
-	34, // 9: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
-	25, // 10: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
-	26, // 11: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
-	27, // 12: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
-	36, // 13: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
-	37, // 14: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
-	28, // 15: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
-	35, // 16: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
-	29, // 17: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
-	30, // 18: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
-	31, // 19: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
-	32, // 20: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
-	38, // 21: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
-	33, // 22: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
-	39, // 23: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
-	38, // 24: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	22, // 5: tack.events.v1.ImportSession.document:type_name -> tack.events.v1.SessionExport
+	39, // 6: tack.events.v1.SessionExport.config:type_name -> tack.events.v1.RawJSON
+	40, // 7: tack.events.v1.SessionExport.messages:type_name -> tack.events.v1.Message
+	41, // 8: tack.events.v1.SessionExport.todos:type_name -> tack.events.v1.Todo
+	42, // 9: tack.events.v1.SessionExport.usage:type_name -> tack.events.v1.Usage
+	42, // 10: tack.events.v1.SessionExport.subagent_usage:type_name -> tack.events.v1.Usage
+	24, // 11: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
+	26, // 12: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
+	27, // 13: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
+	28, // 14: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
+	38, // 15: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
+	29, // 16: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
+	30, // 17: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
+	31, // 18: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
+	22, // 19: tack.events.v1.Reply.export:type_name -> tack.events.v1.SessionExport
+	40, // 20: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
+	43, // 21: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
+	32, // 22: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
+	39, // 23: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
+	33, // 24: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
+	34, // 25: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
+	35, // 26: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
+	36, // 27: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
+	42, // 28: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
+	37, // 29: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
+	41, // 30: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
+	42, // 31: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
+	32, // [32:32] is the sub-list for method output_type
+	32, // [32:32] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_commands_proto_init() }
@@ -2511,7 +2800,7 @@ func file_events_v1_commands_proto_init() {
 	file_events_v1_commands_proto_msgTypes[2].OneofWrappers = []any{}
 	file_events_v1_commands_proto_msgTypes[3].OneofWrappers = []any{}
 	file_events_v1_commands_proto_msgTypes[5].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[21].OneofWrappers = []any{
+	file_events_v1_commands_proto_msgTypes[25].OneofWrappers = []any{
 		(*Reply_Created)(nil),
 		(*Reply_Prompt)(nil),
 		(*Reply_Steer)(nil),
@@ -2519,16 +2808,17 @@ func file_events_v1_commands_proto_init() {
 		(*Reply_Messages)(nil),
 		(*Reply_Events)(nil),
 		(*Reply_Sessions)(nil),
+		(*Reply_Export)(nil),
 	}
-	file_events_v1_commands_proto_msgTypes[33].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[34].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[37].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[38].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_commands_proto_rawDesc), len(file_events_v1_commands_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
