@@ -94,6 +94,7 @@ func New(opts ...Option) (*Runtime, error) {
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
 			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models, Tools: catalog,
 			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL, LeaseWait: c.leaseWait, PassivateAfter: c.passive,
+			MaxImageBytes: c.maxImage,
 		},
 	}
 	if rt.system == nil {

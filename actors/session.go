@@ -87,10 +87,15 @@ type session struct {
 	rolled    []rolledSpan
 	rollbacks uint64
 	// checked is how much of the history the repair pass has found valid.
-	checked  int
-	prompts  []string
-	steering []*eventsv1.SteeringItem
-	run      *run
+	checked int
+	prompts []string
+	// promptImages are the images of the queued prompts, by their index
+	// in prompts; shorter when the last ones have none.
+	promptImages [][]*llm.Image
+	// steerImages are the images of the queued steering messages, by ref.
+	steerImages map[string][]*llm.Image
+	steering    []*eventsv1.SteeringItem
+	run         *run
 
 	chain         *plugins.Chain
 	interventions []string
@@ -301,6 +306,10 @@ func (s *session) common(ctx actor.Context) bool {
 			s.fail(ctx, events.CodeNotAlive, s.refused)
 			return true
 		}
+		if err := llm.CheckImages(m.(userInput).GetImages(), s.env.MaxImageBytes); err != nil {
+			s.fail(ctx, events.CodeBadRequest, err.Error())
+			return true
+		}
 		return false
 	default:
 		return false
@@ -315,7 +324,7 @@ func (s *session) idle(ctx actor.Context) {
 	case *eventsv1.Prompt:
 		s.promptAtIdle(ctx, m)
 	case *eventsv1.Steer:
-		s.steerIdle(ctx, m.Text)
+		s.steerIdle(ctx, inputOf(m))
 	case *eventsv1.Abort:
 		s.abortAt(ctx, m, time.Now())
 	default:
@@ -329,7 +338,7 @@ func (s *session) running(ctx actor.Context) {
 	case *eventsv1.Prompt:
 		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
-		s.queueSteer(ctx, m.Text, false)
+		s.queueSteer(ctx, inputOf(m), false)
 	case *eventsv1.Abort:
 		s.abortAt(ctx, m, time.Now())
 	case *streamChunk:
@@ -347,7 +356,7 @@ func (s *session) streaming(ctx actor.Context) {
 	case *eventsv1.Prompt:
 		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
-		s.queueSteer(ctx, m.Text, false)
+		s.queueSteer(ctx, inputOf(m), false)
 	case *eventsv1.Abort:
 		s.abortAt(ctx, m, time.Now())
 	case *streamChunk:
@@ -365,7 +374,7 @@ func (s *session) executingTools(ctx actor.Context) {
 	case *eventsv1.Prompt:
 		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
-		s.queueSteer(ctx, m.Text, m.InterruptTools == nil || *m.InterruptTools)
+		s.queueSteer(ctx, inputOf(m), m.InterruptTools == nil || *m.InterruptTools)
 	case *eventsv1.Abort:
 		s.abortAt(ctx, m, time.Now())
 	case *toolUpdate:

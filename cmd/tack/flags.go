@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/config"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/builtin"
@@ -28,6 +29,7 @@ type common struct {
 	leaseTTL  time.Duration
 	config    string
 	scriptDir string
+	maxImage  int64
 	verbose   bool
 	// traceContent puts message content on spans (when tracing is on).
 	traceContent bool
@@ -48,6 +50,7 @@ func (c *common) register(fs *flag.FlagSet, defaultStore string, shared bool) {
 	} else {
 		fs.StringVar(&c.scriptDir, "script-dir", ".", "directory that script:<path> models are read from; a path must stay inside it (absolute paths, .. and links out of it are unknown models)")
 	}
+	fs.Int64Var(&c.maxImage, "max-image-bytes", llm.DefaultMaxImageBytes, "largest image a prompt or steering message may carry as a data URL, in decoded bytes\n(a request body is bounded by --max-body-bytes too, where there is one)")
 	fs.BoolVar(&c.verbose, "v", false, "log to stderr")
 	fs.BoolVar(&c.traceContent, "trace-content", os.Getenv("TACK_TRACE_CONTENT") == "1", "put prompts, answers, tool arguments and results on trace spans (default: $TACK_TRACE_CONTENT=1; tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 }
@@ -105,7 +108,10 @@ func (c *common) newRuntime(st store.Store, extra ...tack.Option) (*tack.Runtime
 	if err := builtin.Register(reg); err != nil {
 		return nil, err
 	}
-	opts := append([]tack.Option{tack.WithScriptDir(c.scriptDir), tack.WithPluginRegistry(reg)}, extra...)
+	if c.maxImage <= 0 {
+		return nil, fmt.Errorf("--max-image-bytes must be positive, not %d", c.maxImage)
+	}
+	opts := append([]tack.Option{tack.WithScriptDir(c.scriptDir), tack.WithPluginRegistry(reg), tack.WithMaxImageBytes(c.maxImage)}, extra...)
 	if st != nil {
 		opts = append(opts, tack.WithStore(st), tack.WithNode(c.nodeName()), tack.WithLeaseTTL(c.leaseTTL))
 	}

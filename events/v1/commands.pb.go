@@ -371,6 +371,7 @@ type Prompt struct {
 	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	IfBusy        string                 `protobuf:"bytes,2,opt,name=if_busy,json=ifBusy,proto3" json:"if_busy,omitempty"`
 	Traceparent   string                 `protobuf:"bytes,3,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
+	Images        []*Image               `protobuf:"bytes,4,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -426,11 +427,19 @@ func (x *Prompt) GetTraceparent() string {
 	return ""
 }
 
+func (x *Prompt) GetImages() []*Image {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
 // interrupt_tools defaults to true when unset.
 type Steer struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Text           string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	InterruptTools *bool                  `protobuf:"varint,2,opt,name=interrupt_tools,json=interruptTools,proto3,oneof" json:"interrupt_tools,omitempty"`
+	Images         []*Image               `protobuf:"bytes,3,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -477,6 +486,13 @@ func (x *Steer) GetInterruptTools() bool {
 		return *x.InterruptTools
 	}
 	return false
+}
+
+func (x *Steer) GetImages() []*Image {
+	if x != nil {
+		return x.Images
+	}
+	return nil
 }
 
 // kill_tools is "killable" (the default when empty), "all" or "none". at
@@ -2543,14 +2559,16 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\v_max_tokensB\x0e\n" +
 	"\f_max_percentB\x15\n" +
 	"\x13_compact_at_percentB\x0e\n" +
-	"\f_keep_recent\"W\n" +
+	"\f_keep_recent\"\x86\x01\n" +
 	"\x06Prompt\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x17\n" +
 	"\aif_busy\x18\x02 \x01(\tR\x06ifBusy\x12 \n" +
-	"\vtraceparent\x18\x03 \x01(\tR\vtraceparent\"]\n" +
+	"\vtraceparent\x18\x03 \x01(\tR\vtraceparent\x12-\n" +
+	"\x06images\x18\x04 \x03(\v2\x15.tack.events.v1.ImageR\x06images\"\x8c\x01\n" +
 	"\x05Steer\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12,\n" +
-	"\x0finterrupt_tools\x18\x02 \x01(\bH\x00R\x0einterruptTools\x88\x01\x01B\x12\n" +
+	"\x0finterrupt_tools\x18\x02 \x01(\bH\x00R\x0einterruptTools\x88\x01\x01\x12-\n" +
+	"\x06images\x18\x03 \x03(\v2\x15.tack.events.v1.ImageR\x06imagesB\x12\n" +
 	"\x10_interrupt_tools\"\x92\x01\n" +
 	"\x05Abort\x12\x1d\n" +
 	"\n" +
@@ -2746,10 +2764,11 @@ var file_events_v1_commands_proto_goTypes = []any{
 	(*ContextInfo)(nil),     // 37: tack.events.v1.ContextInfo
 	(*SessionState)(nil),    // 38: tack.events.v1.SessionState
 	(*RawJSON)(nil),         // 39: tack.events.v1.RawJSON
-	(*Message)(nil),         // 40: tack.events.v1.Message
-	(*Todo)(nil),            // 41: tack.events.v1.Todo
-	(*Usage)(nil),           // 42: tack.events.v1.Usage
-	(*Event)(nil),           // 43: tack.events.v1.Event
+	(*Image)(nil),           // 40: tack.events.v1.Image
+	(*Message)(nil),         // 41: tack.events.v1.Message
+	(*Todo)(nil),            // 42: tack.events.v1.Todo
+	(*Usage)(nil),           // 43: tack.events.v1.Usage
+	(*Event)(nil),           // 44: tack.events.v1.Event
 }
 var file_events_v1_commands_proto_depIdxs = []int32{
 	39, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
@@ -2757,38 +2776,40 @@ var file_events_v1_commands_proto_depIdxs = []int32{
 	0,  // 2: tack.events.v1.CreateSession.plugins:type_name -> tack.events.v1.PluginConfig
 	3,  // 3: tack.events.v1.CreateSession.context:type_name -> tack.events.v1.ContextOptions
 	2,  // 4: tack.events.v1.CreateSession.subagents:type_name -> tack.events.v1.SubagentOptions
-	22, // 5: tack.events.v1.ImportSession.document:type_name -> tack.events.v1.SessionExport
-	39, // 6: tack.events.v1.SessionExport.config:type_name -> tack.events.v1.RawJSON
-	40, // 7: tack.events.v1.SessionExport.messages:type_name -> tack.events.v1.Message
-	41, // 8: tack.events.v1.SessionExport.todos:type_name -> tack.events.v1.Todo
-	42, // 9: tack.events.v1.SessionExport.usage:type_name -> tack.events.v1.Usage
-	42, // 10: tack.events.v1.SessionExport.subagent_usage:type_name -> tack.events.v1.Usage
-	24, // 11: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
-	26, // 12: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
-	27, // 13: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
-	28, // 14: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
-	38, // 15: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
-	29, // 16: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
-	30, // 17: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
-	31, // 18: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
-	22, // 19: tack.events.v1.Reply.export:type_name -> tack.events.v1.SessionExport
-	40, // 20: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
-	43, // 21: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
-	32, // 22: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
-	39, // 23: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
-	33, // 24: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
-	34, // 25: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
-	35, // 26: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
-	36, // 27: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
-	42, // 28: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
-	37, // 29: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
-	41, // 30: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
-	42, // 31: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
-	32, // [32:32] is the sub-list for method output_type
-	32, // [32:32] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	40, // 5: tack.events.v1.Prompt.images:type_name -> tack.events.v1.Image
+	40, // 6: tack.events.v1.Steer.images:type_name -> tack.events.v1.Image
+	22, // 7: tack.events.v1.ImportSession.document:type_name -> tack.events.v1.SessionExport
+	39, // 8: tack.events.v1.SessionExport.config:type_name -> tack.events.v1.RawJSON
+	41, // 9: tack.events.v1.SessionExport.messages:type_name -> tack.events.v1.Message
+	42, // 10: tack.events.v1.SessionExport.todos:type_name -> tack.events.v1.Todo
+	43, // 11: tack.events.v1.SessionExport.usage:type_name -> tack.events.v1.Usage
+	43, // 12: tack.events.v1.SessionExport.subagent_usage:type_name -> tack.events.v1.Usage
+	24, // 13: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
+	26, // 14: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
+	27, // 15: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
+	28, // 16: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
+	38, // 17: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
+	29, // 18: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
+	30, // 19: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
+	31, // 20: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
+	22, // 21: tack.events.v1.Reply.export:type_name -> tack.events.v1.SessionExport
+	41, // 22: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
+	44, // 23: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
+	32, // 24: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
+	39, // 25: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
+	33, // 26: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
+	34, // 27: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
+	35, // 28: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
+	36, // 29: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
+	43, // 30: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
+	37, // 31: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
+	42, // 32: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
+	43, // 33: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
+	34, // [34:34] is the sub-list for method output_type
+	34, // [34:34] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_commands_proto_init() }
