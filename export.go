@@ -115,7 +115,8 @@ type History struct {
 // configuration — checked and granted as Spawn checks it — and h's
 // history and state; cfg.ID names it, or an id is generated. Exporting
 // it gives h back. A history the runtime cannot take (a role it does not
-// know, compacted messages after working ones, text a store cannot keep)
+// know, compacted messages after working ones, an image a prompt could
+// not carry or one on another role, text a store cannot keep)
 // is bad_request, and nothing is made.
 func (rt *Runtime) Import(ctx context.Context, cfg SessionConfig, h History) (*Session, error) {
 	if cfg.ID != "" {
@@ -123,7 +124,7 @@ func (rt *Runtime) Import(ctx context.Context, cfg SessionConfig, h History) (*S
 			return nil, err
 		}
 	}
-	snap, err := importSnapshot(h)
+	snap, err := importSnapshot(h, rt.env.MaxImageBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -174,11 +175,12 @@ func (rt *Runtime) importElsewhere(ctx context.Context, cfg SessionConfig, snap 
 	}
 }
 
-// importSnapshot checks an imported history and makes the idle session
-// it describes: the leading compacted messages before its history start,
+// importSnapshot checks an imported history — its images as a prompt's
+// are checked, against maxBytes — and makes the idle session it
+// describes: the leading compacted messages before its history start,
 // every mark but rolled_back taken off (the store keeps that one in the
 // message).
-func importSnapshot(h History) (*store.Snapshot, error) {
+func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
 	bad := func(format string, args ...any) error {
 		return &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf(format, args...)}
 	}
@@ -194,6 +196,12 @@ func importSnapshot(h History) (*store.Snapshot, error) {
 			return nil, bad("message %d is compacted but follows working messages: compacted messages come first", i)
 		case m.Compacted:
 			start++
+		}
+		if len(m.Images) > 0 && m.Role != llm.RoleUser {
+			return nil, bad("message %d (%s) has images: only user messages have them", i, m.Role)
+		}
+		if err := llm.CheckImages(m.Images, maxBytes); err != nil {
+			return nil, bad("message %d: %v", i, err)
 		}
 		c := proto.Clone(m).(*llm.Message)
 		c.Compacted = false

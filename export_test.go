@@ -18,7 +18,7 @@ import (
 
 // fullLife is a script whose session, driven by richSession, has every
 // part an export holds: compacted, rolled-back and working messages, a
-// summary, todos, a title and usage.
+// summary, an image, todos, a title and usage.
 const fullLife = `{"turns":[
 	{"text":"a1","usage":{"input_tokens":10,"output_tokens":2}},
 	{"tool_calls":[{"name":"todo_write","args":{"todos":[{"text":"write the tests","status":"in_progress"}]}}]},
@@ -39,7 +39,7 @@ func richSession(t *testing.T, rt *tack.Runtime, id string) {
 		t.Fatal(err)
 	}
 	promptAndWait(t, rt, id, "Plan the release\nwith care", "r-1")
-	promptAndWait(t, rt, id, "p2", "r-2")
+	promptAndWait(t, rt, id, "p2", "r-2", tack.PromptOptions{Images: []*llm.Image{{Url: "https://example.com/plan.png", Detail: "low"}}})
 	if removed := compactAndWait(t, s); removed == 0 {
 		t.Fatal("the compaction removed nothing")
 	}
@@ -181,8 +181,12 @@ func same(t *testing.T, ra *tack.Runtime, a string, rb *tack.Runtime, b string) 
 			kinds = append(kinds, ma[i].Role)
 		}
 	}
-	if got := strings.Join(kinds, " "); !strings.Contains(got, "compacted") || !strings.Contains(got, "rolled_back") || !strings.Contains(got, "summary") {
-		t.Fatalf("the history has not every kind of message: %s", got)
+	images := 0
+	for _, m := range ma {
+		images += len(m.Images)
+	}
+	if got := strings.Join(kinds, " "); !strings.Contains(got, "compacted") || !strings.Contains(got, "rolled_back") || !strings.Contains(got, "summary") || images != 1 {
+		t.Fatalf("the history has not every kind of message: %s, %d images", got, images)
 	}
 	wa, _ := sa.Messages(ctx)
 	wb, _ := sb.Messages(ctx)

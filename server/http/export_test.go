@@ -49,6 +49,8 @@ func TestExportImport(t *testing.T) {
 		{"config", "/v1/sessions/import", swap(`"system":"be brief"`, `"sistem":"be brief"`), `document.config: unknown field \"sistem\" in create_session`},
 		{"role", "/v1/sessions/import", swap(`"role":"user"`, `"role":"root"`), `message 0 has role \"root\"`},
 		{"compacted late", "/v1/sessions/import", swap(`"content":"hi"`, `"content":"hi","compacted":true`), "message 1 is compacted but follows working messages"},
+		{"image", "/v1/sessions/import", swap(`"content":"hello"`, `"content":"hello","images":[{"url":"file:///etc/passwd"}]`), "message 0: images[0]: url must be a data: URL or https://"},
+		{"image of the model", "/v1/sessions/import", swap(`"content":"hi"`, `"content":"hi","images":[{"url":"https://x/a.png"}]`), "message 1 (assistant) has images: only user messages have them"},
 		{"parameter", "/v1/sessions/import?id=x", doc, `takes no parameter \"id\"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
