@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coder/websocket"
 )
 
 // TestDeleteAndClose: DELETE removes the session — its event stream ends,
@@ -60,4 +62,21 @@ func TestDeleteAndClose(t *testing.T) {
 	if msgs := ts.must("GET", "/v1/sessions/stored/messages", aliceToken, "", 200); msgs != `{"messages":[]}` {
 		t.Fatalf("the re-created session's messages: %s", msgs)
 	}
+}
+
+// TestDeleteOverWebSocket: delete_session sent on a session's socket is
+// answered, then the socket closes as for a closed session, and the
+// session is gone.
+func TestDeleteOverWebSocket(t *testing.T) {
+	ts := start(t, nil)
+	ts.must("POST", "/v1/sessions", "", `{"session":"s","script":{"turns":[{"text":"hi"}]}}`, 201)
+	c := ts.ws("/v1/sessions/s/ws", "")
+	c.send(`{"id":1,"cmd":"delete_session"}`)
+	if got := c.response("1"); got != `{"type":"response","id":1,"cmd":"delete_session","ok":true,"data":{}}` {
+		t.Fatalf("delete_session: %s", got)
+	}
+	if code, reason := c.ended(); code != websocket.StatusNormalClosure || reason != reasonSessionClosed {
+		t.Fatalf("closed with %v %q", code, reason)
+	}
+	ts.must("GET", "/v1/sessions/s", "", "", 404)
 }
