@@ -42,7 +42,7 @@ func TestImages(t *testing.T) {
 
 	ws := ts.ws("/v1/sessions/rest/ws", aliceToken)
 	ws.send(`{"cmd":"prompt","id":"p","text":"","images":[{"url":"https://example.com/cat.jpg"}]}`)
-	for !strings.Contains(ws.next(), `"type":"agent_end"`) {
+	for f := ws.next(); !strings.Contains(f, `"type":"agent_end"`) || !strings.Contains(f, `"run_id":"r-2"`); f = ws.next() {
 	}
 	if got := last("rest"); !strings.Contains(got, `\"message_count\":3`) || !strings.Contains(got, `{\"url\":\"https://example.com/cat.jpg\"}]}`) {
 		t.Fatalf("the report after the WebSocket prompt: %s", got)
