@@ -22,6 +22,20 @@ type Catalog struct {
 	Tools []ToolInfo `json:"tools"`
 	// Plugins are the names of the plugins a session may configure, sorted.
 	Plugins []string `json:"plugins"`
+	// Agents are the named agents (WithAgents), sorted by name.
+	Agents []AgentInfo `json:"agents"`
+	// DefaultAgent names the default agent; "" when there is none.
+	DefaultAgent string `json:"default_agent"`
+}
+
+// AgentInfo is one listed agent.
+type AgentInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Model is the agent's model; "" for the configured default.
+	Model string `json:"model"`
+	// Tools are the tools the agent names.
+	Tools []string `json:"tools"`
 }
 
 // ModelInfo is one listed model.
@@ -41,7 +55,11 @@ type ToolInfo struct {
 
 // Catalog returns what sessions of this runtime can be created with.
 func (rt *Runtime) Catalog() Catalog {
-	c := Catalog{Models: []ModelInfo{}, Tools: []ToolInfo{}, Plugins: rt.plugins.Names()}
+	c := Catalog{Models: []ModelInfo{}, Tools: []ToolInfo{}, Plugins: rt.plugins.Names(), Agents: []AgentInfo{}, DefaultAgent: rt.defaultAgent}
+	for _, name := range rt.AgentNames() {
+		a := rt.agents[name]
+		c.Agents = append(c.Agents, AgentInfo{Name: name, Description: a.Description, Model: a.Model, Tools: append([]string{}, a.Tools...)})
+	}
 	if l, ok := rt.models.(llm.Lister); ok {
 		for _, m := range l.List() {
 			info := ModelInfo{Name: m.Name}
@@ -66,7 +84,8 @@ func (rt *Runtime) Catalog() Catalog {
 
 // CatalogOf is Catalog as far as user is granted it (WithPolicy): the
 // models and tools their sessions may name (scripted models when scripts
-// are granted; an MCP server's entry when its group is). Without a policy
+// are granted; an MCP server's entry when its group is; the agents whose
+// model and tools are granted). Without a policy
 // it is Catalog.
 func (rt *Runtime) CatalogOf(user string) Catalog {
 	c := rt.Catalog()
@@ -81,5 +100,9 @@ func (rt *Runtime) CatalogOf(user string) Catalog {
 		return !g.Model(m.Name)
 	})
 	c.Tools = slices.DeleteFunc(c.Tools, func(t ToolInfo) bool { return !g.Tool(t.Name) })
+	c.Agents = slices.DeleteFunc(c.Agents, func(a AgentInfo) bool { return rt.permitAgent(user, a.Name) != nil })
+	if !slices.ContainsFunc(c.Agents, func(a AgentInfo) bool { return a.Name == c.DefaultAgent }) {
+		c.DefaultAgent = ""
+	}
 	return c
 }

@@ -3,7 +3,6 @@ package tack
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
@@ -33,10 +32,7 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 		}
 		return &Session{id: r.GetCreated().GetSession(), rt: rt}, nil
 	}
-	timeout := rt.timeout
-	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
-	}
+	timeout := rt.timeoutFor(ctx)
 	from, err := s.actorPID(ctx)
 	if err != nil {
 		return nil, err

@@ -46,7 +46,10 @@ type config struct {
 	mcp       *mcp.Manager
 	tracer    *tracing.Tracer
 	policy    *policy.Policy
-	maxImage  int64
+	agents    map[string]Agent
+	// defaultAgent is WithAgents' def.
+	defaultAgent string
+	maxImage     int64
 }
 
 type namedPlugin struct {

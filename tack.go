@@ -55,6 +55,10 @@ type Runtime struct {
 	// admitting makes counting a user's sessions and adding one atomic
 	// (admitSession).
 	admitting sync.Mutex
+	// agents are the named session templates (WithAgents).
+	agents map[string]Agent
+	// defaultAgent names the default of agents; "" for none.
+	defaultAgent string
 }
 
 // New returns a runtime. With no options it runs scripted models and the
@@ -80,15 +84,21 @@ func New(opts ...Option) (*Runtime, error) {
 		return nil, fmt.Errorf("tack: WithSessionsElsewhere needs WithStore: the store the sessions are kept in, for their owners and the list")
 	}
 	models := llm.Chain(append(c.models, script.NewResolver(c.dir))...)
+	def, err := defaultAgent(c.agents, c.defaultAgent)
+	if err != nil {
+		return nil, err
+	}
 	rt := &Runtime{
-		elsewhere: c.elsewhere,
-		policy:    c.policy,
-		system:    c.system,
-		models:    models,
-		catalog:   catalog,
-		mcp:       c.mcp,
-		plugins:   c.plugins,
-		timeout:   c.timeout,
+		elsewhere:    c.elsewhere,
+		policy:       c.policy,
+		system:       c.system,
+		models:       models,
+		catalog:      catalog,
+		mcp:          c.mcp,
+		plugins:      c.plugins,
+		timeout:      c.timeout,
+		agents:       c.agents,
+		defaultAgent: def,
 		env: &actors.Env{
 			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
@@ -175,6 +185,10 @@ type SessionConfig struct {
 	// (all of them in the next turn, as one user message joined by blank
 	// lines). See docs/control.md.
 	QueueMode string
+	// Agent names the agent (WithAgents) whose template the session
+	// starts from: each field above that is left empty (Model with Script,
+	// a nil Tools, Plugins, Context or Subagents) is the agent's.
+	Agent string
 }
 
 // SubagentConfig configures a session's sub-agents; its Depth is set by
@@ -187,6 +201,10 @@ type SubagentConfig = actors.SubagentConfig
 // is bad_request and changes nothing of that session. With a policy
 // (WithPolicy), naming what cfg.User is not granted is forbidden.
 func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
+	cfg, err := rt.withAgent(cfg)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.ID != "" {
 		if err := checkID("session", cfg.ID); err != nil {
 			return nil, err
@@ -446,22 +464,27 @@ func failure(id string, err error) *eventsv1.ErrorInfo {
 // requestID sends a command to session id through Deliver and waits for
 // its reply: what a Session's commands do when sessions may be passivated.
 func (rt *Runtime) requestID(ctx context.Context, id string, msg any) (*eventsv1.Reply, error) {
-	timeout := rt.timeout
-	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
-	}
-	f := actor.NewFuture(rt.system, timeout)
+	f := actor.NewFuture(rt.system, rt.timeoutFor(ctx))
 	rt.registry.Deliver(id, &actor.MessageEnvelope{Message: msg, Sender: f.PID()})
 	return rt.answer(f.Result())
 }
 
 // request sends a command to a session actor and waits for its reply.
 func (rt *Runtime) request(ctx context.Context, pid *actor.PID, msg any) (*eventsv1.Reply, error) {
-	timeout := rt.timeout
+	return rt.answer(rt.system.Root.RequestFuture(pid, msg, rt.timeoutFor(ctx)).Result())
+}
+
+// timeoutFor is how long a request made under ctx waits for its session's
+// answer: what is left of ctx's deadline, else the runtime's request
+// timeout. A deadline already past leaves a nanosecond: a negative
+// duration would make protoactor's future wait with no timeout at all,
+// forever if the answer never comes (a reply held for a write to a store
+// that hangs).
+func (rt *Runtime) timeoutFor(ctx context.Context) time.Duration {
 	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
+		return max(time.Until(d), time.Nanosecond)
 	}
-	return rt.answer(rt.system.Root.RequestFuture(pid, msg, timeout).Result())
+	return rt.timeout
 }
 
 // answer is the Reply of a request, or the error it carries.

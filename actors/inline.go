@@ -3,6 +3,7 @@ package actors
 import (
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/inlinetag"
@@ -19,7 +20,7 @@ func (s *session) showText(p *partial, pieces []inlinetag.Piece) {
 		switch pc.Tag {
 		case "":
 			p.text.WriteString(pc.Text)
-			s.emit(&eventsv1.MessageDelta{Delta: pc.Text})
+			s.publish(events.NewMessageDelta(pc.Text))
 		case inlinetag.Title:
 			s.generatedTitle(pc.Text)
 		case inlinetag.Status:

@@ -22,6 +22,9 @@ type tag struct {
 type streamChunk struct {
 	tag   tag
 	chunk llm.Chunk
+	// window is the request's count of chunks in the mailbox, which the
+	// mailbox releases as it takes the chunk; nil counts nothing.
+	window *window
 }
 
 // streamDone ends a model request: resp on success, err on failure.

@@ -59,14 +59,16 @@ type heldCommand struct {
 
 // persistence is a session's write state.
 type persistence struct {
-	gate       bool      // changes await a write: hold events and replies
-	failures   int       // writes failed in a row
-	outbox     []outItem // what waits, in order
-	inflight   bool      // a write is under way
-	upTo       int       // outbox items the write in flight releases
-	dirtyAfter bool      // changes since the write in flight started
-	saved      int       // messages of the history stored
-	savedBase  int       // the history's start as stored
+	gate       bool // changes await a write: hold events and replies
+	inflight   bool // a write is under way
+	dirtyAfter bool // changes since the write in flight started
+	// probe asks flush for a try at the store without holding events.
+	probe     bool
+	failures  int       // writes failed in a row
+	outbox    []outItem // what waits, in order
+	upTo      int       // outbox items the write in flight releases
+	saved     int       // messages of the history stored
+	savedBase int       // the history's start as stored
 	// before is the history as it was before a compaction or a rollback
 	// the store does not hold yet: what a failed write goes back to.
 	before *rewind
@@ -79,8 +81,6 @@ type persistence struct {
 	// down is the error of the write that failed for good; nil while the
 	// store takes the session's writes.
 	down error
-	// probe asks flush for a try at the store without holding events.
-	probe bool
 	// held are the commands that wait for that try.
 	held []heldCommand
 }

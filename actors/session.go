@@ -52,10 +52,22 @@ type Spec struct {
 }
 
 // session is the session actor's state. Only Receive touches it.
+//
+// Its flags sit together at the top, each where it would otherwise take
+// a word of padding of its own: an idle session is mostly this struct, and
+// its size class (768 bytes) is what a million of them cost.
 type session struct {
 	// admitted: a run is reserved for the prompt being handled; counted:
 	// the run in progress is counted (runlimit.go).
 	admitted, counted bool
+	// compactWanted asks for a compaction at the run's next turn gap.
+	compactWanted bool
+	// switched is set once the model was switched or the tools changed:
+	// every write then carries the configuration.
+	switched bool
+	// subRan is set once a sub-agent ended.
+	subRan    bool
+	abandoned atomic.Int32
 	// spec is shared with the producer of the session's props, which
 	// would make the actor again after a restart: one copy per session.
 	spec    *Spec
@@ -76,11 +88,9 @@ type session struct {
 	base    int
 	// archivedCalls counts the tool calls of the archive.
 	archivedCalls int
-	// compacting is the compaction in flight; compactWanted asks for one
-	// at the run's next turn gap; compactions numbers them.
-	compacting    *compaction
-	compactWanted bool
-	compactions   uint64
+	// compacting is the compaction in flight; compactions numbers them.
+	compacting  *compaction
+	compactions uint64
 	// rolled are the messages rollbacks took out of the working history
 	// since base, in their places (rollback.go); rollbacks counts the
 	// rollbacks.
@@ -104,9 +114,6 @@ type session struct {
 	refused string
 
 	p persistence
-	// switched is set once the model was switched or the tools changed:
-	// every write then carries the configuration.
-	switched bool
 	// todos is the todo list todo_write last wrote; detached names the
 	// tools detach_tools took out that a restore would bring back.
 	todos    []*eventsv1.Todo
@@ -120,10 +127,9 @@ type session struct {
 	updated time.Time
 
 	usage tally
-	// subUsage is the part of usage the sub-agents spent; subRan is set
-	// once one ended; subagents counts those started (<id>/sub-N).
+	// subUsage is the part of usage the sub-agents spent; subagents
+	// counts those started (<id>/sub-N).
 	subUsage    tally
-	subRan      bool
 	subagents   uint64
 	contextUsed int64
 	// tokenScale is the provider's reported input tokens of the last
@@ -135,8 +141,7 @@ type session struct {
 	sinks      []events.Sink
 	// trace watches the session for tracing; nil when the Env has no
 	// Tracer or the session is a sub-agent.
-	trace     SessionTracer
-	abandoned atomic.Int32
+	trace SessionTracer
 	// activity counts the messages the session took (passivation's own
 	// aside); passivation is its pending passivation timer.
 	activity    uint64
@@ -167,7 +172,7 @@ func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 			log:     newStream(env, *sp, trace),
 			trace:   trace,
 		}
-	}, actor.WithDispatcher(dispatcher))
+	}, actor.WithDispatcher(dispatcher), actor.WithMailbox(newMailbox))
 }
 
 // Receive dispatches a message to the handler of the current state after

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -43,12 +45,76 @@ type partial struct {
 }
 
 // pump runs one model request on its own goroutine and reports every chunk
-// and the end to the session, tagged with the turn it belongs to.
+// and the end to the session, tagged with the turn it belongs to. At most
+// streamWindow chunks wait in the session's mailbox: a provider that
+// streams faster than the session publishes waits in its emit, which
+// holds its connection back, rather than piling up chunks the session's
+// subscribers would hear of ever later. A pump waiting for room gives up
+// once ctx is done (the run aborted or over) and drops the chunk: the
+// session would drop it anyway.
 func pump(ctx context.Context, root *actor.RootContext, self *actor.PID, p llm.Provider, req *llm.Request, t tag) {
+	w := newWindow()
 	resp, err := stream(ctx, p, req, func(c llm.Chunk) {
-		root.Send(self, &streamChunk{tag: t, chunk: c})
+		if w.acquire(ctx) {
+			root.Send(self, &streamChunk{tag: t, chunk: c, window: w})
+		}
 	})
 	root.Send(self, &streamDone{tag: t, resp: resp, err: err})
+}
+
+// streamWindow is how many chunks of one model request may wait in the
+// session's mailbox: about a millisecond of the session's work.
+const streamWindow = 1024
+
+// window counts the chunks of one model request that wait in the
+// session's mailbox: the pump acquires a slot before it sends one, the
+// mailbox releases it as it takes the chunk. It is one allocation: the
+// cond a full window's pump waits on is part of it.
+type window struct {
+	queued atomic.Int32
+	mu     sync.Mutex
+	// room is broadcast when a full window has drained to half, and when
+	// the waiting pump's context is done.
+	room sync.Cond
+}
+
+func newWindow() *window {
+	w := &window{}
+	w.room.L = &w.mu
+	return w
+}
+
+// acquire takes a slot, waiting while the window is full; it reports
+// false, without a slot, once ctx is done.
+func (w *window) acquire(ctx context.Context) bool {
+	if w.queued.Load() >= streamWindow {
+		w.mu.Lock()
+		stop := context.AfterFunc(ctx, w.wake)
+		for w.queued.Load() >= streamWindow && ctx.Err() == nil {
+			w.room.Wait()
+		}
+		w.mu.Unlock()
+		stop()
+		if ctx.Err() != nil {
+			return false
+		}
+	}
+	w.queued.Add(1)
+	return true
+}
+
+// release gives a slot back.
+func (w *window) release() {
+	if w.queued.Add(-1) == streamWindow/2 {
+		w.wake()
+	}
+}
+
+// wake wakes a pump waiting for room.
+func (w *window) wake() {
+	w.mu.Lock()
+	w.room.Broadcast()
+	w.mu.Unlock()
 }
 
 // stream calls p.Stream and turns a provider that panics or answers

@@ -39,7 +39,7 @@ func BenchmarkPublish(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				s.Emit(&eventsv1.MessageDelta{Delta: "tok "})
+				s.Publish(events.NewMessageDelta("tok "))
 			}
 			b.StopTimer()
 			for _, ch := range chans {
@@ -84,7 +84,7 @@ func BenchmarkPublishPaced(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 1; i <= b.N; i++ {
-				s.Emit(&eventsv1.MessageDelta{Delta: "tok "})
+				s.Publish(events.NewMessageDelta("tok "))
 				if i%burst != 0 && i != b.N {
 					continue
 				}

@@ -3,7 +3,7 @@ package events
 import eventsv1 "github.com/tack-run/tack/events/v1"
 
 // minRingAlloc is the first allocation of a ring that has a use for one.
-const minRingAlloc = 8
+const minRingAlloc = 2
 
 // ring holds the newest events of a session, oldest first. Its backing
 // array is allocated on the first push and doubles as it fills, up to max

@@ -101,7 +101,9 @@ type Response struct {
 // Provider streams model responses. Stream calls emit, on the calling
 // goroutine, for each chunk as it arrives, and returns the whole response
 // once the model is done. It returns promptly with ctx's error when ctx is
-// cancelled. A failed request returns an *Error.
+// cancelled. A failed request returns an *Error. A session's emit may
+// wait while the session is behind (backpressure: over a thousand chunks
+// not yet taken); it returns once ctx is done.
 type Provider interface {
 	Stream(ctx context.Context, req *Request, emit func(Chunk)) (*Response, error)
 }

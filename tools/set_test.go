@@ -147,12 +147,18 @@ func TestWireName(t *testing.T) {
 		{"echo", "echo"},
 		{"fs/read_file", "fs__read_file"},
 		{"s/" + strings.Repeat("x", 60), "s__" + strings.Repeat("x", 60)},
+		{"a2a:remote", "a2a__remote"},
 	} {
 		if got := tools.WireName(tt.name); got != tt.wire {
 			t.Errorf("WireName(%q) = %q, want %q", tt.name, got, tt.wire)
 		}
 		if !tools.ValidName(tt.name) {
 			t.Errorf("ValidName(%q) = false, want true", tt.name)
+		}
+	}
+	for _, bad := range []string{"x:remote", "a2a:", "a2a:a/b", "a/b/c", "a2a:x:y"} {
+		if tools.ValidName(bad) {
+			t.Errorf("ValidName(%q) = true", bad)
 		}
 	}
 }

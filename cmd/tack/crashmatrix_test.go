@@ -55,10 +55,15 @@ type recovery struct {
 // crashCases are the named crash points: each waits for the event that
 // puts the session in its state, then kills the process.
 func crashCases() []crashCase {
+	// A long history, killed in the middle of its run: turn 21 sleeps,
+	// so the kill lands in the run however far the process runs ahead of
+	// the test reading its events (on a loaded machine it finished all
+	// 41 turns before the kill came once).
 	long := make([]string, 40)
 	for i := range long {
 		long[i] = fmt.Sprintf(`{"delay_ms":2,"text":"t%d","tool_calls":[{"name":"echo","args":{"text":"x"}}]}`, i+1)
 	}
+	long[20] = `{"delay_ms":2,"text":"t21","tool_calls":[{"name":"sleep","args":{"ms":30000}}]}`
 	long = append(long, `{"text":"t41 done"}`)
 	return []crashCase{{
 		// The request in flight never answered: turn 1 is played again,
@@ -123,8 +128,10 @@ func crashCases() []crashCase {
 	}, {
 		name:  "long run",
 		turns: long,
-		drive: func(r *crashRun) { r.untilCount(isType("message_committed"), 41) },
-		want:  recovery{recovered: true},
+		drive: func(r *crashRun) {
+			r.until(func(m map[string]any) bool { return m["type"] == "tool_execution_start" && m["name"] == "sleep" })
+		},
+		want: recovery{recovered: true, fromState: "executing_tools", interrupted: 1, next: []int{22}},
 	}, {
 		// A rollback took the first run's call out; the second run's call
 		// must not take its id again.
@@ -296,14 +303,6 @@ func (r *crashRun) record(lines []map[string]any) map[string]any {
 func (r *crashRun) until(pred func(map[string]any) bool) map[string]any {
 	r.t.Helper()
 	return r.record(r.p.lines().until(pred))
-}
-
-// untilCount reads until n lines satisfied pred.
-func (r *crashRun) untilCount(pred func(map[string]any) bool, n int) {
-	r.t.Helper()
-	for range n {
-		r.until(pred)
-	}
 }
 
 // next reads one line, or reports that none came within quiet.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	gomaps "maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/tack-run/tack/plugins/builtin"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/open"
+	"github.com/tack-run/tack/tools/a2a"
 	"github.com/tack-run/tack/tools/mcp"
 	"github.com/tack-run/tack/tracing"
 )
@@ -130,6 +133,16 @@ func (c *common) newRuntime(st store.Store, extra ...tack.Option) (*tack.Runtime
 		}
 		opts = append(opts, tack.WithLogger(logger))
 	}
+	opts = append(opts, agentsOption(cfg))
+	if cfg != nil {
+		for _, name := range slices.Sorted(gomaps.Keys(cfg.A2AAgents)) {
+			t, err := a2a.New(name, cfg.A2AAgents[name], os.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, tack.WithTools(t))
+		}
+	}
 	var servers *mcp.Manager
 	if cfg != nil && len(cfg.MCPServers) > 0 {
 		// Servers start on first use; the runtime closes them.
@@ -188,4 +201,24 @@ func retain(ctx context.Context, rt *tack.Runtime, d time.Duration) (stop func()
 		cancel()
 		wg.Wait()
 	}
+}
+
+// agentsOption names the configuration's agents; a configuration that
+// names none (or none at all) has the built-in demo agent.
+func agentsOption(cfg *config.Config) tack.Option {
+	if cfg == nil || len(cfg.Agents) == 0 {
+		return tack.WithAgents(map[string]tack.Agent{tack.DemoAgent: tack.Demo()}, "")
+	}
+	agents := make(map[string]tack.Agent, len(cfg.Agents))
+	for name, a := range cfg.Agents {
+		ta := tack.Agent{Description: a.Description, Model: a.Model, System: a.System, Tools: a.Tools, Context: a.Context}
+		for _, p := range a.Plugins {
+			ta.Plugins = append(ta.Plugins, plugins.Config{Name: p.Name, Config: p.Config})
+		}
+		if s := a.Subagents; s != nil {
+			ta.Subagents = &tack.SubagentConfig{MaxDepth: s.MaxDepth, Model: s.Model, Tools: s.Tools, InheritPlugins: s.InheritPlugins}
+		}
+		agents[name] = ta
+	}
+	return tack.WithAgents(agents, cfg.DefaultAgent)
 }

@@ -2,6 +2,7 @@
 // session as a timeline; `tack chat` is a terminal conversation; `tack rpc` speaks
 // JSON lines on stdin/stdout; `tack serve` serves sessions over HTTP;
 // `tack node` serves them to other actor systems over protoactor remote;
+// `tack mcp` offers the configured agents as MCP tools on stdio;
 // `tack export` and `tack import` move a stored session as one document.
 package main
 
@@ -22,11 +23,13 @@ commands:
   node   sessions for other actor systems over protoactor remote (tack node --listen 127.0.0.1:8090)
   export write a stored session as one JSON document (tack export SESSION > s.json)
   import make a session from such a document (tack import s.json)
+  mcp    the configured agents as MCP tools on stdin/stdout (tack mcp --agent demo)
 
 protocol: docs/protocol.md in the repository (commands, events, scripts, config)
 http:     docs/http.md (routes, streams, auth); browser UI: docs/web.md
 remote:   docs/remote.md (tack node: the gateway, session PIDs, subscriptions)
 sessions: docs/sessions.md (images, export and import, deletion and retention)
+agents:   docs/mcp.md (tack mcp, /mcp), docs/a2a.md (/a2a/{agent} of tack serve)
 `
 
 func main() {
@@ -50,6 +53,8 @@ func main() {
 		err = exportCmd(args)
 	case "import":
 		err = importCmd(args)
+	case "mcp":
+		err = mcpCmd(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -19,10 +20,12 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/metrics/otlp"
+	"github.com/tack-run/tack/server/a2aserver"
 	"github.com/tack-run/tack/server/auth"
 	httpserver "github.com/tack-run/tack/server/http"
 	"github.com/tack-run/tack/server/remote/front"
 	"github.com/tack-run/tack/server/remote/join"
+	"github.com/tack-run/tack/store/open"
 	"github.com/tack-run/tack/web"
 )
 
@@ -33,7 +36,7 @@ import (
 // to the session's member (docs/remote.md).
 func serve(args []string) error {
 	var c common
-	var addr, authFile, origins, hosts, clusterHost string
+	var addr, authFile, origins, hosts, clusterHost, a2aTasks string
 	var maxBody int64
 	var ui bool
 	var passivate, retention time.Duration
@@ -43,7 +46,8 @@ func serve(args []string) error {
 		fmt.Fprint(fs.Output(), "usage: tack serve [flags]\n"+
 			"       tack serve --cluster NAME --store postgres://... --cluster-seeds HOST:PORT,... [flags]\n\n"+
 			"Serves the HTTP API (REST, Server-Sent Events, WebSocket, AG-UI) and the browser UI\n"+
-			"(docs/http.md). With --cluster it is a front end of a cluster of `tack node --cluster`\n"+
+			"(docs/http.md), and the agents of the config file over A2A at /a2a/{agent} (docs/a2a.md) and\n"+
+			"MCP at /mcp (docs/mcp.md). With --cluster it is a front end of a cluster of `tack node --cluster`\n"+
 			"members: it joins the cluster as a client and hosts no session; every session command\n"+
 			"goes to the member the session runs on, event streams follow a session from member to\n"+
 			"member, and the list and the owners of sessions are read from the members' PostgreSQL\n"+
@@ -63,6 +67,8 @@ func serve(args []string) error {
 	fs.StringVar(&hosts, "allowed-hosts", "", "comma-separated Host names (optionally with :port) answered, others 403 forbidden (default: with --auth\n"+
 		"any; without it only localhost, 127.x.y.z and [::1], which this may narrow); see docs/security.md")
 	fs.Int64Var(&maxBody, "max-body-bytes", httpserver.DefaultMaxBodyBytes, "largest request body accepted")
+	fs.StringVar(&a2aTasks, "a2a-tasks", "", "directory the A2A tasks are kept in, a file each, so that they survive a restart (default: a2a-tasks/ beside\n"+
+		"the SQLite file of --store sqlite:...; with memory or postgres: none, the tasks are kept in memory) (docs/a2a.md)")
 	fs.BoolVar(&ui, "ui", true, "serve the browser UI at / (--ui=false for the API alone)")
 	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long (no run, nothing queued, no open event stream) and restore it on its next request (0: never)")
 	cf.register(fs, "serve the sessions of the protoactor cluster NAME as a front end that hosts none (needs --store postgres://..., the members' store)", false)
@@ -157,6 +163,16 @@ func serve(args []string) error {
 		return err
 	}
 	defer closeRuntime()
+	if a2aTasks == "" {
+		if a2aTasks, err = besideStore(c.store, "a2a-tasks"); err != nil {
+			return err
+		}
+	}
+	a2a, err := a2aserver.New(rt, a2aserver.Options{TaskDir: a2aTasks, Auth: authFile != "", User: httpserver.User})
+	if err != nil {
+		return err
+	}
+	opts = append(opts, httpserver.WithA2A(a2a))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -166,6 +182,22 @@ func serve(args []string) error {
 	defer stop()
 	defer retain(ctx, rt, retention)()
 	return httpserver.New(rt, opts...).Serve(ctx, ln)
+}
+
+// besideStore is the directory name beside the SQLite file of the store
+// spec; "" for other stores.
+func besideStore(spec, name string) (string, error) {
+	if spec != "sqlite" && !strings.HasPrefix(spec, "sqlite:") {
+		return "", nil
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(spec, "sqlite"), ":")
+	if path == "" {
+		var err error
+		if path, err = open.DefaultSQLitePath(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(filepath.Dir(path), name), nil
 }
 
 // splitList splits a comma-separated flag value, trimming spaces and

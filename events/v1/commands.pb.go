@@ -92,7 +92,10 @@ type CreateSession struct {
 	// queue_mode is "one_at_a_time" (the default when empty: each queued
 	// prompt is a turn of its own) or "all" (every queued prompt goes into
 	// the next turn as one user message).
-	QueueMode     string `protobuf:"bytes,9,opt,name=queue_mode,json=queueMode,proto3" json:"queue_mode,omitempty"`
+	QueueMode string `protobuf:"bytes,9,opt,name=queue_mode,json=queueMode,proto3" json:"queue_mode,omitempty"`
+	// agent names a session template of the config file's "agents"; the
+	// fields above that are left out are the agent's.
+	Agent         string `protobuf:"bytes,20,opt,name=agent,proto3" json:"agent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -186,6 +189,13 @@ func (x *CreateSession) GetSubagents() *SubagentOptions {
 func (x *CreateSession) GetQueueMode() string {
 	if x != nil {
 		return x.QueueMode
+	}
+	return ""
+}
+
+func (x *CreateSession) GetAgent() string {
+	if x != nil {
+		return x.Agent
 	}
 	return ""
 }
@@ -2525,7 +2535,7 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x18events/v1/commands.proto\x12\x0etack.events.v1\x1a\x16events/v1/events.proto\"S\n" +
 	"\fPluginConfig\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
-	"\x06config\x18\x02 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\"\xee\x02\n" +
+	"\x06config\x18\x02 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\"\x84\x03\n" +
 	"\rCreateSession\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12/\n" +
@@ -2536,7 +2546,8 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\acontext\x18\a \x01(\v2\x1e.tack.events.v1.ContextOptionsR\acontext\x12=\n" +
 	"\tsubagents\x18\b \x01(\v2\x1f.tack.events.v1.SubagentOptionsR\tsubagents\x12\x1d\n" +
 	"\n" +
-	"queue_mode\x18\t \x01(\tR\tqueueMode\"\xaf\x01\n" +
+	"queue_mode\x18\t \x01(\tR\tqueueMode\x12\x14\n" +
+	"\x05agent\x18\x14 \x01(\tR\x05agent\"\xaf\x01\n" +
 	"\x0fSubagentOptions\x12 \n" +
 	"\tmax_depth\x18\x01 \x01(\x05H\x00R\bmaxDepth\x88\x01\x01\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x14\n" +

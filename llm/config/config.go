@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools/a2a"
 	"github.com/tack-run/tack/tools/mcp"
 )
 
@@ -21,6 +23,41 @@ type Config struct {
 	// MCPServers maps names to MCP servers whose tools sessions may use
 	// (docs/mcp.md).
 	MCPServers map[string]mcp.ServerConfig `json:"mcp_servers,omitempty"`
+	// Agents maps names to session templates (docs/protocol.md#agents).
+	Agents map[string]*Agent `json:"agents,omitempty"`
+	// A2AAgents maps names to remote A2A agents, each the tool
+	// a2a:<name> (docs/a2a.md).
+	A2AAgents map[string]a2a.Agent `json:"a2a_agents,omitempty"`
+	// DefaultAgent names the default of Agents; empty leaves the choice to
+	// the runtime (demo, else the only agent).
+	DefaultAgent string `json:"default_agent,omitempty"`
+}
+
+// Agent is a named session template: each field has create_session's
+// meaning.
+type Agent struct {
+	Description string             `json:"description,omitempty"`
+	Model       string             `json:"model,omitempty"`
+	System      string             `json:"system,omitempty"`
+	Tools       []string           `json:"tools,omitempty"`
+	Plugins     []Plugin           `json:"plugins,omitempty"`
+	Context     *llm.ContextConfig `json:"context,omitempty"`
+	Subagents   *Subagents         `json:"subagents,omitempty"`
+}
+
+// Plugin is one plugin of an agent, with its own configuration.
+type Plugin struct {
+	Name   string          `json:"name"`
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// Subagents is an agent's sub-agent options (create_session's
+// "subagents").
+type Subagents struct {
+	MaxDepth       *int     `json:"max_depth,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	Tools          []string `json:"tools,omitempty"`
+	InheritPlugins *bool    `json:"inherit_plugins,omitempty"`
 }
 
 // Provider is one OpenAI-compatible server.

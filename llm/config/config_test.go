@@ -1,12 +1,15 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/tools/a2a"
 	"github.com/tack-run/tack/tools/mcp"
 )
 
@@ -52,6 +55,24 @@ func TestParse(t *testing.T) {
 					"llama-3.1-8b": {},
 				}},
 			}},
+		},
+		{
+			name: "agents only",
+			json: `{"agents": {"researcher": {"description": "Finds things out.", "model": "script:r.json", "system": "Be careful.",
+				"tools": ["echo"], "plugins": [{"name": "approval", "config": {"tools": ["echo"]}}],
+				"context": {"max_messages": 40}, "subagents": {"max_depth": 2, "tools": ["echo"]}},
+				"writer": {}}, "default_agent": "writer"}`,
+			want: &Config{DefaultAgent: "writer", Agents: map[string]*Agent{
+				"researcher": {Description: "Finds things out.", Model: "script:r.json", System: "Be careful.", Tools: []string{"echo"},
+					Plugins: []Plugin{{Name: "approval", Config: json.RawMessage(`{"tools": ["echo"]}`)}},
+					Context: &llm.ContextConfig{MaxMessages: 40}, Subagents: &Subagents{MaxDepth: new(2), Tools: []string{"echo"}}},
+				"writer": {},
+			}},
+		},
+		{
+			name: "A2A agents",
+			json: `{"a2a_agents": {"remote": {"url": "http://h:7700/a2a/x", "token_env": "REMOTE_TOKEN"}}}`,
+			want: &Config{A2AAgents: map[string]a2a.Agent{"remote": {URL: "http://h:7700/a2a/x", TokenEnv: "REMOTE_TOKEN"}}},
 		},
 		{
 			name: "MCP servers",
@@ -121,6 +142,12 @@ func TestParseErrors(t *testing.T) {
 		{"MCP server name with a slash", `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {"a/b": {"command": ["x"]}}}`, []string{`mcp_servers.a/b: the name must be 1 to 32 letters, digits, '_' or '-'`}},
 		{"MCP url not http", `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {"s": {"url": "ftp://h/mcp", "env": {"A": "1"}}}}`, []string{`mcp_servers.s: "url" "ftp://h/mcp" is not an http:// or https:// URL`, `mcp_servers.s: "env" applies to "command" servers only`}},
 		{"MCP unknown field", `{"providers": {"a": {"base_url": "http://x/v1"}}, "mcp_servers": {"s": {"cmd": ["x"]}}}`, []string{`unknown field "cmd"`}},
+		{"agent name with a slash", `{"agents": {"a/b": {}}}`, []string{`agents: "a/b" is not an agent name: a name is 1-64 characters`}},
+		{"agent null", `{"agents": {"a": null}}`, []string{`agents.a: null instead of an object`}},
+		{"agent plugin without a name", `{"agents": {"a": {"plugins": [{}]}}}`, []string{`agents.a.plugins[0]: a plugin needs a name`}},
+		{"agent unknown field", `{"agents": {"a": {"tool": ["echo"]}}}`, []string{`unknown field "tool"`}},
+		{"A2A agent without a URL", `{"a2a_agents": {"r": {}}}`, []string{`a2a_agents.r: "url" "" is not an http:// or https:// URL`}},
+		{"default agent unknown", `{"agents": {"a": {}}, "default_agent": "b"}`, []string{`default_agent: "b" is not one of agents`}},
 		{"several problems at once", `{"providers": {"a": {}, "b": {"base_url": "ftp://x"}}}`, []string{"providers.a.base_url: missing", `providers.b.base_url: "ftp://x" is not an absolute http or https URL`}},
 	}
 	for _, tt := range tests {
@@ -155,7 +182,7 @@ func TestLoad(t *testing.T) {
 	}
 	equal(t, "default model", c.DefaultModel, "local/qwen3-8b")
 	_, err = Load(bad)
-	equal(t, "error", err.Error(), bad+": providers: none defined (a file with only mcp_servers takes its models from the environment, as with no file)")
+	equal(t, "error", err.Error(), bad+": providers: none defined (a file with only mcp_servers or agents takes its models from the environment, as with no file)")
 	_, err = Load(filepath.Join(dir, "missing.json"))
 	if err == nil || !os.IsNotExist(errorsUnwrapAll(err)) {
 		t.Errorf("Load of a missing file: %v", err)

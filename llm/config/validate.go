@@ -22,12 +22,21 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 //   - api_key_env a variable name (not the key itself);
 //   - context windows and costs not negative; model names non-empty;
 //   - default_model, when set, naming exactly one model;
-//   - each of mcp_servers with a command or a url (mcp.ServerConfig.Validate).
+//   - each of mcp_servers with a command or a url (mcp.ServerConfig.Validate);
+//   - agent names of AgentNameRule, each agent an object, plugins named;
+//     default_agent, when set, one of them;
+//   - each of a2a_agents with an http(s) url (a2a.Agent.Validate).
 func (c *Config) Validate() error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if len(c.Providers) == 0 && len(c.MCPServers) == 0 {
-		add("providers: none defined (a file with only mcp_servers takes its models from the environment, as with no file)")
+	if len(c.Providers) == 0 && len(c.MCPServers) == 0 && len(c.Agents) == 0 && len(c.A2AAgents) == 0 {
+		add("providers: none defined (a file with only mcp_servers or agents takes its models from the environment, as with no file)")
+	}
+	c.validateAgents(add)
+	for _, name := range sortedKeys(c.A2AAgents) {
+		if err := c.A2AAgents[name].Validate(name); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	for _, name := range sortedKeys(c.Providers) {
 		p := c.Providers[name]
@@ -107,4 +116,36 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// AgentNameRule is what an agent's name is made of: it is a path segment
+// of /a2a/{agent} and part of the MCP tool name ask_<agent>.
+const AgentNameRule = "1-64 characters of A-Z a-z 0-9 _ . -, starting with a letter or digit"
+
+// agentName is AgentNameRule.
+var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// validateAgents checks the agents and default_agent.
+func (c *Config) validateAgents(add func(string, ...any)) {
+	for _, name := range sortedKeys(c.Agents) {
+		at := "agents." + name
+		if !agentName.MatchString(name) {
+			add("agents: %q is not an agent name: a name is %s", name, AgentNameRule)
+		}
+		a := c.Agents[name]
+		if a == nil {
+			add("%s: null instead of an object", at)
+			continue
+		}
+		for i, p := range a.Plugins {
+			if p.Name == "" {
+				add("%s.plugins[%d]: a plugin needs a name", at, i)
+			}
+		}
+	}
+	if c.DefaultAgent != "" {
+		if _, ok := c.Agents[c.DefaultAgent]; !ok {
+			add("default_agent: %q is not one of agents", c.DefaultAgent)
+		}
+	}
 }

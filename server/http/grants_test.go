@@ -219,3 +219,41 @@ func TestLimitsOfTheRuntimeOverHTTP(t *testing.T) {
 	ts.waitState("/v1/sessions/b1", bobToken, "idle")
 	ts.must("POST", "/v1/sessions/b2/prompt", bobToken, `{"text":"go"}`, 200)
 }
+
+// TestAgentsOverHTTP: the catalog lists the agents the caller may use,
+// and creating a session of an agent that holds what the caller is not
+// granted is 403 forbidden naming it.
+func TestAgentsOverHTTP(t *testing.T) {
+	a := grantsAuth(t, `{}`)
+	agents := map[string]tack.Agent{
+		"demo":  tack.Demo(),
+		"admin": {Description: "Runs commands.", Model: "script:demo", Tools: []string{"shell"}},
+	}
+	ts := startWith(t, nil, []tack.Option{tack.WithPolicy(a.Policy()), tack.WithScriptDir(t.TempDir()), tack.WithAgents(agents, "")},
+		WithAuth(a), WithLogger(zap.NewNop()))
+	for _, tc := range []struct {
+		token, want string
+	}{
+		{aliceToken, `"agents":[{"name":"admin","description":"Runs commands.","model":"script:demo","tools":["shell"]},{"name":"demo","description":"` + tack.Demo().Description + `","model":"script:demo","tools":[]}],"default_agent":"demo"}`},
+		{bobToken, `"agents":[{"name":"demo","description":"` + tack.Demo().Description + `","model":"script:demo","tools":[]}],"default_agent":"demo"}`},
+		{"tk_carol", `"agents":[],"default_agent":""}`},
+	} {
+		if got := ts.must("GET", "/v1/catalog", tc.token, "", 200); !strings.HasSuffix(strings.TrimSpace(got), tc.want) {
+			t.Errorf("%s's catalog: %s\nwant it to end %s", tc.token, got, tc.want)
+		}
+	}
+	ts.must("POST", "/v1/sessions", bobToken, `{"session":"b","agent":"demo"}`, 201)
+	ts.must("POST", "/v1/sessions", aliceToken, `{"session":"a","agent":"admin"}`, 201)
+	for _, tc := range []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{`{"agent":"admin"}`, 403, `{"error":{"code":"forbidden","message":"the tool \"shell\" is not granted to bob"}}`},
+		{`{"agent":"nobody"}`, 400, `{"error":{"code":"bad_request","message":"unknown agent \"nobody\" (agents: [admin demo])"}}`},
+	} {
+		if r := ts.do("POST", "/v1/sessions", bobToken, tc.body); r.status != tc.status || r.body != tc.want {
+			t.Errorf("%s: %d %s\nwant %d %s", tc.body, r.status, r.body, tc.status, tc.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/metrics"
+	"github.com/tack-run/tack/server/a2aserver"
 	"github.com/tack-run/tack/server/auth"
 )
 
@@ -67,6 +68,7 @@ type options struct {
 	metrics        *metrics.Metrics
 	ui             fs.FS
 	now            func() time.Time
+	a2a            *a2aserver.Server
 }
 
 // WithAuth makes every request (but /healthz) carry a credential that a
@@ -131,6 +133,11 @@ func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metric
 // always can.
 func WithUI(fsys fs.FS) Option { return func(o *options) { o.ui = fsys } }
 
+// WithA2A serves the agents over A2A with a (docs/a2a.md), made with
+// User as its Options.User; without it the server makes one that keeps
+// its tasks in memory.
+func WithA2A(a *a2aserver.Server) Option { return func(o *options) { o.a2a = a } }
+
 // WithClock reads the time from now (default time.Now): the minute of
 // requests_per_minute.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
@@ -184,6 +191,8 @@ func (s *Server) routes() {
 	s.handle("GET /v1/sessions/{id}/events", http.HandlerFunc(s.events))
 	s.handle("GET /v1/sessions/{id}/ws", http.HandlerFunc(s.socket))
 	s.handle("POST /v1/sessions/{id}/agui", s.agui())
+	s.handle("/mcp", s.mcp())
+	s.a2aRoutes()
 	if s.opts.metrics != nil {
 		s.handle("GET /metrics", s.opts.metrics.Handler())
 	}

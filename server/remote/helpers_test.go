@@ -220,7 +220,7 @@ func typesOf(evs []*eventsv1.Event) []string {
 func wantTypes(t testing.TB, got []*eventsv1.Event, want ...string) {
 	t.Helper()
 	if g := typesOf(got); !slices.Equal(g, want) {
-		t.Fatalf("events\n got %q\nwant %q", g, want)
+		t.Fatalf("events\n got %q\nwant %q\n(the events got: %v)", g, want, got)
 	}
 }
 

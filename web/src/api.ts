@@ -36,6 +36,7 @@ export const FALLBACK_CATALOG: WireCatalog = {
 
 /** The fields of POST /v1/sessions the page sets. */
 export interface CreateSession {
+  agent?: string;
   model?: string;
   system?: string;
   tools?: string[];

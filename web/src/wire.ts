@@ -84,6 +84,9 @@ export interface WireCatalog {
   default_model?: string;
   tools: { name: string; description?: string }[];
   plugins: string[];
+  /** The named agents (session templates); absent from older servers. */
+  agents?: { name: string; description?: string; model?: string; tools?: string[] }[];
+  default_agent?: string;
 }
 
 /** One event (PROTOCOL §1 "Events"); fields depend on its type. */

@@ -11,10 +11,11 @@ import (
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
-// subscribeTimeout bounds one try at subscribing: long enough for a
-// session to be restored on a member that waits out a dead member's
-// lease.
-const subscribeTimeout = time.Minute
+// subscribeTry bounds one try at subscribing. A session being restored
+// on a member that waits out a dead member's lease may answer later than
+// that; the follower then tries again, which is safe: the session never
+// sends one subscriber an event twice, however often it subscribes.
+const subscribeTry = 5 * time.Second
 
 // resubscribePause is the pause between two failed tries at subscribing
 // again.
@@ -111,7 +112,7 @@ func (f *follower) subscribe(ctx actor.Context) {
 	}
 	c, id, root, self := f.c, f.id, ctx.ActorSystem().Root, ctx.Self()
 	msg := &remotev1.Subscribe{Subscriber: self, Since: f.last, Types: f.types}
-	try, cancel := context.WithTimeout(f.ctx, subscribeTimeout)
+	try, cancel := context.WithTimeout(f.ctx, subscribeTry)
 	go func() {
 		defer cancel()
 		out := &subscribed{}

@@ -28,7 +28,7 @@ var (
 	ports   [3]int
 	// proxies are the client's seeds: each forwards to the automanaged
 	// port of the same index.
-	proxies [3]*seedProxy
+	proxies [3]*tcpProxy
 	client  *join.Cluster
 	sys     *actor.ActorSystem
 )
@@ -67,7 +67,7 @@ func run(m *testing.M) (int, error) {
 		if ports[i], err = freePort(); err != nil {
 			return 0, err
 		}
-		if proxies[i], err = newSeedProxy(net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))); err != nil {
+		if proxies[i], err = newTCPProxy(net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))); err != nil {
 			return 0, err
 		}
 		seeds[i] = proxies[i].Addr()

@@ -7,12 +7,12 @@ import (
 	"sync/atomic"
 )
 
-// seedProxy forwards the TCP connections made to a loopback port of its
-// own to a member's automanaged endpoint: the test's client polls the
-// members through proxies, so that a test can make one member's health
-// endpoint stop answering the client alone (cut) while the member runs
-// on, and the members still see it.
-type seedProxy struct {
+// tcpProxy forwards the TCP connections made to a loopback port of its
+// own to a target, until cut: the test's client polls the members'
+// automanaged endpoints through proxies, so that a test can make one
+// member's health endpoint stop answering the client alone while the
+// member runs on; members reach PostgreSQL through one to lose it.
+type tcpProxy struct {
 	ln     net.Listener
 	target string
 	cut    atomic.Bool
@@ -22,38 +22,37 @@ type seedProxy struct {
 	wg    sync.WaitGroup
 }
 
-// newSeedProxy listens on a free loopback port and forwards to target.
-func newSeedProxy(target string) (*seedProxy, error) {
+// newTCPProxy listens on a free loopback port and forwards to target.
+func newTCPProxy(target string) (*tcpProxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &seedProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p := &tcpProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
 	p.wg.Go(p.accept)
 	return p, nil
 }
 
 // Addr is where the proxy listens.
-func (p *seedProxy) Addr() string { return p.ln.Addr().String() }
+func (p *tcpProxy) Addr() string { return p.ln.Addr().String() }
 
-// Cut makes the proxy close every connection, open or new, until Mend:
-// the member does not answer the client's polls.
-func (p *seedProxy) Cut() {
+// Cut makes the proxy close every connection, open or new, until Mend.
+func (p *tcpProxy) Cut() {
 	p.cut.Store(true)
 	p.closeConns()
 }
 
 // Mend forwards again.
-func (p *seedProxy) Mend() { p.cut.Store(false) }
+func (p *tcpProxy) Mend() { p.cut.Store(false) }
 
 // Close stops the proxy and waits for its goroutines.
-func (p *seedProxy) Close() {
+func (p *tcpProxy) Close() {
 	p.ln.Close()
 	p.closeConns()
 	p.wg.Wait()
 }
 
-func (p *seedProxy) accept() {
+func (p *tcpProxy) accept() {
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
@@ -69,7 +68,7 @@ func (p *seedProxy) accept() {
 
 // forward copies between c and a new connection to the target until
 // either side ends.
-func (p *seedProxy) forward(c net.Conn) {
+func (p *tcpProxy) forward(c net.Conn) {
 	defer c.Close()
 	t, err := net.Dial("tcp", p.target)
 	if err != nil {
@@ -87,7 +86,7 @@ func (p *seedProxy) forward(c net.Conn) {
 	<-done
 }
 
-func (p *seedProxy) track(cs ...net.Conn) {
+func (p *tcpProxy) track(cs ...net.Conn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range cs {
@@ -95,7 +94,7 @@ func (p *seedProxy) track(cs ...net.Conn) {
 	}
 }
 
-func (p *seedProxy) untrack(cs ...net.Conn) {
+func (p *tcpProxy) untrack(cs ...net.Conn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range cs {
@@ -103,7 +102,7 @@ func (p *seedProxy) untrack(cs ...net.Conn) {
 	}
 }
 
-func (p *seedProxy) closeConns() {
+func (p *tcpProxy) closeConns() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for c := range p.conns {

@@ -1,10 +1,13 @@
 package join_test
 
 import (
+	"net/url"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tack-run/tack/store/postgres/pgtest"
 )
 
 // TestClusterRejoin: a member stalled (SIGSTOP, as a long pause or a
@@ -27,29 +30,20 @@ func TestClusterRejoin(t *testing.T) {
 	// back to one.
 	t.Run("etcd stalls", func(t *testing.T) {
 		clientURL, etcd := startEtcd(t)
-		tc := startMembers(t, etcdMembers(clientURL))
-		id := firstTurn(t, tc, tc.member(0))
-		before := tc.ids()
-		marks := make([]int, len(tc.members))
+		registryOutage(t, startMembers(t, etcdMembers(clientURL)),
+			func() { _ = etcd.Signal(syscall.SIGSTOP) }, func() { _ = etcd.Signal(syscall.SIGCONT) })
+	})
+	// PostgreSQL, the registry and the store at once, cannot be reached
+	// (every connection to it cut) past every registration: the same
+	// recovery, and the session's history is whole after it.
+	t.Run("postgres unreachable", func(t *testing.T) {
+		proxy, dsn := pgProxy(t)
+		tc := &testCluster{dsn: dsn, provider: postgresMembers}
 		for i := range tc.members {
-			marks[i] = tc.member(i).Lines()
+			tc.start(t, i)
 		}
-		_ = etcd.Signal(syscall.SIGSTOP)
-		// The stall lasts until every member, unable to renew for the
-		// TTL, has counted itself dropped and failed to join again once.
-		for i := range tc.members {
-			tc.member(i).WaitLogSince(t, marks[i], "rejoining cluster "+clusterName, "trying again")
-		}
-		_ = etcd.Signal(syscall.SIGCONT)
-		// No member keeps a registration that lapsed: each joins again.
-		for deadline := time.Now().Add(3 * wait); slices.ContainsFunc(tc.ids(), func(id string) bool { return slices.Contains(before, id) }); time.Sleep(50 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("members %q after etcd stalled past their registrations, %q before: one kept its registration", tc.ids(), before)
-			}
-		}
-		tc.converged(t, 3*wait)
-		secondTurn(t, tc.member(1), id)
-		tc.loadedOn(t, id)
+		tc.converged(t, wait)
+		registryOutage(t, tc, proxy.Cut, proxy.Mend)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		stallAndRejoin(t, startMembers(t, postgresMembers))
@@ -57,6 +51,53 @@ func TestClusterRejoin(t *testing.T) {
 	t.Run("automanaged", func(t *testing.T) {
 		stallAndRejoin(t, startCluster(t))
 	})
+}
+
+// registryOutage has a session answer a first turn, makes the members'
+// registry unreachable (stop) until every member, unable to renew for
+// the TTL, has counted itself dropped and failed to join again once,
+// then reachable again (resume); it wants every member to join again
+// under a new id, the views to come back to one, and the session to
+// answer its second turn with its whole history, loaded on one member.
+func registryOutage(t *testing.T, tc *testCluster, stop, resume func()) {
+	t.Helper()
+	id := firstTurn(t, tc, tc.member(0))
+	before := tc.ids()
+	marks := make([]int, len(tc.members))
+	for i := range tc.members {
+		marks[i] = tc.member(i).Lines()
+	}
+	stop()
+	for i := range tc.members {
+		tc.member(i).WaitLogSince(t, marks[i], "rejoining cluster "+clusterName, "trying again")
+	}
+	resume()
+	// No member keeps a registration that lapsed: each joins again.
+	for deadline := time.Now().Add(3 * wait); slices.ContainsFunc(tc.ids(), func(id string) bool { return slices.Contains(before, id) }); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("members %q after the registry was away past their registrations, %q before: one kept its registration", tc.ids(), before)
+		}
+	}
+	tc.converged(t, 3*wait)
+	secondTurn(t, tc.member(1), id)
+	tc.loadedOn(t, id)
+}
+
+// pgProxy is a proxy in front of the test's PostgreSQL, and a DSN of a
+// fresh schema that goes through it.
+func pgProxy(t *testing.T) (*tcpProxy, string) {
+	t.Helper()
+	u, err := url.Parse(pgtest.DSN(t))
+	if err != nil || u.Host == "" {
+		t.Skipf("TACK_TEST_POSTGRES is not a postgres:// URL (%v)", err)
+	}
+	proxy, err := newTCPProxy(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	u.Host = proxy.Addr()
+	return proxy, u.String()
 }
 
 // etcdMembers are the cluster flags of members on the etcd at clientURL.

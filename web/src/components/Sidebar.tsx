@@ -91,15 +91,20 @@ export function Sidebar(p: {
 }
 
 function NewSessionForm({ catalog, onCreate }: { catalog: WireCatalog; onCreate: (req: CreateSession) => void }) {
+  const [agent, setAgent] = useState("");
   const [model, setModel] = useState("");
   const [tools, setTools] = useState<string[]>([]);
   const [plugins, setPlugins] = useState<string[]>([]);
   const [system, setSystem] = useState("");
-  const chosen = model || catalog.default_model || catalog.models[0]?.name || "";
+  const agents = catalog.agents ?? [];
+  const template = agents.find((a) => a.name === agent);
+  // An agent brings its own model unless one is picked here.
+  const chosen = model || (template ? template.model || "" : catalog.default_model || catalog.models[0]?.name || "");
   const toggle = (list: string[], x: string) => (list.includes(x) ? list.filter((y) => y !== x) : [...list, x]);
   const submit = (e: Event) => {
     e.preventDefault();
     const req: CreateSession = {};
+    if (agent) req.agent = agent;
     if (chosen) req.model = chosen;
     if (system.trim()) req.system = system;
     if (tools.length) req.tools = tools;
@@ -113,6 +118,24 @@ function NewSessionForm({ catalog, onCreate }: { catalog: WireCatalog; onCreate:
       </button>
       <details class="new-opts">
         <summary>Options</summary>
+        {agents.length > 0 && (
+          <label class="field">
+            <span>Agent</span>
+            <select
+              aria-label="Agent of the new session"
+              data-testid="agent-select"
+              value={agent}
+              onChange={(e) => setAgent((e.currentTarget as HTMLSelectElement).value)}
+            >
+              <option value="">(none)</option>
+              {agents.map((a) => (
+                <option key={a.name} value={a.name} title={a.description}>
+                  {a.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label class="field">
           <span>Model</span>
           <select aria-label="Model of the new session" value={chosen} onChange={(e) => setModel((e.currentTarget as HTMLSelectElement).value)}>

@@ -1,0 +1,212 @@
+package actors
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// mailbox is a session actor's mailbox. It runs messages as protoactor's
+// default unbounded mailbox does — system messages first, SuspendMailbox
+// and ResumeMailbox obeyed, at most the dispatcher's throughput in one go
+// before the goroutine yields, a panic escalated to the actor — with two
+// differences:
+//
+//   - It allocates its queues on first use and gives a grown queue's
+//     array back once it drains: the default mailbox keeps a ten-slot ring
+//     and a lock-free queue's node from its start on, about 380 bytes that
+//     every idle session held for nothing.
+//   - What a model stream reports (streamChunk, streamDone) waits in a
+//     lane of its own, behind every other user message: a provider that
+//     streams faster than the session publishes piles up chunks, and an
+//     abort, a subscribe or any command queued behind thousands of them
+//     used to wait seconds. Each lane keeps its order, and the stream's
+//     messages keep theirs; a command that overtakes chunks is handled as
+//     if it had come before the provider sent them, which it may always
+//     have (the chunks of an aborted request are then dropped as stale,
+//     and what the abort commits is the text its subscribers were told).
+type mailbox struct {
+	mu   sync.Mutex
+	sys  fifo
+	user fifo
+	// streamed holds the model streams' messages.
+	streamed fifo
+	// users counts the user messages queued, for UserMessageCount.
+	users      atomic.Int32
+	running    atomic.Bool
+	suspended  atomic.Bool
+	invoker    actor.MessageInvoker
+	dispatcher actor.Dispatcher
+}
+
+// newMailbox is the actor.MailboxProducer of session actors.
+func newMailbox() actor.Mailbox { return &mailbox{} }
+
+// keepSlots is the largest array a drained fifo keeps for its next
+// messages; a larger one, grown by a backlog, is given back.
+const keepSlots = 8
+
+// fifo is a queue of messages in a slice: pop takes from head, push
+// appends, and the slots before head are reused once it drains.
+type fifo struct {
+	buf  []any
+	head int
+}
+
+func (q *fifo) push(m any) {
+	if len(q.buf) == cap(q.buf) && q.head > 0 {
+		// Full but with popped slots in front: move the rest down first.
+		n := copy(q.buf, q.buf[q.head:])
+		clear(q.buf[n:])
+		q.buf, q.head = q.buf[:n], 0
+	}
+	q.buf = append(q.buf, m)
+}
+
+func (q *fifo) pop() (any, bool) {
+	if q.head == len(q.buf) {
+		return nil, false
+	}
+	m := q.buf[q.head]
+	q.buf[q.head] = nil
+	q.head++
+	if q.head == len(q.buf) {
+		q.head = 0
+		if cap(q.buf) > keepSlots {
+			q.buf = nil
+		} else {
+			q.buf = q.buf[:0]
+		}
+	}
+	return m, true
+}
+
+// fromStream reports whether msg (in an envelope or not) is a model
+// stream's report, and returns it when it is a chunk.
+func fromStream(msg any) (bool, *streamChunk) {
+	if env, ok := msg.(*actor.MessageEnvelope); ok {
+		msg = env.Message
+	}
+	switch m := msg.(type) {
+	case *streamChunk:
+		return true, m
+	case *streamDone:
+		return true, nil
+	}
+	return false, nil
+}
+
+// PostUserMessage queues a message for the actor.
+func (m *mailbox) PostUserMessage(msg any) {
+	m.mu.Lock()
+	if isStream, _ := fromStream(msg); isStream {
+		m.streamed.push(msg)
+	} else {
+		m.user.push(msg)
+	}
+	m.mu.Unlock()
+	m.users.Add(1)
+	m.schedule()
+}
+
+// PostSystemMessage queues a system message, which runs before any user
+// message still queued.
+func (m *mailbox) PostSystemMessage(msg any) {
+	m.mu.Lock()
+	m.sys.push(msg)
+	m.mu.Unlock()
+	m.schedule()
+}
+
+// RegisterHandlers sets what runs the messages and on which goroutines.
+func (m *mailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
+	m.invoker, m.dispatcher = invoker, dispatcher
+}
+
+// Start is called once the actor is set up; there is nothing to start.
+func (m *mailbox) Start() {}
+
+// UserMessageCount is the number of user messages queued.
+func (m *mailbox) UserMessageCount() int { return int(m.users.Load()) }
+
+func (m *mailbox) schedule() {
+	if m.running.CompareAndSwap(false, true) {
+		m.dispatcher.Schedule(m.process)
+	}
+}
+
+// process runs queued messages until none is left, then checks again
+// for one posted after the loop ended, as the default mailbox does.
+func (m *mailbox) process() {
+	for {
+		m.run()
+		m.running.Store(false)
+		if !m.pending() || !m.running.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// pending reports whether a message may run now.
+func (m *mailbox) pending() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sys.buf) > 0 || (!m.suspended.Load() && len(m.user.buf)+len(m.streamed.buf) > 0)
+}
+
+// next pops the next message to run: a system message first, then unless
+// the mailbox is suspended a user one, a stream's last.
+func (m *mailbox) next() (msg any, system bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if msg, ok := m.sys.pop(); ok {
+		return msg, true
+	}
+	if m.suspended.Load() {
+		return nil, false
+	}
+	if msg, ok := m.user.pop(); ok {
+		return msg, false
+	}
+	msg, _ = m.streamed.pop()
+	if _, c := fromStream(msg); c != nil && c.window != nil {
+		c.window.release()
+	}
+	return msg, false
+}
+
+func (m *mailbox) run() {
+	var msg any
+	defer func() {
+		if r := recover(); r != nil {
+			m.invoker.EscalateFailure(r, msg)
+		}
+	}()
+	i, t := 0, m.dispatcher.Throughput()
+	for {
+		if i > t {
+			i = 0
+			runtime.Gosched()
+		}
+		i++
+		var system bool
+		if msg, system = m.next(); msg == nil {
+			return
+		}
+		if !system {
+			m.users.Add(-1)
+			m.invoker.InvokeUserMessage(msg)
+			continue
+		}
+		switch msg.(type) {
+		case *actor.SuspendMailbox:
+			m.suspended.Store(true)
+		case *actor.ResumeMailbox:
+			m.suspended.Store(false)
+		default:
+			m.invoker.InvokeSystemMessage(msg)
+		}
+	}
+}

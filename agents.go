@@ -1,0 +1,141 @@
+package tack
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/plugins"
+)
+
+// Agent is a named session template (docs/agents.md): what a session made
+// with SessionConfig.Agent starts with, unless the configuration says
+// otherwise field by field.
+type Agent struct {
+	// Description says what the agent is for; A2A agent cards and MCP
+	// tools show it.
+	Description string
+	// Model is the agent's model (`script:<path>` or a configured name);
+	// empty means the configured default model.
+	Model string
+	// System is the agent's system prompt.
+	System string
+	// Tools names the agent's tools.
+	Tools []string
+	// Plugins configures the agent's plugins.
+	Plugins []plugins.Config
+	// Context is the agent's context options.
+	Context *llm.ContextConfig
+	// Subagents configures the agent's sub-agents.
+	Subagents *SubagentConfig
+}
+
+// DemoAgent is the agent `tack serve` offers when its configuration names
+// none: the built-in scripted demo.
+const DemoAgent = "demo"
+
+// Demo is the built-in demo agent: the scripted model `script:demo` with
+// its demo tools.
+func Demo() Agent {
+	return Agent{Description: "Tack's built-in demo: a scripted model that lists files, waits and answers at length, with no LLM behind it.", Model: script.Prefix + "demo"}
+}
+
+// WithAgents names session templates (SessionConfig.Agent). def names the
+// default agent; "" chooses DemoAgent when it is one of agents, else the
+// only agent, else none. A def that is not one of agents makes New fail.
+func WithAgents(agents map[string]Agent, def string) Option {
+	return func(c *config) {
+		c.agents = agents
+		c.defaultAgent = def
+	}
+}
+
+// defaultAgent picks the default of agents as WithAgents describes.
+func defaultAgent(agents map[string]Agent, def string) (string, error) {
+	switch {
+	case def != "":
+		if _, ok := agents[def]; !ok {
+			return "", fmt.Errorf("tack: the default agent %q is not an agent", def)
+		}
+		return def, nil
+	case len(agents) == 1:
+		for name := range agents {
+			return name, nil
+		}
+	}
+	if _, ok := agents[DemoAgent]; ok {
+		return DemoAgent, nil
+	}
+	return "", nil
+}
+
+// AgentNames returns the names of the runtime's agents, sorted.
+func (rt *Runtime) AgentNames() []string {
+	names := make([]string, 0, len(rt.agents))
+	for name := range rt.agents {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Agent returns the agent name and whether there is one.
+func (rt *Runtime) Agent(name string) (Agent, bool) {
+	a, ok := rt.agents[name]
+	return a, ok
+}
+
+// DefaultAgent names the default agent; "" when there is none.
+func (rt *Runtime) DefaultAgent() string { return rt.defaultAgent }
+
+// withAgent is cfg with the fields it leaves empty taken from its agent;
+// an unknown agent is bad_request.
+func (rt *Runtime) withAgent(cfg SessionConfig) (SessionConfig, error) {
+	if cfg.Agent == "" {
+		return cfg, nil
+	}
+	a, ok := rt.agents[cfg.Agent]
+	if !ok {
+		return cfg, &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf("unknown agent %q (agents: %v)", cfg.Agent, rt.AgentNames())}
+	}
+	if cfg.Model == "" && len(cfg.Script) == 0 {
+		cfg.Model = a.Model
+	}
+	if cfg.System == "" {
+		cfg.System = a.System
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = slices.Clone(a.Tools)
+	}
+	if cfg.Plugins == nil {
+		cfg.Plugins = slices.Clone(a.Plugins)
+	}
+	if cfg.Context == nil && a.Context != nil {
+		c := *a.Context
+		cfg.Context = &c
+	}
+	if cfg.Subagents == nil && a.Subagents != nil {
+		c := *a.Subagents
+		cfg.Subagents = &c
+	}
+	return cfg, nil
+}
+
+// permitAgent answers forbidden when what agent holds is not granted to
+// user (WithPolicy), as creating a session of it would.
+func (rt *Runtime) permitAgent(user, agent string) error {
+	g := rt.grant(user)
+	if g == nil {
+		return nil
+	}
+	cfg, err := rt.withAgent(SessionConfig{Agent: agent, User: user})
+	if err != nil {
+		return err
+	}
+	if err := rt.permit(g, cfg); err != nil {
+		return err
+	}
+	return permitTools(g, user, cfg.Tools, scripted(cfg.Model, cfg.Script))
+}

@@ -1,0 +1,102 @@
+package http
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/server/a2aserver"
+	"github.com/tack-run/tack/server/a2aserver/a2aservertest"
+	"github.com/tack-run/tack/server/agentrun/agentruntest"
+	"github.com/tack-run/tack/store/memory"
+)
+
+// TestA2AOverHTTP runs the A2A checks at /a2a/{agent} as the local user.
+func TestA2AOverHTTP(t *testing.T) {
+	ts := startWith(t, nil, agentruntest.Options(t))
+	a2aservertest.Run(t, a2aservertest.Server{URL: ts.url, Runtime: ts.rt})
+	if r := ts.do("POST", "/a2a/nobody", "", "{}"); r.status != 404 || r.body != `{"error":{"code":"unknown_command","message":"no route POST /a2a/nobody"}}` {
+		t.Errorf("an unknown agent: %d %s", r.status, r.body)
+	}
+	if got := ts.must("GET", "/.well-known/agent-card.json", "", "", 200); !json.Valid([]byte(got)) || !containsAll(got, `"name":"hello"`, ts.url+`/a2a/hello`) {
+		t.Errorf("the default agent's card: %s", got)
+	}
+}
+
+// containsAll reports whether s holds every one of subs.
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestA2AWithAuth runs them as alice behind --auth: the card names the
+// bearer scheme, a call without a token is 401, and bob can neither get
+// alice's task nor use her context.
+func TestA2AWithAuth(t *testing.T) {
+	ts := startWith(t, nil, agentruntest.Options(t), WithAuth(aliceAndBob(t)))
+	if r := ts.do("GET", "/a2a/hello/.well-known/agent-card.json", "", ""); r.status != 401 {
+		t.Fatalf("a card without a token: %d %s", r.status, r.body)
+	}
+	alice := a2aservertest.Server{URL: ts.url, Token: "tk_alice", Runtime: ts.rt}
+	a2aservertest.Run(t, alice)
+	o := a2aservertest.Stream(t, alice.Client(t, "hello"), a2aservertest.Message("", a2a.NewTextPart("hi")), nil)
+	bob := a2aservertest.Server{URL: ts.url, Token: "tk_bob", Runtime: ts.rt}.Client(t, "hello")
+	if task, err := bob.GetTask(t.Context(), &a2a.GetTaskRequest{ID: o.Task}); err == nil {
+		t.Errorf("bob got alice's task: %+v", task)
+	}
+	req := a2aservertest.Message("", a2a.NewTextPart("mine now"))
+	req.Message.ContextID = o.Context
+	if res, err := bob.SendMessage(t.Context(), req); err == nil {
+		if task, ok := res.(*a2a.Task); !ok || task.Status.State != a2a.TaskStateFailed {
+			t.Errorf("bob used alice's context: %+v", res)
+		}
+	}
+}
+
+// TestA2ARestart: contexts (sessions in the store) and finished tasks
+// (the task directory) survive a restart of the server.
+func TestA2ARestart(t *testing.T) {
+	st, tasks, opts := memory.New(), t.TempDir(), agentruntest.Options(t)
+	serve := func() (*tack.Runtime, *httptest.Server) {
+		rt, err := tack.New(append(opts, append(agentruntest.Plugins(), tack.WithStore(st), tack.WithNode("test"))...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := a2aserver.New(rt, a2aserver.Options{TaskDir: tasks, User: User})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt, httptest.NewServer(New(rt, WithA2A(a)))
+	}
+	rt, hs := serve()
+	first := a2aservertest.Server{URL: hs.URL, Runtime: rt}
+	o := a2aservertest.Stream(t, first.Client(t, "hello"), a2aservertest.Message("", a2a.NewTextPart("hi")), nil)
+	hs.Close()
+	rt.Close()
+
+	rt, hs = serve()
+	defer rt.Close()
+	defer hs.Close()
+	again := a2aservertest.Server{URL: hs.URL, Runtime: rt}
+	c := again.Client(t, "hello")
+	task, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: o.Task})
+	if err != nil || task.Status.State != a2a.TaskStateCompleted || len(task.Artifacts) != 1 {
+		t.Fatalf("the task after a restart: %+v %v", task, err)
+	}
+	req := a2aservertest.Message("", a2a.NewTextPart("again"))
+	req.Message.ContextID = o.Context
+	if next := a2aservertest.Stream(t, c, req, nil); next.States[len(next.States)-1] != a2a.TaskStateCompleted {
+		t.Fatalf("the context after a restart: %v", next.States)
+	}
+	if n := len(agentruntest.Messages(t, rt, o.Context)); n != 4 {
+		t.Errorf("the context's session holds %d messages, want 4", n)
+	}
+}
