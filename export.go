@@ -119,6 +119,10 @@ type History struct {
 // not carry or one on another role, text a store cannot keep)
 // is bad_request, and nothing is made.
 func (rt *Runtime) Import(ctx context.Context, cfg SessionConfig, h History) (*Session, error) {
+	cfg, err := rt.withAgent(cfg) // a document written by hand may name an agent, as create_session may
+	if err != nil {
+		return nil, err
+	}
 	if cfg.ID != "" {
 		if err := checkID("session", cfg.ID); err != nil {
 			return nil, err
