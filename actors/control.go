@@ -2,6 +2,8 @@ package actors
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -282,7 +284,10 @@ func (s *session) afterRun(r *run) {
 	case r.ctl.restart && len(s.prompts) > 0:
 		last := len(s.prompts) - 1
 		in := input{text: s.prompts[last], images: s.imagesAt(last)}
-		s.prompts, s.promptImages = s.prompts[:last], s.promptImages[:min(last, len(s.promptImages))]
+		s.prompts = s.prompts[:last]
+		if q := s.images; q != nil && len(q.prompts) > last {
+			q.prompts = q.prompts[:last]
+		}
 		s.startRun(in)
 	}
 }
@@ -310,8 +315,8 @@ func (s *session) nextQueued() *llm.Message {
 	}
 	next := llm.UserMessageWith(s.prompts[0], s.imagesAt(0))
 	s.prompts = s.prompts[1:]
-	if len(s.promptImages) > 0 {
-		s.promptImages = s.promptImages[1:]
+	if q := s.images; q != nil && len(q.prompts) > 0 {
+		q.prompts = q.prompts[1:]
 	}
 	return next
 }
@@ -324,7 +329,10 @@ func (s *session) queued(in input) []*llm.Message {
 	for i, t := range s.prompts {
 		msgs = append(msgs, llm.UserMessageWith(t, s.imagesAt(i)))
 	}
-	s.prompts, s.promptImages = nil, nil
+	s.prompts = nil
+	if s.images != nil {
+		s.images.prompts = nil
+	}
 	if in.text != "" || len(in.images) > 0 {
 		msgs = append(msgs, llm.UserMessageWith(in.text, in.images))
 	}
@@ -360,20 +368,56 @@ func inputOf(m userInput) input {
 // enqueue queues a prompt with its images and tells prompt_queued.
 func (s *session) enqueue(in input) {
 	if len(in.images) > 0 {
-		for len(s.promptImages) < len(s.prompts) {
-			s.promptImages = append(s.promptImages, nil)
+		q := s.queuedImages()
+		for len(q.prompts) < len(s.prompts) {
+			q.prompts = append(q.prompts, nil)
 		}
-		s.promptImages = append(s.promptImages, in.images)
+		q.prompts = append(q.prompts, in.images)
 	}
 	s.prompts = append(s.prompts, in.text)
 	s.emit(&eventsv1.PromptQueued{Text: in.text, Position: int32(len(s.prompts))})
 }
 
-// imagesAt is the images of queued prompt i (promptImages is shorter than
-// prompts when the prompts after its end have none).
+// imagesAt is the images of queued prompt i.
 func (s *session) imagesAt(i int) []*llm.Image {
-	if i < len(s.promptImages) {
-		return s.promptImages[i]
+	if q := s.images; q != nil && i < len(q.prompts) {
+		return q.prompts[i]
 	}
 	return nil
+}
+
+// queuedImages are the images of the queued prompts and steering
+// messages, behind a pointer of the session: most sessions never queue
+// one, and an idle session stays small.
+type queuedImages struct {
+	// prompts holds them by the prompt's index in the queue; shorter when
+	// the last prompts have none.
+	prompts [][]*llm.Image
+	// steering holds them by the steering message's ref.
+	steering map[string][]*llm.Image
+}
+
+// queuedImages returns s.images, made when there is none.
+func (s *session) queuedImages() *queuedImages {
+	if s.images == nil {
+		s.images = &queuedImages{}
+	}
+	return s.images
+}
+
+// steerImages is the images of the queued steering message ref.
+func (s *session) steerImages(ref string) []*llm.Image {
+	if s.images == nil {
+		return nil
+	}
+	return s.images.steering[ref]
+}
+
+// imagesOf is the queued images a stored volatile state holds (copied),
+// nil when it holds none.
+func imagesOf(prompts [][]*llm.Image, steering map[string][]*llm.Image) *queuedImages {
+	if len(prompts) == 0 && len(steering) == 0 {
+		return nil
+	}
+	return &queuedImages{prompts: slices.Clone(prompts), steering: maps.Clone(steering)}
 }

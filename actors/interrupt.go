@@ -57,10 +57,11 @@ func (s *session) queueSteer(ctx actor.Context, in input, interruptTools bool) {
 	s.touch()
 	s.steering = append(s.steering, &eventsv1.SteeringItem{Ref: ref, Text: text})
 	if len(in.images) > 0 {
-		if s.steerImages == nil {
-			s.steerImages = map[string][]*llm.Image{}
+		q := s.queuedImages()
+		if q.steering == nil {
+			q.steering = map[string][]*llm.Image{}
 		}
-		s.steerImages[ref] = in.images
+		q.steering[ref] = in.images
 	}
 	s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "accepted"})
 	if _, prompt := ctx.Message().(*eventsv1.Prompt); prompt { // if_busy steer
@@ -175,7 +176,7 @@ func (s *session) clearQueues(m *eventsv1.Abort) {
 	for _, st := range s.steering {
 		s.emit(&eventsv1.SteeringDropped{Ref: st.Ref, Text: st.Text})
 	}
-	s.prompts, s.promptImages, s.steering, s.steerImages = nil, nil, nil, nil
+	s.prompts, s.steering, s.images = nil, nil, nil
 }
 
 // promptIdle starts a run with a prompt, unless a plugin refuses it; with

@@ -335,7 +335,7 @@ func (s *session) rollback(dropped []outItem) {
 		kept = &store.Volatile{}
 	}
 	s.prompts, s.steering, s.rules = slices.Clone(kept.PromptQueue), slices.Clone(kept.SteeringQueue), nil
-	s.promptImages, s.steerImages = slices.Clone(kept.PromptImages), maps.Clone(kept.SteeringImages)
+	s.images = imagesOf(kept.PromptImages, kept.SteeringImages)
 	s.todos = kept.Todos
 	for _, r := range kept.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
@@ -444,13 +444,14 @@ func (s *session) batch() *store.Batch {
 // volatile is the session's state besides its history.
 func (s *session) volatile() *store.Volatile {
 	v := &store.Volatile{
-		PromptQueue:    slices.Clone(s.prompts),
-		PromptImages:   slices.Clone(s.promptImages),
-		SteeringImages: maps.Clone(s.steerImages),
-		SteeringQueue:  slices.Clone(s.steering),
-		Counters:       store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds, Subagents: s.subagents},
-		Todos:          s.todos,
-		DetachedTools:  s.detached,
+		PromptQueue:   slices.Clone(s.prompts),
+		SteeringQueue: slices.Clone(s.steering),
+		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds, Subagents: s.subagents},
+		Todos:         s.todos,
+		DetachedTools: s.detached,
+	}
+	if q := s.images; q != nil {
+		v.PromptImages, v.SteeringImages = slices.Clone(q.prompts), maps.Clone(q.steering)
 	}
 	if s.subRan {
 		v.SubagentUsage = s.subUsage.proto()
@@ -524,8 +525,8 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.p.saved, s.p.savedBase, s.p.savedSeq = len(s.history), start, snap.EventSeq
 	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
 	s.restoreTitle()
-	s.prompts, s.promptImages, s.steering, s.todos = v.PromptQueue, v.PromptImages, v.SteeringQueue, v.Todos
-	s.steerImages = v.SteeringImages
+	s.prompts, s.steering, s.todos = v.PromptQueue, v.SteeringQueue, v.Todos
+	s.images = imagesOf(v.PromptImages, v.SteeringImages)
 	s.restoreDetached(v.DetachedTools)
 	s.runs, s.steers, s.holds, s.subagents = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds, v.Counters.Subagents
 	if v.SubagentUsage != nil {

@@ -165,9 +165,12 @@ func (s *session) applySteering() {
 	refs := make([]string, len(s.steering))
 	for i, st := range s.steering {
 		refs[i] = st.Ref
-		s.commit(llm.UserMessageWith(st.Text, s.steerImages[st.Ref]))
+		s.commit(llm.UserMessageWith(st.Text, s.steerImages(st.Ref)))
 	}
-	s.steering, s.steerImages = nil, nil
+	s.steering = nil
+	if s.images != nil {
+		s.images.steering = nil
+	}
 	s.emit(&eventsv1.SteeringApplied{Refs: refs, Count: int32(len(refs))})
 }
 

@@ -99,13 +99,11 @@ type session struct {
 	// checked is how much of the history the repair pass has found valid.
 	checked int
 	prompts []string
-	// promptImages are the images of the queued prompts, by their index
-	// in prompts; shorter when the last ones have none.
-	promptImages [][]*llm.Image
-	// steerImages are the images of the queued steering messages, by ref.
-	steerImages map[string][]*llm.Image
-	steering    []*eventsv1.SteeringItem
-	run         *run
+	// images are the images of the queued prompts and steering; nil
+	// while none has any.
+	images   *queuedImages
+	steering []*eventsv1.SteeringItem
+	run      *run
 
 	chain         *plugins.Chain
 	interventions []string

@@ -95,3 +95,28 @@ func TestImageSizeLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedImages: a steering message's images and a queued prompt's
+// reach the model with them, each in its own turn, as the scripted
+// model's reports show.
+func TestQueuedImages(t *testing.T) {
+	ts := start(t, nil)
+	ts.must("POST", "/v1/sessions", "", `{"session":"q","script":{"turns":[
+		{"tool_calls":[{"name":"sleep_immune","args":{"ms":300}}]},{"report":true},{"report":true}]}}`, 201)
+	ts.must("POST", "/v1/sessions/q/prompt", "", `{"text":"go"}`, 200)
+	ts.waitState("/v1/sessions/q", "", "executing_tools")
+	ts.must("POST", "/v1/sessions/q/steer", "", `{"text":"look","interrupt_tools":false,"images":[{"url":"https://x/steer.png"}]}`, 200)
+	ts.must("POST", "/v1/sessions/q/prompt", "", `{"text":"and this","images":[{"url":"https://x/queued.png","detail":"high"}]}`, 200)
+	ts.waitState("/v1/sessions/q", "", "idle")
+	msgs := ts.must("GET", "/v1/sessions/q/messages", "", "", 200)
+	for _, want := range []string{
+		`{"role":"user","content":"look","images":[{"url":"https://x/steer.png"}]}`,
+		`{"role":"user","content":"and this","images":[{"url":"https://x/queued.png","detail":"high"}]}`,
+		`\"images\":[{\"url\":\"https://x/steer.png\"}]}`,
+		`\"images\":[{\"url\":\"https://x/steer.png\"},{\"url\":\"https://x/queued.png\",\"detail\":\"high\"}]}`,
+	} {
+		if !strings.Contains(msgs, want) {
+			t.Fatalf("no %s in %s", want, msgs)
+		}
+	}
+}
