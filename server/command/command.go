@@ -248,13 +248,19 @@ func fork(ctx context.Context, env Env, s *tack.Session, msg proto.Message) (pro
 	if err != nil {
 		return nil, err
 	}
+	return created(ctx, env, f)
+}
+
+// created follows a session a command made (Use, which closes it on
+// refusal) and answers its id.
+func created(ctx context.Context, env Env, s *tack.Session) (proto.Message, error) {
 	if env.Use != nil {
-		if err := env.Use(ctx, f); err != nil {
-			f.Close()
+		if err := env.Use(ctx, s); err != nil {
+			s.Close()
 			return nil, err
 		}
 	}
-	return &eventsv1.Created{Session: f.ID()}, nil
+	return &eventsv1.Created{Session: s.ID()}, nil
 }
 
 // checkNames checks that attach_tools and detach_tools name a tool.
@@ -290,13 +296,7 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	if err != nil {
 		return nil, err
 	}
-	if env.Use != nil {
-		if err := env.Use(ctx, s); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	return &eventsv1.Created{Session: s.ID()}, nil
+	return created(ctx, env, s)
 }
 
 func closeSession(_ context.Context, env Env, s *tack.Session, _ proto.Message) (proto.Message, error) {

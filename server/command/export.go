@@ -35,13 +35,7 @@ func importSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	if err != nil {
 		return nil, err
 	}
-	if env.Use != nil {
-		if err := env.Use(ctx, s); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	return &eventsv1.Created{Session: s.ID()}, nil
+	return created(ctx, env, s)
 }
 
 // Imported reads an exported document into the configuration (for user,
