@@ -81,17 +81,19 @@ func TestDeleteSession(t *testing.T) {
 				t.Fatal(err)
 			}
 			promptAndWait(t, rt, other.ID(), "stay", "r-1")
-			sub, err := p.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"subagent_start"}})
+			sub, err := p.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"sub_agent_event"}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := p.Prompt(ctx, "go"); err != nil {
 				t.Fatal(err)
 			}
+			// Once the child's tool runs, the child has its prompt: the
+			// delete meets a sub-agent at work.
 			var child string
 			for ev := range sub.C {
-				if s := ev.GetSubagentStart(); s != nil {
-					child = s.ChildSession
+				if e := ev.GetSubAgentEvent(); e.GetEvent().GetToolExecutionStart() != nil {
+					child = e.ChildSession
 					break
 				}
 			}
