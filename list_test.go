@@ -34,9 +34,9 @@ func (c *manualClock) Set(t time.Time) {
 // titlePrompt is a prompt whose first line makes the title.
 const titlePrompt = "  Fix the build, then tell me what broke  \nThe logs are in /tmp.\n"
 
-// promptAndWait sends the prompt to session id, which starts run runID,
-// and returns once that run ended.
-func promptAndWait(t *testing.T, rt *tack.Runtime, id, text, runID string) {
+// promptAndWait sends the prompt (with opt, if any) to session id, which
+// starts run runID, and returns once that run ended.
+func promptAndWait(t *testing.T, rt *tack.Runtime, id, text, runID string, opt ...tack.PromptOptions) {
 	t.Helper()
 	ctx := t.Context()
 	s, err := rt.Session(id)
@@ -48,7 +48,7 @@ func promptAndWait(t *testing.T, rt *tack.Runtime, id, text, runID string) {
 		t.Fatal(err)
 	}
 	defer sub.Close()
-	if _, err := s.Prompt(ctx, text); err != nil {
+	if _, err := s.Prompt(ctx, text, opt...); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.After(10 * time.Second)

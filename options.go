@@ -55,12 +55,18 @@ type config struct {
 	agents     map[string]Agent
 	// defaultAgent is WithAgents' def.
 	defaultAgent string
+	maxImage     int64
 }
 
 type namedPlugin struct {
 	name    string
 	factory plugins.Factory
 }
+
+// WithMaxImageBytes bounds the decoded bytes of each data-URL image a
+// prompt or steering message carries (default llm.DefaultMaxImageBytes,
+// 5 MiB); a larger one is bad_request.
+func WithMaxImageBytes(n int64) Option { return func(c *config) { c.maxImage = n } }
 
 // WithLogger logs through l; nil (the default) logs nothing.
 func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } }

@@ -86,6 +86,10 @@ type PromptOptions struct {
 	// "rollback" (abort the run, take its messages out of the working
 	// history, start this prompt). See docs/control.md.
 	IfBusy string
+	// Images go with the prompt's text in its user message
+	// (docs/sessions.md): data URLs of PNG, JPEG, GIF or WebP, or https
+	// URLs.
+	Images []*llm.Image
 }
 
 // Prompt sends user input: it starts a run when idle and is queued
@@ -94,7 +98,7 @@ type PromptOptions struct {
 func (s *Session) Prompt(ctx context.Context, text string, opt ...PromptOptions) (queued bool, err error) {
 	cmd := &eventsv1.Prompt{Text: text}
 	if len(opt) > 0 {
-		cmd.IfBusy = opt[0].IfBusy
+		cmd.IfBusy, cmd.Images = opt[0].IfBusy, opt[0].Images
 	}
 	r, err := s.Send(ctx, cmd)
 	return r.GetPrompt().GetQueued(), err
@@ -104,6 +108,8 @@ func (s *Session) Prompt(ctx context.Context, text string, opt ...PromptOptions)
 type SteerOptions struct {
 	// KeepTools leaves the running killable tools alone (interrupt_tools false).
 	KeepTools bool
+	// Images go with the steering message, as PromptOptions.Images.
+	Images []*llm.Image
 }
 
 // Steer redirects the agent: merged before the next model request, and
@@ -111,7 +117,7 @@ type SteerOptions struct {
 // steering reference.
 func (s *Session) Steer(ctx context.Context, text string, opt SteerOptions) (ref string, err error) {
 	interrupt := !opt.KeepTools
-	r, err := s.Send(ctx, &eventsv1.Steer{Text: text, InterruptTools: &interrupt})
+	r, err := s.Send(ctx, &eventsv1.Steer{Text: text, InterruptTools: &interrupt, Images: opt.Images})
 	return r.GetSteer().GetRef(), err
 }
 

@@ -109,6 +109,7 @@ func New(opts ...Option) (*Runtime, error) {
 			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
 			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models, Tools: catalog,
 			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL, LeaseWait: c.leaseWait, PassivateAfter: c.passive,
+			MaxImageBytes: c.maxImage,
 		},
 	}
 	if rt.system == nil {
@@ -215,19 +216,8 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 		}
 	}
 	if rt.elsewhere != nil {
-		// The session's process resolves the configuration; the names
-		// are checked here, where the policy is.
-		g := rt.grant(cfg.User)
-		if err := rt.permit(g, cfg); err != nil {
+		if err := rt.permitElsewhere(cfg); err != nil {
 			return nil, err
-		}
-		if err := permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script)); err != nil {
-			return nil, err
-		}
-		if scripted(cfg.Model, cfg.Script) && !g.Tool("shell") {
-			// The members have no policy: a scripted session would bring
-			// shell there, and its sub-agents too.
-			return nil, forbidden(cfg.User, "a scripted session in a cluster (its members give it shell)")
 		}
 		return rt.spawnElsewhere(cfg)
 	}
@@ -238,6 +228,25 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 		}
 		return spec, err
 	})
+}
+
+// permitElsewhere checks cfg against its user's grant for a runtime whose
+// sessions live elsewhere: the session's process resolves the
+// configuration; the names are checked here, where the policy is.
+func (rt *Runtime) permitElsewhere(cfg SessionConfig) error {
+	g := rt.grant(cfg.User)
+	if err := rt.permit(g, cfg); err != nil {
+		return err
+	}
+	if err := permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script)); err != nil {
+		return err
+	}
+	if scripted(cfg.Model, cfg.Script) && !g.Tool("shell") {
+		// The members have no policy: a scripted session would bring
+		// shell there, and its sub-agents too.
+		return forbidden(cfg.User, "a scripted session in a cluster (its members give it shell)")
+	}
+	return nil
 }
 
 // generatedTries bounds how many generated ids create tries: another

@@ -52,6 +52,15 @@ func TestWorkspacesPerSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertFiles(t, filepath.Join(root, "a"), "a.txt", "shell.txt")
+
+	// Deleting a session removes its workspace, and only its own.
+	if err := rt.Delete(t.Context(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a")); !os.IsNotExist(err) {
+		t.Fatalf("the deleted session's workspace: %v, want it gone", err)
+	}
+	assertFiles(t, filepath.Join(root, "a2"), "a.txt", "only-fork.txt", "shell.txt")
 }
 
 // assertFiles fails unless dir holds exactly names.

@@ -2,6 +2,8 @@ package actors
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,7 +114,7 @@ func (s *session) promptAtIdle(ctx actor.Context, m *eventsv1.Prompt) {
 		if s.trace != nil && m.Traceparent != "" {
 			s.trace.Parent(m.Traceparent)
 		}
-		s.promptIdle(ctx, m.Text, s.run != nil && m.IfBusy == IfBusyRollback)
+		s.promptIdle(ctx, inputOf(m), s.run != nil && m.IfBusy == IfBusyRollback)
 	}
 }
 
@@ -120,13 +122,13 @@ func (s *session) promptAtIdle(ctx actor.Context, m *eventsv1.Prompt) {
 func (s *session) promptBusy(ctx actor.Context, m *eventsv1.Prompt) {
 	switch m.IfBusy {
 	case IfBusySteer:
-		s.queueSteer(ctx, m.Text, s.run.batch != nil)
+		s.queueSteer(ctx, inputOf(m), s.run.batch != nil)
 	case IfBusyReject:
 		s.failBusy(ctx)
 	case IfBusyInterrupt, IfBusyRollback:
-		s.restart(ctx, m.Text, m.IfBusy == IfBusyRollback)
+		s.restart(ctx, inputOf(m), m.IfBusy == IfBusyRollback)
 	default:
-		s.queuePrompt(ctx, m.Text)
+		s.queuePrompt(ctx, inputOf(m))
 	}
 }
 
@@ -139,14 +141,14 @@ func (s *session) failBusy(ctx actor.Context) {
 // run with text once it has stopped: at once, or, while immune tools
 // finish, from the prompt queue where text waits meanwhile. With rollback
 // the aborted run's messages leave the working history first.
-func (s *session) restart(ctx actor.Context, text string, rollback bool) {
-	if !s.promptHook(ctx, text) {
+func (s *session) restart(ctx actor.Context, in input, rollback bool) {
+	if !s.promptHook(ctx, in.text) {
 		return
 	}
 	r := s.run
 	s.markAborted(abortReason, EndAborted, time.Now())
 	r.ctl.rollback = r.ctl.rollback || rollback
-	r.ctl.next = &text
+	r.ctl.next = &in
 	s.stopNow(&eventsv1.Abort{}, EndAborted)
 	if s.run != r {
 		s.reply(ctx, promptReply(false))
@@ -154,8 +156,7 @@ func (s *session) restart(ctx actor.Context, text string, rollback bool) {
 	}
 	r.ctl.next, r.ctl.restart = nil, true
 	s.touch()
-	s.prompts = append(s.prompts, text)
-	s.emit(&eventsv1.PromptQueued{Text: text, Position: int32(len(s.prompts))})
+	s.enqueue(in)
 	s.reply(ctx, promptReply(true))
 }
 
@@ -281,9 +282,13 @@ func (s *session) afterRun(r *run) {
 	case r.ctl.next != nil:
 		s.startRun(*r.ctl.next)
 	case r.ctl.restart && len(s.prompts) > 0:
-		last := s.prompts[len(s.prompts)-1]
-		s.prompts = s.prompts[:len(s.prompts)-1]
-		s.startRun(last)
+		last := len(s.prompts) - 1
+		in := input{text: s.prompts[last], images: s.imagesAt(last)}
+		s.prompts = s.prompts[:last]
+		if q := s.images; q != nil && len(q.prompts) > last {
+			q.prompts = q.prompts[:last]
+		}
+		s.startRun(in)
 	}
 }
 
@@ -298,7 +303,7 @@ type control struct {
 	waiting *waitingAbort
 	// next is the prompt to start a run with once this one has stopped;
 	// restart, the same for a prompt that waits in the queue (the last).
-	next    *string
+	next    *input
 	restart bool
 }
 
@@ -306,31 +311,113 @@ type control struct {
 // queued prompt, or, with queue_mode all, every one joined in order.
 func (s *session) nextQueued() *llm.Message {
 	if s.spec.QueueMode == QueueAll {
-		return s.queued("")[0]
+		return s.queued(input{})[0]
 	}
-	next := s.prompts[0]
+	next := llm.UserMessageWith(s.prompts[0], s.imagesAt(0))
 	s.prompts = s.prompts[1:]
-	return llm.UserMessage(next)
+	if q := s.images; q != nil && len(q.prompts) > 0 {
+		q.prompts = q.prompts[1:]
+	}
+	return next
 }
 
-// queued takes the queued prompts for the model, followed by text when it
-// is not empty: each its own user message, or, with queue_mode all, one
-// message joining them in order.
-func (s *session) queued(text string) []*llm.Message {
-	texts := s.prompts
-	s.prompts = nil
-	if text != "" {
-		texts = append(texts, text)
+// queued takes the queued prompts for the model, followed by in when it
+// has text or images: each its own user message, or, with queue_mode all,
+// one message joining them in order (and holding all their images).
+func (s *session) queued(in input) []*llm.Message {
+	var msgs []*llm.Message
+	for i, t := range s.prompts {
+		msgs = append(msgs, llm.UserMessageWith(t, s.imagesAt(i)))
 	}
-	if len(texts) == 0 {
+	s.prompts = nil
+	if s.images != nil {
+		s.images.prompts = nil
+	}
+	if in.text != "" || len(in.images) > 0 {
+		msgs = append(msgs, llm.UserMessageWith(in.text, in.images))
+	}
+	if len(msgs) == 0 || s.spec.QueueMode != QueueAll {
+		return msgs
+	}
+	texts := make([]string, len(msgs))
+	var images []*llm.Image
+	for i, m := range msgs {
+		texts[i], images = m.Content, append(images, m.Images...)
+	}
+	return []*llm.Message{llm.UserMessageWith(strings.Join(texts, QueueJoin), images)}
+}
+
+// input is what a prompt or a steering message brings: its text and
+// images.
+type input struct {
+	text   string
+	images []*llm.Image
+}
+
+// userInput is a Prompt or a Steer.
+type userInput interface {
+	GetText() string
+	GetImages() []*eventsv1.Image
+}
+
+// inputOf is the input of a Prompt or a Steer.
+func inputOf(m userInput) input {
+	return input{text: m.GetText(), images: m.GetImages()}
+}
+
+// enqueue queues a prompt with its images and tells prompt_queued.
+func (s *session) enqueue(in input) {
+	if len(in.images) > 0 {
+		q := s.queuedImages()
+		for len(q.prompts) < len(s.prompts) {
+			q.prompts = append(q.prompts, nil)
+		}
+		q.prompts = append(q.prompts, in.images)
+	}
+	s.prompts = append(s.prompts, in.text)
+	s.emit(&eventsv1.PromptQueued{Text: in.text, Position: int32(len(s.prompts))})
+}
+
+// imagesAt is the images of queued prompt i.
+func (s *session) imagesAt(i int) []*llm.Image {
+	if q := s.images; q != nil && i < len(q.prompts) {
+		return q.prompts[i]
+	}
+	return nil
+}
+
+// queuedImages are the images of the queued prompts and steering
+// messages, behind a pointer of the session: most sessions never queue
+// one, and an idle session stays small.
+type queuedImages struct {
+	// prompts holds them by the prompt's index in the queue; shorter when
+	// the last prompts have none.
+	prompts [][]*llm.Image
+	// steering holds them by the steering message's ref.
+	steering map[string][]*llm.Image
+}
+
+// queuedImages returns s.images, made when there is none.
+func (s *session) queuedImages() *queuedImages {
+	if s.images == nil {
+		s.images = &queuedImages{}
+	}
+	return s.images
+}
+
+// steerImages is the images of the queued steering message ref.
+func (s *session) steerImages(ref string) []*llm.Image {
+	if s.images == nil {
 		return nil
 	}
-	if s.spec.QueueMode == QueueAll {
-		return []*llm.Message{llm.UserMessage(strings.Join(texts, QueueJoin))}
+	return s.images.steering[ref]
+}
+
+// imagesOf is the queued images a stored volatile state holds (copied),
+// nil when it holds none.
+func imagesOf(prompts [][]*llm.Image, steering map[string][]*llm.Image) *queuedImages {
+	if len(prompts) == 0 && len(steering) == 0 {
+		return nil
 	}
-	msgs := make([]*llm.Message, len(texts))
-	for i, t := range texts {
-		msgs[i] = llm.UserMessage(t)
-	}
-	return msgs
+	return &queuedImages{prompts: slices.Clone(prompts), steering: maps.Clone(steering)}
 }

@@ -30,6 +30,9 @@ const (
 // defaults; an Env must not be changed once sessions use it.
 type Env struct {
 	Logger *zap.Logger
+	// MaxImageBytes bounds the decoded bytes of each data-URL image a
+	// prompt or steering message carries (<= 0: llm.DefaultMaxImageBytes).
+	MaxImageBytes int64
 	// Clock stamps events and tool metrics.
 	Clock func() time.Time
 	// RingSize is the number of events each session buffers for replay.

@@ -11,6 +11,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
@@ -27,8 +28,8 @@ const abortReason = "user"
 
 // queuePrompt queues a prompt while busy; it is consumed when the run would
 // otherwise end.
-func (s *session) queuePrompt(ctx actor.Context, text string) {
-	if !s.promptHook(ctx, text) {
+func (s *session) queuePrompt(ctx actor.Context, in input) {
+	if !s.promptHook(ctx, in.text) {
 		return
 	}
 	if len(s.prompts) >= s.env.promptLimit() {
@@ -36,14 +37,14 @@ func (s *session) queuePrompt(ctx actor.Context, text string) {
 		return
 	}
 	s.touch()
-	s.prompts = append(s.prompts, text)
-	s.emit(&eventsv1.PromptQueued{Text: text, Position: int32(len(s.prompts))})
+	s.enqueue(in)
 	s.reply(ctx, promptReply(true))
 }
 
 // queueSteer queues steering for the next request; with interruptTools it
 // also cancels the killable tools of the running batch at once.
-func (s *session) queueSteer(ctx actor.Context, text string, interruptTools bool) {
+func (s *session) queueSteer(ctx actor.Context, in input, interruptTools bool) {
+	text := in.text
 	if !s.steerHook(ctx, s.steers+1, text) {
 		return
 	}
@@ -55,6 +56,13 @@ func (s *session) queueSteer(ctx actor.Context, text string, interruptTools bool
 	}
 	s.touch()
 	s.steering = append(s.steering, &eventsv1.SteeringItem{Ref: ref, Text: text})
+	if len(in.images) > 0 {
+		q := s.queuedImages()
+		if q.steering == nil {
+			q.steering = map[string][]*llm.Image{}
+		}
+		q.steering[ref] = in.images
+	}
 	s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "accepted"})
 	if _, prompt := ctx.Message().(*eventsv1.Prompt); prompt { // if_busy steer
 		s.reply(ctx, promptReply(true))
@@ -168,16 +176,16 @@ func (s *session) clearQueues(m *eventsv1.Abort) {
 	for _, st := range s.steering {
 		s.emit(&eventsv1.SteeringDropped{Ref: st.Ref, Text: st.Text})
 	}
-	s.prompts, s.steering = nil, nil
+	s.prompts, s.steering, s.images = nil, nil, nil
 }
 
 // promptIdle starts a run with a prompt, unless a plugin refuses it; with
 // rollback, a paused run it supersedes is rolled back.
-func (s *session) promptIdle(ctx actor.Context, text string, rollback bool) {
+func (s *session) promptIdle(ctx actor.Context, in input, rollback bool) {
 	if !s.admitRun(ctx) {
 		return
 	}
-	if !s.promptHook(ctx, text) {
+	if !s.promptHook(ctx, in.text) {
 		s.unadmit()
 		return
 	}
@@ -185,12 +193,13 @@ func (s *session) promptIdle(ctx actor.Context, text string, rollback bool) {
 		s.run.ctl.rollback = true
 	}
 	s.supersede()
-	s.startRun(text)
+	s.startRun(in)
 	s.reply(ctx, promptReply(false))
 }
 
 // steerIdle: steering while idle behaves as a prompt.
-func (s *session) steerIdle(ctx actor.Context, text string) {
+func (s *session) steerIdle(ctx actor.Context, in input) {
+	text := in.text
 	if !s.admitRun(ctx) {
 		return
 	}
@@ -200,7 +209,7 @@ func (s *session) steerIdle(ctx actor.Context, text string) {
 	}
 	ref := s.nextSteerRef()
 	s.supersede()
-	s.startRun(text)
+	s.startRun(in)
 	s.reply(ctx, steerReply(ref))
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -334,6 +335,7 @@ func (s *session) rollback(dropped []outItem) {
 		kept = &store.Volatile{}
 	}
 	s.prompts, s.steering, s.rules = slices.Clone(kept.PromptQueue), slices.Clone(kept.SteeringQueue), nil
+	s.images = imagesOf(kept.PromptImages, kept.SteeringImages)
 	s.todos = kept.Todos
 	for _, r := range kept.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
@@ -448,6 +450,9 @@ func (s *session) volatile() *store.Volatile {
 		Todos:         s.todos,
 		DetachedTools: s.detached,
 	}
+	if q := s.images; q != nil {
+		v.PromptImages, v.SteeringImages = slices.Clone(q.prompts), maps.Clone(q.steering)
+	}
 	if s.subRan {
 		v.SubagentUsage = s.subUsage.proto()
 	}
@@ -521,6 +526,7 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
 	s.restoreTitle()
 	s.prompts, s.steering, s.todos = v.PromptQueue, v.SteeringQueue, v.Todos
+	s.images = imagesOf(v.PromptImages, v.SteeringImages)
 	s.restoreDetached(v.DetachedTools)
 	s.runs, s.steers, s.holds, s.subagents = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds, v.Counters.Subagents
 	if v.SubagentUsage != nil {

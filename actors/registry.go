@@ -63,6 +63,9 @@ type Registry struct {
 	restoring map[string]*restoring
 	// dormant holds what passivated sessions hand to their next actor.
 	dormant map[string]*dormant
+	// deleting holds the sessions Delete is deleting (with their
+	// sub-agents): Get and Deliver do not restore them.
+	deleting map[string]bool
 
 	stop chan struct{}
 	done sync.WaitGroup
@@ -128,7 +131,7 @@ func WithFailure(f Failure) RegistryOption {
 // NewRegistry returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
 func NewRegistry(system *actor.ActorSystem, env *Env, opts ...RegistryOption) *Registry {
-	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}}
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -179,14 +182,15 @@ func (r *Registry) unregisterLocked(id string) (pid *actor.PID, user string, ok 
 }
 
 // Create starts a new session: with a store, it records the session
-// (spec.Stored) and takes its lease first, and fails with ErrSessionExists
-// when the id is taken, loaded or stored.
+// (spec.Stored, and for an import the history and state of spec.Restore)
+// and takes its lease first, and fails with ErrSessionExists when the id
+// is taken, loaded or stored.
 func (r *Registry) Create(ctx context.Context, spec Spec) (*actor.PID, error) {
 	if r.Loaded(spec.ID) {
 		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
 	}
 	if st := r.env.Store; st != nil {
-		if err := st.Create(ctx, spec.ID, spec.Stored); err != nil {
+		if err := record(ctx, st, spec.ID, spec.Stored, spec.Restore); err != nil {
 			if errors.Is(err, store.ErrExists) {
 				return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
 			}
@@ -217,7 +221,7 @@ func (r *Registry) Get(ctx context.Context, id string) (*actor.PID, error) {
 			r.mu.Unlock()
 			return pid, nil
 		}
-		if r.env.Store == nil || r.respec == nil {
+		if r.env.Store == nil || r.respec == nil || r.deletingLocked(id) {
 			r.mu.Unlock()
 			return nil, fmt.Errorf("%w: %q", ErrNoSession, id)
 		}
@@ -260,7 +264,7 @@ func (r *Registry) Deliver(id string, msg any) {
 	}
 	c, ok := r.restoring[id]
 	if !ok {
-		if r.env.Store == nil || r.respec == nil {
+		if r.env.Store == nil || r.respec == nil || r.deletingLocked(id) {
 			r.refuse(id, msg, fmt.Errorf("%w: %q", ErrNoSession, id))
 			return
 		}

@@ -83,16 +83,16 @@ func (s *session) current(t tag) bool {
 
 // startRun begins a run in idle with text as the newest user input; what an
 // earlier abort left queued is delivered first, in order.
-func (s *session) startRun(text string) {
+func (s *session) startRun(in input) {
 	s.touch() // the run's start and its prompt are stored before they are told
-	s.emit(&eventsv1.PromptReceived{Text: text})
+	s.emit(&eventsv1.PromptReceived{Text: in.text})
 	s.runs++
 	s.run = newRun(s.runs, "")
 	s.countRun()
 	s.env.observer().RunStarted()
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
 	s.run.ctl.from = len(s.history)
-	for _, m := range s.queued(text) {
+	for _, m := range s.queued(in) {
 		s.commit(m)
 	}
 	s.startTurn()
@@ -165,9 +165,12 @@ func (s *session) applySteering() {
 	refs := make([]string, len(s.steering))
 	for i, st := range s.steering {
 		refs[i] = st.Ref
-		s.commit(llm.UserMessage(st.Text))
+		s.commit(llm.UserMessageWith(st.Text, s.steerImages(st.Ref)))
 	}
 	s.steering = nil
+	if s.images != nil {
+		s.images.steering = nil
+	}
 	s.emit(&eventsv1.SteeringApplied{Refs: refs, Count: int32(len(refs))})
 }
 

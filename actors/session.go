@@ -97,8 +97,11 @@ type session struct {
 	rolled    []rolledSpan
 	rollbacks uint64
 	// checked is how much of the history the repair pass has found valid.
-	checked  int
-	prompts  []string
+	checked int
+	prompts []string
+	// images are the images of the queued prompts and steering; nil
+	// while none has any.
+	images   *queuedImages
 	steering []*eventsv1.SteeringItem
 	run      *run
 
@@ -273,6 +276,10 @@ func (s *session) common(ctx actor.Context) bool {
 		s.retryWrite()
 	case *settled:
 		s.deliver(ctx, &eventsv1.Reply{})
+	case *ExportPoint:
+		s.exportPoint(ctx)
+	case *inUse:
+		ctx.Respond(&eventsv1.Reply{Error: s.use()})
 	case *idleTrim:
 		s.trim(m)
 	case *passivateDue:
@@ -302,6 +309,10 @@ func (s *session) common(ctx actor.Context) bool {
 			s.fail(ctx, events.CodeNotAlive, s.refused)
 			return true
 		}
+		if err := llm.CheckImages(m.(userInput).GetImages(), s.env.MaxImageBytes); err != nil {
+			s.fail(ctx, events.CodeBadRequest, err.Error())
+			return true
+		}
 		return false
 	default:
 		return false
@@ -316,7 +327,7 @@ func (s *session) idle(ctx actor.Context) {
 	case *eventsv1.Prompt:
 		s.promptAtIdle(ctx, m)
 	case *eventsv1.Steer:
-		s.steerIdle(ctx, m.Text)
+		s.steerIdle(ctx, inputOf(m))
 	case *eventsv1.Abort:
 		s.abortAt(ctx, m, time.Now())
 	default:
@@ -330,7 +341,7 @@ func (s *session) running(ctx actor.Context) {
 	case *eventsv1.Prompt:
 		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
-		s.queueSteer(ctx, m.Text, false)
+		s.queueSteer(ctx, inputOf(m), false)
 	case *eventsv1.Abort:
 		s.abortAt(ctx, m, time.Now())
 	case *streamChunk:
@@ -348,7 +359,7 @@ func (s *session) streaming(ctx actor.Context) {
 	case *eventsv1.Prompt:
 		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
-		s.queueSteer(ctx, m.Text, false)
+		s.queueSteer(ctx, inputOf(m), false)
 	case *eventsv1.Abort:
 		s.abortAt(ctx, m, time.Now())
 	case *streamChunk:
@@ -366,7 +377,7 @@ func (s *session) executingTools(ctx actor.Context) {
 	case *eventsv1.Prompt:
 		s.promptBusy(ctx, m)
 	case *eventsv1.Steer:
-		s.queueSteer(ctx, m.Text, m.InterruptTools == nil || *m.InterruptTools)
+		s.queueSteer(ctx, inputOf(m), m.InterruptTools == nil || *m.InterruptTools)
 	case *eventsv1.Abort:
 		s.abortAt(ctx, m, time.Now())
 	case *toolUpdate:
@@ -496,6 +507,14 @@ func (s *session) shutdown() {
 	if s.run != nil {
 		s.run.cancelAll()
 	}
+	// A reply still waiting for its write would never go: its caller
+	// hears not_alive now instead of waiting out its timeout.
+	for _, it := range s.p.outbox {
+		if it.to != nil && it.reply != nil {
+			s.root.Send(it.to, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
+		}
+	}
+	s.p.outbox = nil
 	for _, c := range append([]events.Sink(nil), s.sinks...) {
 		s.unsubscribe(c)
 	}

@@ -246,6 +246,22 @@ func appendConversation(dst []byte, msg *eventsv1.Message) []byte {
 	default:
 		dst = append(dst, `,"content":`...)
 		dst = appendString(dst, msg.GetContent())
+		if imgs := msg.GetImages(); len(imgs) > 0 {
+			dst = append(dst, `,"images":[`...)
+			for i, img := range imgs {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, `{"url":`...)
+				dst = appendString(dst, img.GetUrl())
+				if d := img.GetDetail(); d != "" {
+					dst = append(dst, `,"detail":`...)
+					dst = appendString(dst, d)
+				}
+				dst = append(dst, '}')
+			}
+			dst = append(dst, ']')
+		}
 	}
 	if msg.GetSummary() {
 		dst = append(dst, `,"summary":true`...)

@@ -26,6 +26,9 @@ func TestMarshalJSONReplies(t *testing.T) {
 			{Role: "user", Content: "old", Compacted: true, RolledBack: true},
 			{Role: "user", Content: "s", Summary: true},
 		}}, `{"messages":[{"role":"user","content":"old","compacted":true,"rolled_back":true},{"role":"user","content":"s","summary":true}]}`},
+		{"images", &eventsv1.MessageList{Messages: []*eventsv1.Message{
+			{Role: "user", Content: "look", Images: []*eventsv1.Image{{Url: "https://x/a.png", Detail: "low"}, {Url: "data:image/png;base64,AA=="}}},
+		}}, `{"messages":[{"role":"user","content":"look","images":[{"url":"https://x/a.png","detail":"low"},{"url":"data:image/png;base64,AA=="}]}]}`},
 		{
 			name: "message list as in docs/protocol.md",
 			m: &eventsv1.MessageList{Messages: []*eventsv1.Message{
@@ -61,7 +64,7 @@ func TestMarshalJSONReplies(t *testing.T) {
 			want: `{"error":{"code":"queue_full","message":"steering queue holds 3 messages"}}`,
 		},
 		{"raw json alone", raw(`[1, 2]`), `[1, 2]`},
-		{"steer with unset optional", &eventsv1.Steer{Text: "t"}, `{"text":"t","interrupt_tools":null}`},
+		{"steer with unset optional", &eventsv1.Steer{Text: "t"}, `{"text":"t","interrupt_tools":null,"images":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,8 @@ import (
 // MergeSameRole returns msgs with each run of consecutive user messages,
 // and each run of consecutive assistant messages, merged into one message:
 // contents (and thinking) joined with a blank line ("\n\n"), empty ones
-// skipped, and the tool calls of an assistant run concatenated in order.
+// skipped, and the tool calls of an assistant run (the images of a user
+// run) concatenated in order.
 // Tool messages are never merged. It is for provider APIs that reject two
 // messages of one role in a row.
 //
@@ -45,6 +46,7 @@ func merge(run []*Message) *Message {
 		if t := r.GetThinking(); t != "" {
 			thinking = append(thinking, t)
 		}
+		m.Images = append(m.Images, r.GetImages()...)
 		for _, tc := range r.GetToolCalls() {
 			m.ToolCalls = append(m.ToolCalls, proto.Clone(tc).(*ToolCall))
 		}

@@ -10,7 +10,8 @@ func EstimateTokens(s string) int64 {
 
 // EstimateUsage estimates a response's usage at 4 bytes a token: input
 // counts req's system prompt and the content, thinking and tool call
-// arguments of every message; output counts those of msg.
+// arguments of every message, and each image as ImageTokens
+// (LowDetailImageTokens at detail low); output counts those of msg.
 func EstimateUsage(req *Request, msg *Message) *Usage {
 	n := len(req.System)
 	for _, m := range req.Messages {
@@ -34,11 +35,14 @@ func Overflowed(u *Usage, window int64) bool {
 }
 
 // messageBytes is the length of m's content, thinking and tool call
-// arguments.
+// arguments, and 4 bytes for each token its images count (imageTokens).
 func messageBytes(m *Message) int {
 	n := len(m.GetContent()) + len(m.GetThinking())
 	for _, c := range m.GetToolCalls() {
 		n += len(c.GetArgs().GetJson())
+	}
+	for _, img := range m.GetImages() {
+		n += 4 * int(imageTokens(img))
 	}
 	return n
 }

@@ -115,7 +115,8 @@ func Trim(msgs []*Message, maxMessages int, budget int64) []*Message {
 }
 
 // EstimateMessageTokens estimates m at 4 bytes a token: its content,
-// thinking and tool call arguments.
+// thinking and tool call arguments, and its images as ImageTokens each
+// (LowDetailImageTokens at detail low).
 func EstimateMessageTokens(m *Message) int64 {
 	return tokens(messageBytes(m))
 }

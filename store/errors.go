@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -69,4 +70,11 @@ func CheckLease(owner string, ttl time.Duration) error {
 		return fmt.Errorf("%w: lease ttl %v is not positive", ErrInvalid, ttl)
 	}
 	return CheckOwner(owner)
+}
+
+// Within reports whether session id is session parent or one of its
+// sub-agents (an id that starts with parent + "/"), at any depth: the
+// sessions Delete removes together.
+func Within(id, parent string) bool {
+	return id == parent || strings.HasPrefix(id, parent+"/")
 }

@@ -96,6 +96,13 @@ type Snapshot struct {
 type Volatile struct {
 	// PromptQueue holds prompts waiting for the current run to end.
 	PromptQueue []string
+	// PromptImages holds the images of the queued prompts, by their index
+	// in PromptQueue; it may be shorter (the prompts past its end have
+	// none), and is nil when no queued prompt has images.
+	PromptImages [][]*eventsv1.Image
+	// SteeringImages holds the images of the queued steering messages, by
+	// their ref; nil when none has images.
+	SteeringImages map[string][]*eventsv1.Image
 	// SteeringQueue holds accepted steering messages with their refs.
 	SteeringQueue []*eventsv1.SteeringItem
 	// Approvals are the tool calls held for approval, in request order.

@@ -44,8 +44,17 @@ type Store interface {
 	// a caller pages moves to the front and may be missed or seen twice.
 	List(ctx context.Context, p Page) (*Listing, error)
 
-	// Delete removes the session, its history and its lease.
+	// Delete removes the session, its history and its lease, and with them
+	// every session whose id starts with id + "/" (its sub-agents, at any
+	// depth), in one transaction. It fails with ErrNotFound when id is not
+	// stored (its sub-agents, if any, are then left alone).
 	Delete(ctx context.Context, id string) error
+
+	// Stale returns the ids of up to limit sessions whose UpdatedAt is
+	// before t, sub-agents (ids holding "/") aside, least recently
+	// updated first: what a retention sweep deletes. limit <= 0 means
+	// DefaultPageSize.
+	Stale(ctx context.Context, before time.Time, limit int) ([]string, error)
 
 	// Acquire makes owner the holder of the session's lease until ttl from
 	// now. It succeeds when nobody holds the lease, when owner already does

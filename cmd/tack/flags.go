@@ -8,11 +8,13 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/config"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/builtin"
@@ -30,6 +32,7 @@ type common struct {
 	leaseTTL  time.Duration
 	config    string
 	scriptDir string
+	maxImage  int64
 	verbose   bool
 	// traceContent puts message content on spans (when tracing is on).
 	traceContent bool
@@ -53,6 +56,7 @@ func (c *common) register(fs *flag.FlagSet, defaultStore string, shared bool) {
 		fs.StringVar(&c.scriptDir, "script-dir", ".", "directory that script:<path> models are read from; a path must stay inside it (absolute paths, .. and links out of it are unknown models)")
 	}
 	c.tools.register(fs, shared)
+	fs.Int64Var(&c.maxImage, "max-image-bytes", llm.DefaultMaxImageBytes, "largest image a prompt or steering message may carry as a data URL, in decoded bytes\n(a request body is bounded by --max-body-bytes too, where there is one)")
 	fs.BoolVar(&c.verbose, "v", false, "log to stderr")
 	fs.BoolVar(&c.traceContent, "trace-content", os.Getenv("TACK_TRACE_CONTENT") == "1", "put prompts, answers, tool arguments and results on trace spans (default: $TACK_TRACE_CONTENT=1; tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 }
@@ -110,7 +114,10 @@ func (c *common) newRuntime(st store.Store, extra ...tack.Option) (*tack.Runtime
 	if err := builtin.Register(reg); err != nil {
 		return nil, err
 	}
-	opts := append([]tack.Option{tack.WithScriptDir(c.scriptDir), tack.WithPluginRegistry(reg)}, extra...)
+	if c.maxImage <= 0 {
+		return nil, fmt.Errorf("--max-image-bytes must be positive, not %d", c.maxImage)
+	}
+	opts := append([]tack.Option{tack.WithScriptDir(c.scriptDir), tack.WithPluginRegistry(reg), tack.WithMaxImageBytes(c.maxImage)}, extra...)
 	if st != nil {
 		opts = append(opts, tack.WithStore(st), tack.WithNode(c.nodeName()), tack.WithLeaseTTL(c.leaseTTL))
 	}
@@ -170,6 +177,38 @@ func (c *common) nodeName() string {
 		return c.node
 	}
 	return sqliteNode
+}
+
+// retainFlag defines --retain on fs (serve and node).
+func retainFlag(fs *flag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "retain", 0, "delete sessions (with their sub-agents) whose last change is older than this, e.g. 720h;\n"+
+		"swept every tenth of it (between 1s and 1h); a session with a run, queued input, a pending approval or question,\n"+
+		"or an open event stream is kept (0: keep every session)")
+}
+
+// checkRetain refuses a --retain the process cannot honour: negative, or
+// with no store to sweep.
+func checkRetain(d time.Duration, store string) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("--retain %s: must not be negative", d)
+	case d > 0 && store == "memory":
+		return fmt.Errorf("--retain %s needs a store (--store sqlite:PATH or postgres://...): memory sessions end with the process", d)
+	}
+	return nil
+}
+
+// retain sweeps rt's sessions older than d (Runtime.Retain) until the
+// returned stop is called, which waits for a sweep under way. d 0 does
+// nothing.
+func retain(ctx context.Context, rt *tack.Runtime, d time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { rt.Retain(ctx, d) })
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }
 
 // agentsOption names the configuration's agents; a configuration that

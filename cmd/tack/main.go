@@ -2,7 +2,8 @@
 // session as a timeline; `tack chat` is a terminal conversation; `tack rpc` speaks
 // JSON lines on stdin/stdout; `tack serve` serves sessions over HTTP;
 // `tack node` serves them to other actor systems over protoactor remote;
-// `tack mcp` offers the configured agents as MCP tools on stdio.
+// `tack mcp` offers the configured agents as MCP tools on stdio;
+// `tack export` and `tack import` move a stored session as one document.
 package main
 
 import (
@@ -22,11 +23,14 @@ commands:
   rpc    serve the JSON-lines protocol on stdin/stdout
   serve  the browser UI at http://127.0.0.1:7700, and sessions over HTTP: REST, Server-Sent Events, AG-UI
   node   sessions for other actor systems over protoactor remote (tack node --listen 127.0.0.1:8090)
+  export write a stored session as one JSON document (tack export SESSION > s.json)
+  import make a session from such a document (tack import s.json)
   mcp    the configured agents as MCP tools on stdin/stdout (tack mcp --agent demo)
 
 protocol: docs/protocol.md in the repository (commands, events, scripts, config)
 http:     docs/http.md (routes, streams, auth); browser UI: docs/web.md
 remote:   docs/remote.md (tack node: the gateway, session PIDs, subscriptions)
+sessions: docs/sessions.md (images, export and import, deletion and retention)
 agents:   docs/mcp.md (tack mcp, /mcp), docs/a2a.md (/a2a/{agent} of tack serve)
 `
 
@@ -48,6 +52,10 @@ func main() {
 		err = serve(args)
 	case "node":
 		err = node(args)
+	case "export":
+		err = exportCmd(args)
+	case "import":
+		err = importCmd(args)
 	case "mcp":
 		err = mcpCmd(args)
 	case "help", "-h", "--help":

@@ -24,7 +24,7 @@ import (
 func node(args []string) error {
 	var c common
 	var listen, tlsCert, tlsKey, tlsClientCA string
-	var passivate time.Duration
+	var passivate, retention time.Duration
 	var cf clusterFlags
 	fs := flag.NewFlagSet("tack node", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -49,6 +49,7 @@ func node(args []string) error {
 	fs.StringVar(&tlsKey, "tls-key", "", "PEM `FILE` of the --tls-cert certificate's private key")
 	fs.StringVar(&tlsClientCA, "tls-client-ca", "", "PEM `FILE` of the CA that signs callers' certificates: mutual TLS, callers without one are refused (and the node trusts callers' endpoints by this CA when it dials them)")
 	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long and restore it on its next command (0: never)")
+	retainFlag(fs, &retention)
 	cf.register(fs, "join the protoactor cluster NAME (needs --store postgres://...)", true)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -61,6 +62,9 @@ func node(args []string) error {
 	}
 	if passivate < 0 {
 		return fmt.Errorf("--passivate-after %s: must not be negative", passivate)
+	}
+	if err := checkRetain(retention, c.store); err != nil {
+		return err
 	}
 	var remoteOpts []remote.Option
 	switch {
@@ -106,7 +110,7 @@ func node(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for rejoining := false; ; rejoining = true {
-		addr, dropped, err := serveNode(ctx, &c, listen, cl, opts, append(remoteOpts, remote.WithLogger(log)), security)
+		addr, dropped, err := serveNode(ctx, &c, listen, cl, opts, append(remoteOpts, remote.WithLogger(log)), security, retention)
 		if err != nil && rejoining && ctx.Err() == nil {
 			// The registry (etcd, PostgreSQL) may be what stalled: keep
 			// trying until it answers again.
@@ -136,12 +140,13 @@ const rejoinPause = time.Second
 // a cluster member, until the cluster drops it (dropped): then the node
 // and the runtime are closed, the sessions here released for the other
 // members, and addr is where it listened.
-func serveNode(ctx context.Context, c *common, listen string, cl join.Config, opts []tack.Option, nodeOpts []remote.Option, security string) (addr string, dropped bool, err error) {
+func serveNode(ctx context.Context, c *common, listen string, cl join.Config, opts []tack.Option, nodeOpts []remote.Option, security string, retention time.Duration) (addr string, dropped bool, err error) {
 	rt, closeRuntime, err := c.runtime(opts...)
 	if err != nil {
 		return "", false, err
 	}
 	defer closeRuntime()
+	defer retain(ctx, rt, retention)()
 	var n *remote.Node
 	if cl.Name == "" {
 		n, err = remote.Start(rt, listen, nodeOpts...)

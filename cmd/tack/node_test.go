@@ -67,3 +67,20 @@ func flagErrors(t *testing.T, bin string, command []string, cases []flagCase) {
 		})
 	}
 }
+
+// TestRetainFlags: --retain is refused negative, without a store, and on
+// a cluster's front end, on serve and node alike.
+func TestRetainFlags(t *testing.T) {
+	bin := buildTack(t)
+	flagErrors(t, bin, []string{"serve", "--addr", "127.0.0.1:0"}, []flagCase{
+		{"negative", []string{"--retain", "-1h", "--store", "memory"}, "--retain -1h0m0s: must not be negative"},
+		{"memory", []string{"--retain", "1h", "--store", "memory"}, "--retain 1h0m0s needs a store"},
+		{"not a duration", []string{"--retain", "a month"}, `invalid value "a month" for flag -retain`},
+		{"front end", []string{"--retain", "1h", "--cluster", "c", "--store", "postgres://127.0.0.1:1/x", "--cluster-seeds", "a:1"},
+			"--retain with --cluster: a front end hosts no session"},
+	})
+	flagErrors(t, bin, []string{"node", "--listen", "127.0.0.1:0"}, []flagCase{
+		{"negative", []string{"--retain", "-1s"}, "--retain -1s: must not be negative"},
+		{"memory", []string{"--retain", "1h", "--store", "memory"}, "--retain 1h0m0s needs a store"},
+	})
+}

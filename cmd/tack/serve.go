@@ -39,7 +39,7 @@ func serve(args []string) error {
 	var addr, authFile, origins, hosts, clusterHost, a2aTasks string
 	var maxBody int64
 	var ui bool
-	var passivate time.Duration
+	var passivate, retention time.Duration
 	var cf clusterFlags
 	fs := flag.NewFlagSet("tack serve", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -72,6 +72,7 @@ func serve(args []string) error {
 	fs.BoolVar(&ui, "ui", true, "serve the browser UI at / (--ui=false for the API alone)")
 	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long (no run, nothing queued, no open event stream) and restore it on its next request (0: never)")
 	cf.register(fs, "serve the sessions of the protoactor cluster NAME as a front end that hosts none (needs --store postgres://..., the members' store)", false)
+	retainFlag(fs, &retention)
 	fs.StringVar(&clusterHost, "cluster-host", "127.0.0.1", "with --cluster: the host this front end's protoactor remote listens on (a free port), which members dial to answer it")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -85,6 +86,12 @@ func serve(args []string) error {
 	}
 	if passivate < 0 {
 		return fmt.Errorf("--passivate-after %s: must not be negative", passivate)
+	}
+	if err := checkRetain(retention, c.store); err != nil {
+		return err
+	}
+	if retention > 0 && cl.Name != "" {
+		return fmt.Errorf("--retain with --cluster: a front end hosts no session; give --retain to the members (tack node)")
 	}
 	var opts []httpserver.Option
 	var rtOpts []tack.Option
@@ -174,6 +181,7 @@ func serve(args []string) error {
 	fmt.Fprintf(os.Stderr, "tack serve: listening on http://%s\n", ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer retain(ctx, rt, retention)()
 	return httpserver.New(rt, opts...).Serve(ctx, ln)
 }
 

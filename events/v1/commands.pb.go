@@ -381,6 +381,7 @@ type Prompt struct {
 	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	IfBusy        string                 `protobuf:"bytes,2,opt,name=if_busy,json=ifBusy,proto3" json:"if_busy,omitempty"`
 	Traceparent   string                 `protobuf:"bytes,3,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
+	Images        []*Image               `protobuf:"bytes,4,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -436,11 +437,19 @@ func (x *Prompt) GetTraceparent() string {
 	return ""
 }
 
+func (x *Prompt) GetImages() []*Image {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
 // interrupt_tools defaults to true when unset.
 type Steer struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Text           string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	InterruptTools *bool                  `protobuf:"varint,2,opt,name=interrupt_tools,json=interruptTools,proto3,oneof" json:"interrupt_tools,omitempty"`
+	Images         []*Image               `protobuf:"bytes,3,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -487,6 +496,13 @@ func (x *Steer) GetInterruptTools() bool {
 		return *x.InterruptTools
 	}
 	return false
+}
+
+func (x *Steer) GetImages() []*Image {
+	if x != nil {
+		return x.Images
+	}
+	return nil
 }
 
 // kill_tools is "killable" (the default when empty), "all" or "none". at
@@ -1122,6 +1138,251 @@ func (*CloseSession) Descriptor() ([]byte, []int) {
 	return file_events_v1_commands_proto_rawDescGZIP(), []int{18}
 }
 
+// DeleteSession aborts a run (kill_tools all) and removes the session, its
+// sub-agents and everything stored of them, for good.
+type DeleteSession struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteSession) Reset() {
+	*x = DeleteSession{}
+	mi := &file_events_v1_commands_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSession) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSession) ProtoMessage() {}
+
+func (x *DeleteSession) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSession.ProtoReflect.Descriptor instead.
+func (*DeleteSession) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
+}
+
+// ExportSession asks for the whole session as one document
+// (SessionExport), answered with Reply.export.
+type ExportSession struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportSession) Reset() {
+	*x = ExportSession{}
+	mi := &file_events_v1_commands_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportSession) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportSession) ProtoMessage() {}
+
+func (x *ExportSession) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportSession.ProtoReflect.Descriptor instead.
+func (*ExportSession) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
+}
+
+// ImportSession makes an idle session of the caller from an exported
+// document: named session, or a generated id when empty. It is answered
+// with Reply.created.
+type ImportSession struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	Document      *SessionExport         `protobuf:"bytes,2,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportSession) Reset() {
+	*x = ImportSession{}
+	mi := &file_events_v1_commands_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportSession) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportSession) ProtoMessage() {}
+
+func (x *ImportSession) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportSession.ProtoReflect.Descriptor instead.
+func (*ImportSession) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ImportSession) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
+func (x *ImportSession) GetDocument() *SessionExport {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+// SessionExport is a whole session (docs/sessions.md): format is
+// "tack.session/v1"; config is the create_session object that makes a
+// session like it; messages are every message it committed, in order,
+// compacted and rolled_back marked as in get_messages with all; todos,
+// title, usage and subagent_usage as get_state shows them. exported_at is
+// RFC 3339 in UTC; session is the id it was exported from.
+type SessionExport struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Format        string                 `protobuf:"bytes,1,opt,name=format,proto3" json:"format,omitempty"`
+	Session       string                 `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	Config        *RawJSON               `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
+	Messages      []*Message             `protobuf:"bytes,4,rep,name=messages,proto3" json:"messages,omitempty"`
+	Todos         []*Todo                `protobuf:"bytes,5,rep,name=todos,proto3" json:"todos,omitempty"`
+	Title         string                 `protobuf:"bytes,6,opt,name=title,proto3" json:"title,omitempty"`
+	Usage         *Usage                 `protobuf:"bytes,7,opt,name=usage,proto3" json:"usage,omitempty"`
+	SubagentUsage *Usage                 `protobuf:"bytes,8,opt,name=subagent_usage,json=subagentUsage,proto3" json:"subagent_usage,omitempty"`
+	ExportedAt    string                 `protobuf:"bytes,9,opt,name=exported_at,json=exportedAt,proto3" json:"exported_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionExport) Reset() {
+	*x = SessionExport{}
+	mi := &file_events_v1_commands_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionExport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionExport) ProtoMessage() {}
+
+func (x *SessionExport) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_commands_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionExport.ProtoReflect.Descriptor instead.
+func (*SessionExport) Descriptor() ([]byte, []int) {
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *SessionExport) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *SessionExport) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
+func (x *SessionExport) GetConfig() *RawJSON {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+func (x *SessionExport) GetMessages() []*Message {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *SessionExport) GetTodos() []*Todo {
+	if x != nil {
+		return x.Todos
+	}
+	return nil
+}
+
+func (x *SessionExport) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *SessionExport) GetUsage() *Usage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+func (x *SessionExport) GetSubagentUsage() *Usage {
+	if x != nil {
+		return x.SubagentUsage
+	}
+	return nil
+}
+
+func (x *SessionExport) GetExportedAt() string {
+	if x != nil {
+		return x.ExportedAt
+	}
+	return ""
+}
+
 // ListSessions asks for a page of sessions: limit (default 100, at most
 // 1000) and the cursor of the previous page's next.
 type ListSessions struct {
@@ -1134,7 +1395,7 @@ type ListSessions struct {
 
 func (x *ListSessions) Reset() {
 	*x = ListSessions{}
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1407,7 @@ func (x *ListSessions) String() string {
 func (*ListSessions) ProtoMessage() {}
 
 func (x *ListSessions) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[19]
+	mi := &file_events_v1_commands_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1420,7 @@ func (x *ListSessions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessions.ProtoReflect.Descriptor instead.
 func (*ListSessions) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListSessions) GetLimit() int32 {
@@ -1187,7 +1448,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1460,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[20]
+	mi := &file_events_v1_commands_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1473,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ErrorInfo) GetCode() string {
@@ -1243,6 +1504,7 @@ type Reply struct {
 	//	*Reply_Messages
 	//	*Reply_Events
 	//	*Reply_Sessions
+	//	*Reply_Export
 	Data          isReply_Data `protobuf_oneof:"data"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1250,7 +1512,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1524,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[21]
+	mi := &file_events_v1_commands_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1537,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{21}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Reply) GetError() *ErrorInfo {
@@ -1355,6 +1617,15 @@ func (x *Reply) GetSessions() *SessionList {
 	return nil
 }
 
+func (x *Reply) GetExport() *SessionExport {
+	if x != nil {
+		if x, ok := x.Data.(*Reply_Export); ok {
+			return x.Export
+		}
+	}
+	return nil
+}
+
 type isReply_Data interface {
 	isReply_Data()
 }
@@ -1387,6 +1658,10 @@ type Reply_Sessions struct {
 	Sessions *SessionList `protobuf:"bytes,8,opt,name=sessions,proto3,oneof"`
 }
 
+type Reply_Export struct {
+	Export *SessionExport `protobuf:"bytes,9,opt,name=export,proto3,oneof"`
+}
+
 func (*Reply_Created) isReply_Data() {}
 
 func (*Reply_Prompt) isReply_Data() {}
@@ -1401,6 +1676,8 @@ func (*Reply_Events) isReply_Data() {}
 
 func (*Reply_Sessions) isReply_Data() {}
 
+func (*Reply_Export) isReply_Data() {}
+
 type Created struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Session       string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -1410,7 +1687,7 @@ type Created struct {
 
 func (x *Created) Reset() {
 	*x = Created{}
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1422,7 +1699,7 @@ func (x *Created) String() string {
 func (*Created) ProtoMessage() {}
 
 func (x *Created) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[22]
+	mi := &file_events_v1_commands_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1435,7 +1712,7 @@ func (x *Created) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Created.ProtoReflect.Descriptor instead.
 func (*Created) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{22}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Created) GetSession() string {
@@ -1454,7 +1731,7 @@ type PromptReply struct {
 
 func (x *PromptReply) Reset() {
 	*x = PromptReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1466,7 +1743,7 @@ func (x *PromptReply) String() string {
 func (*PromptReply) ProtoMessage() {}
 
 func (x *PromptReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[23]
+	mi := &file_events_v1_commands_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1479,7 +1756,7 @@ func (x *PromptReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptReply.ProtoReflect.Descriptor instead.
 func (*PromptReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{23}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PromptReply) GetQueued() bool {
@@ -1498,7 +1775,7 @@ type SteerReply struct {
 
 func (x *SteerReply) Reset() {
 	*x = SteerReply{}
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1510,7 +1787,7 @@ func (x *SteerReply) String() string {
 func (*SteerReply) ProtoMessage() {}
 
 func (x *SteerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[24]
+	mi := &file_events_v1_commands_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1523,7 +1800,7 @@ func (x *SteerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteerReply.ProtoReflect.Descriptor instead.
 func (*SteerReply) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{24}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SteerReply) GetRef() string {
@@ -1542,7 +1819,7 @@ type MessageList struct {
 
 func (x *MessageList) Reset() {
 	*x = MessageList{}
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1554,7 +1831,7 @@ func (x *MessageList) String() string {
 func (*MessageList) ProtoMessage() {}
 
 func (x *MessageList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[25]
+	mi := &file_events_v1_commands_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1567,7 +1844,7 @@ func (x *MessageList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageList.ProtoReflect.Descriptor instead.
 func (*MessageList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{25}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MessageList) GetMessages() []*Message {
@@ -1586,7 +1863,7 @@ type EventList struct {
 
 func (x *EventList) Reset() {
 	*x = EventList{}
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1598,7 +1875,7 @@ func (x *EventList) String() string {
 func (*EventList) ProtoMessage() {}
 
 func (x *EventList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[26]
+	mi := &file_events_v1_commands_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1611,7 +1888,7 @@ func (x *EventList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventList.ProtoReflect.Descriptor instead.
 func (*EventList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{26}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *EventList) GetEvents() []*Event {
@@ -1633,7 +1910,7 @@ type SessionList struct {
 
 func (x *SessionList) Reset() {
 	*x = SessionList{}
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1645,7 +1922,7 @@ func (x *SessionList) String() string {
 func (*SessionList) ProtoMessage() {}
 
 func (x *SessionList) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[27]
+	mi := &file_events_v1_commands_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1658,7 +1935,7 @@ func (x *SessionList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionList.ProtoReflect.Descriptor instead.
 func (*SessionList) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{27}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SessionList) GetSessions() []*SessionSummary {
@@ -1694,7 +1971,7 @@ type SessionSummary struct {
 
 func (x *SessionSummary) Reset() {
 	*x = SessionSummary{}
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1706,7 +1983,7 @@ func (x *SessionSummary) String() string {
 func (*SessionSummary) ProtoMessage() {}
 
 func (x *SessionSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[28]
+	mi := &file_events_v1_commands_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1719,7 +1996,7 @@ func (x *SessionSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSummary.ProtoReflect.Descriptor instead.
 func (*SessionSummary) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{28}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SessionSummary) GetSession() string {
@@ -1781,7 +2058,7 @@ type SteeringItem struct {
 
 func (x *SteeringItem) Reset() {
 	*x = SteeringItem{}
-	mi := &file_events_v1_commands_proto_msgTypes[29]
+	mi := &file_events_v1_commands_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1793,7 +2070,7 @@ func (x *SteeringItem) String() string {
 func (*SteeringItem) ProtoMessage() {}
 
 func (x *SteeringItem) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[29]
+	mi := &file_events_v1_commands_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1806,7 +2083,7 @@ func (x *SteeringItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringItem.ProtoReflect.Descriptor instead.
 func (*SteeringItem) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{29}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SteeringItem) GetRef() string {
@@ -1836,7 +2113,7 @@ type PendingApproval struct {
 
 func (x *PendingApproval) Reset() {
 	*x = PendingApproval{}
-	mi := &file_events_v1_commands_proto_msgTypes[30]
+	mi := &file_events_v1_commands_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +2125,7 @@ func (x *PendingApproval) String() string {
 func (*PendingApproval) ProtoMessage() {}
 
 func (x *PendingApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[30]
+	mi := &file_events_v1_commands_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +2138,7 @@ func (x *PendingApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingApproval.ProtoReflect.Descriptor instead.
 func (*PendingApproval) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{30}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PendingApproval) GetApprovalId() string {
@@ -1911,7 +2188,7 @@ type PendingQuestion struct {
 
 func (x *PendingQuestion) Reset() {
 	*x = PendingQuestion{}
-	mi := &file_events_v1_commands_proto_msgTypes[31]
+	mi := &file_events_v1_commands_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1923,7 +2200,7 @@ func (x *PendingQuestion) String() string {
 func (*PendingQuestion) ProtoMessage() {}
 
 func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[31]
+	mi := &file_events_v1_commands_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1936,7 +2213,7 @@ func (x *PendingQuestion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingQuestion.ProtoReflect.Descriptor instead.
 func (*PendingQuestion) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{31}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PendingQuestion) GetRef() string {
@@ -1978,7 +2255,7 @@ type RunningTool struct {
 
 func (x *RunningTool) Reset() {
 	*x = RunningTool{}
-	mi := &file_events_v1_commands_proto_msgTypes[32]
+	mi := &file_events_v1_commands_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1990,7 +2267,7 @@ func (x *RunningTool) String() string {
 func (*RunningTool) ProtoMessage() {}
 
 func (x *RunningTool) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[32]
+	mi := &file_events_v1_commands_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2003,7 +2280,7 @@ func (x *RunningTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunningTool.ProtoReflect.Descriptor instead.
 func (*RunningTool) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{32}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *RunningTool) GetCallId() string {
@@ -2038,7 +2315,7 @@ type ContextInfo struct {
 
 func (x *ContextInfo) Reset() {
 	*x = ContextInfo{}
-	mi := &file_events_v1_commands_proto_msgTypes[33]
+	mi := &file_events_v1_commands_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2050,7 +2327,7 @@ func (x *ContextInfo) String() string {
 func (*ContextInfo) ProtoMessage() {}
 
 func (x *ContextInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[33]
+	mi := &file_events_v1_commands_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2063,7 +2340,7 @@ func (x *ContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{33}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ContextInfo) GetUsed() int64 {
@@ -2118,7 +2395,7 @@ type SessionState struct {
 
 func (x *SessionState) Reset() {
 	*x = SessionState{}
-	mi := &file_events_v1_commands_proto_msgTypes[34]
+	mi := &file_events_v1_commands_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2130,7 +2407,7 @@ func (x *SessionState) String() string {
 func (*SessionState) ProtoMessage() {}
 
 func (x *SessionState) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_commands_proto_msgTypes[34]
+	mi := &file_events_v1_commands_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2143,7 +2420,7 @@ func (x *SessionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionState.ProtoReflect.Descriptor instead.
 func (*SessionState) Descriptor() ([]byte, []int) {
-	return file_events_v1_commands_proto_rawDescGZIP(), []int{34}
+	return file_events_v1_commands_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SessionState) GetState() string {
@@ -2293,14 +2570,16 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\v_max_tokensB\x0e\n" +
 	"\f_max_percentB\x15\n" +
 	"\x13_compact_at_percentB\x0e\n" +
-	"\f_keep_recent\"W\n" +
+	"\f_keep_recent\"\x86\x01\n" +
 	"\x06Prompt\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x17\n" +
 	"\aif_busy\x18\x02 \x01(\tR\x06ifBusy\x12 \n" +
-	"\vtraceparent\x18\x03 \x01(\tR\vtraceparent\"]\n" +
+	"\vtraceparent\x18\x03 \x01(\tR\vtraceparent\x12-\n" +
+	"\x06images\x18\x04 \x03(\v2\x15.tack.events.v1.ImageR\x06images\"\x8c\x01\n" +
 	"\x05Steer\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12,\n" +
-	"\x0finterrupt_tools\x18\x02 \x01(\bH\x00R\x0einterruptTools\x88\x01\x01B\x12\n" +
+	"\x0finterrupt_tools\x18\x02 \x01(\bH\x00R\x0einterruptTools\x88\x01\x01\x12-\n" +
+	"\x06images\x18\x03 \x03(\v2\x15.tack.events.v1.ImageR\x06imagesB\x12\n" +
 	"\x10_interrupt_tools\"\x92\x01\n" +
 	"\x05Abort\x12\x1d\n" +
 	"\n" +
@@ -2340,13 +2619,29 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\tSubscribe\x12\x14\n" +
 	"\x05since\x18\x01 \x01(\x04R\x05since\x12\x14\n" +
 	"\x05types\x18\x02 \x03(\tR\x05types\"\x0e\n" +
-	"\fCloseSession\"<\n" +
+	"\fCloseSession\"\x0f\n" +
+	"\rDeleteSession\"\x0f\n" +
+	"\rExportSession\"d\n" +
+	"\rImportSession\x12\x18\n" +
+	"\asession\x18\x01 \x01(\tR\asession\x129\n" +
+	"\bdocument\x18\x02 \x01(\v2\x1d.tack.events.v1.SessionExportR\bdocument\"\xf5\x02\n" +
+	"\rSessionExport\x12\x16\n" +
+	"\x06format\x18\x01 \x01(\tR\x06format\x12\x18\n" +
+	"\asession\x18\x02 \x01(\tR\asession\x12/\n" +
+	"\x06config\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x06config\x123\n" +
+	"\bmessages\x18\x04 \x03(\v2\x17.tack.events.v1.MessageR\bmessages\x12*\n" +
+	"\x05todos\x18\x05 \x03(\v2\x14.tack.events.v1.TodoR\x05todos\x12\x14\n" +
+	"\x05title\x18\x06 \x01(\tR\x05title\x12+\n" +
+	"\x05usage\x18\a \x01(\v2\x15.tack.events.v1.UsageR\x05usage\x12<\n" +
+	"\x0esubagent_usage\x18\b \x01(\v2\x15.tack.events.v1.UsageR\rsubagentUsage\x12\x1f\n" +
+	"\vexported_at\x18\t \x01(\tR\n" +
+	"exportedAt\"<\n" +
 	"\fListSessions\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06cursor\x18\x02 \x01(\tR\x06cursor\"9\n" +
 	"\tErrorInfo\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xc1\x03\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xfa\x03\n" +
 	"\x05Reply\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.tack.events.v1.ErrorInfoR\x05error\x123\n" +
 	"\acreated\x18\x02 \x01(\v2\x17.tack.events.v1.CreatedH\x00R\acreated\x125\n" +
@@ -2355,7 +2650,8 @@ const file_events_v1_commands_proto_rawDesc = "" +
 	"\x05state\x18\x05 \x01(\v2\x1c.tack.events.v1.SessionStateH\x00R\x05state\x129\n" +
 	"\bmessages\x18\x06 \x01(\v2\x1b.tack.events.v1.MessageListH\x00R\bmessages\x123\n" +
 	"\x06events\x18\a \x01(\v2\x19.tack.events.v1.EventListH\x00R\x06events\x129\n" +
-	"\bsessions\x18\b \x01(\v2\x1b.tack.events.v1.SessionListH\x00R\bsessionsB\x06\n" +
+	"\bsessions\x18\b \x01(\v2\x1b.tack.events.v1.SessionListH\x00R\bsessions\x127\n" +
+	"\x06export\x18\t \x01(\v2\x1d.tack.events.v1.SessionExportH\x00R\x06exportB\x06\n" +
 	"\x04data\"#\n" +
 	"\aCreated\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\"%\n" +
@@ -2437,7 +2733,7 @@ func file_events_v1_commands_proto_rawDescGZIP() []byte {
 	return file_events_v1_commands_proto_rawDescData
 }
 
-var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_events_v1_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_events_v1_commands_proto_goTypes = []any{
 	(*PluginConfig)(nil),    // 0: tack.events.v1.PluginConfig
 	(*CreateSession)(nil),   // 1: tack.events.v1.CreateSession
@@ -2458,59 +2754,73 @@ var file_events_v1_commands_proto_goTypes = []any{
 	(*GetMessages)(nil),     // 16: tack.events.v1.GetMessages
 	(*Subscribe)(nil),       // 17: tack.events.v1.Subscribe
 	(*CloseSession)(nil),    // 18: tack.events.v1.CloseSession
-	(*ListSessions)(nil),    // 19: tack.events.v1.ListSessions
-	(*ErrorInfo)(nil),       // 20: tack.events.v1.ErrorInfo
-	(*Reply)(nil),           // 21: tack.events.v1.Reply
-	(*Created)(nil),         // 22: tack.events.v1.Created
-	(*PromptReply)(nil),     // 23: tack.events.v1.PromptReply
-	(*SteerReply)(nil),      // 24: tack.events.v1.SteerReply
-	(*MessageList)(nil),     // 25: tack.events.v1.MessageList
-	(*EventList)(nil),       // 26: tack.events.v1.EventList
-	(*SessionList)(nil),     // 27: tack.events.v1.SessionList
-	(*SessionSummary)(nil),  // 28: tack.events.v1.SessionSummary
-	(*SteeringItem)(nil),    // 29: tack.events.v1.SteeringItem
-	(*PendingApproval)(nil), // 30: tack.events.v1.PendingApproval
-	(*PendingQuestion)(nil), // 31: tack.events.v1.PendingQuestion
-	(*RunningTool)(nil),     // 32: tack.events.v1.RunningTool
-	(*ContextInfo)(nil),     // 33: tack.events.v1.ContextInfo
-	(*SessionState)(nil),    // 34: tack.events.v1.SessionState
-	(*RawJSON)(nil),         // 35: tack.events.v1.RawJSON
-	(*Message)(nil),         // 36: tack.events.v1.Message
-	(*Event)(nil),           // 37: tack.events.v1.Event
-	(*Usage)(nil),           // 38: tack.events.v1.Usage
-	(*Todo)(nil),            // 39: tack.events.v1.Todo
+	(*DeleteSession)(nil),   // 19: tack.events.v1.DeleteSession
+	(*ExportSession)(nil),   // 20: tack.events.v1.ExportSession
+	(*ImportSession)(nil),   // 21: tack.events.v1.ImportSession
+	(*SessionExport)(nil),   // 22: tack.events.v1.SessionExport
+	(*ListSessions)(nil),    // 23: tack.events.v1.ListSessions
+	(*ErrorInfo)(nil),       // 24: tack.events.v1.ErrorInfo
+	(*Reply)(nil),           // 25: tack.events.v1.Reply
+	(*Created)(nil),         // 26: tack.events.v1.Created
+	(*PromptReply)(nil),     // 27: tack.events.v1.PromptReply
+	(*SteerReply)(nil),      // 28: tack.events.v1.SteerReply
+	(*MessageList)(nil),     // 29: tack.events.v1.MessageList
+	(*EventList)(nil),       // 30: tack.events.v1.EventList
+	(*SessionList)(nil),     // 31: tack.events.v1.SessionList
+	(*SessionSummary)(nil),  // 32: tack.events.v1.SessionSummary
+	(*SteeringItem)(nil),    // 33: tack.events.v1.SteeringItem
+	(*PendingApproval)(nil), // 34: tack.events.v1.PendingApproval
+	(*PendingQuestion)(nil), // 35: tack.events.v1.PendingQuestion
+	(*RunningTool)(nil),     // 36: tack.events.v1.RunningTool
+	(*ContextInfo)(nil),     // 37: tack.events.v1.ContextInfo
+	(*SessionState)(nil),    // 38: tack.events.v1.SessionState
+	(*RawJSON)(nil),         // 39: tack.events.v1.RawJSON
+	(*Image)(nil),           // 40: tack.events.v1.Image
+	(*Message)(nil),         // 41: tack.events.v1.Message
+	(*Todo)(nil),            // 42: tack.events.v1.Todo
+	(*Usage)(nil),           // 43: tack.events.v1.Usage
+	(*Event)(nil),           // 44: tack.events.v1.Event
 }
 var file_events_v1_commands_proto_depIdxs = []int32{
-	35, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
-	35, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
+	39, // 0: tack.events.v1.PluginConfig.config:type_name -> tack.events.v1.RawJSON
+	39, // 1: tack.events.v1.CreateSession.script:type_name -> tack.events.v1.RawJSON
 	0,  // 2: tack.events.v1.CreateSession.plugins:type_name -> tack.events.v1.PluginConfig
 	3,  // 3: tack.events.v1.CreateSession.context:type_name -> tack.events.v1.ContextOptions
 	2,  // 4: tack.events.v1.CreateSession.subagents:type_name -> tack.events.v1.SubagentOptions
-	20, // 5: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
-	22, // 6: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
-	23, // 7: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
-	24, // 8: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
-	34, // 9: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
-	25, // 10: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
-	26, // 11: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
-	27, // 12: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
-	36, // 13: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
-	37, // 14: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
-	28, // 15: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
-	35, // 16: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
-	29, // 17: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
-	30, // 18: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
-	31, // 19: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
-	32, // 20: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
-	38, // 21: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
-	33, // 22: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
-	39, // 23: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
-	38, // 24: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	40, // 5: tack.events.v1.Prompt.images:type_name -> tack.events.v1.Image
+	40, // 6: tack.events.v1.Steer.images:type_name -> tack.events.v1.Image
+	22, // 7: tack.events.v1.ImportSession.document:type_name -> tack.events.v1.SessionExport
+	39, // 8: tack.events.v1.SessionExport.config:type_name -> tack.events.v1.RawJSON
+	41, // 9: tack.events.v1.SessionExport.messages:type_name -> tack.events.v1.Message
+	42, // 10: tack.events.v1.SessionExport.todos:type_name -> tack.events.v1.Todo
+	43, // 11: tack.events.v1.SessionExport.usage:type_name -> tack.events.v1.Usage
+	43, // 12: tack.events.v1.SessionExport.subagent_usage:type_name -> tack.events.v1.Usage
+	24, // 13: tack.events.v1.Reply.error:type_name -> tack.events.v1.ErrorInfo
+	26, // 14: tack.events.v1.Reply.created:type_name -> tack.events.v1.Created
+	27, // 15: tack.events.v1.Reply.prompt:type_name -> tack.events.v1.PromptReply
+	28, // 16: tack.events.v1.Reply.steer:type_name -> tack.events.v1.SteerReply
+	38, // 17: tack.events.v1.Reply.state:type_name -> tack.events.v1.SessionState
+	29, // 18: tack.events.v1.Reply.messages:type_name -> tack.events.v1.MessageList
+	30, // 19: tack.events.v1.Reply.events:type_name -> tack.events.v1.EventList
+	31, // 20: tack.events.v1.Reply.sessions:type_name -> tack.events.v1.SessionList
+	22, // 21: tack.events.v1.Reply.export:type_name -> tack.events.v1.SessionExport
+	41, // 22: tack.events.v1.MessageList.messages:type_name -> tack.events.v1.Message
+	44, // 23: tack.events.v1.EventList.events:type_name -> tack.events.v1.Event
+	32, // 24: tack.events.v1.SessionList.sessions:type_name -> tack.events.v1.SessionSummary
+	39, // 25: tack.events.v1.PendingApproval.args:type_name -> tack.events.v1.RawJSON
+	33, // 26: tack.events.v1.SessionState.steering_queue:type_name -> tack.events.v1.SteeringItem
+	34, // 27: tack.events.v1.SessionState.pending_approvals:type_name -> tack.events.v1.PendingApproval
+	35, // 28: tack.events.v1.SessionState.pending_question:type_name -> tack.events.v1.PendingQuestion
+	36, // 29: tack.events.v1.SessionState.running_tools:type_name -> tack.events.v1.RunningTool
+	43, // 30: tack.events.v1.SessionState.usage:type_name -> tack.events.v1.Usage
+	37, // 31: tack.events.v1.SessionState.context:type_name -> tack.events.v1.ContextInfo
+	42, // 32: tack.events.v1.SessionState.todos:type_name -> tack.events.v1.Todo
+	43, // 33: tack.events.v1.SessionState.subagent_usage:type_name -> tack.events.v1.Usage
+	34, // [34:34] is the sub-list for method output_type
+	34, // [34:34] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_commands_proto_init() }
@@ -2522,7 +2832,7 @@ func file_events_v1_commands_proto_init() {
 	file_events_v1_commands_proto_msgTypes[2].OneofWrappers = []any{}
 	file_events_v1_commands_proto_msgTypes[3].OneofWrappers = []any{}
 	file_events_v1_commands_proto_msgTypes[5].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[21].OneofWrappers = []any{
+	file_events_v1_commands_proto_msgTypes[25].OneofWrappers = []any{
 		(*Reply_Created)(nil),
 		(*Reply_Prompt)(nil),
 		(*Reply_Steer)(nil),
@@ -2530,16 +2840,17 @@ func file_events_v1_commands_proto_init() {
 		(*Reply_Messages)(nil),
 		(*Reply_Events)(nil),
 		(*Reply_Sessions)(nil),
+		(*Reply_Export)(nil),
 	}
-	file_events_v1_commands_proto_msgTypes[33].OneofWrappers = []any{}
-	file_events_v1_commands_proto_msgTypes[34].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[37].OneofWrappers = []any{}
+	file_events_v1_commands_proto_msgTypes[38].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_commands_proto_rawDesc), len(file_events_v1_commands_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -149,7 +149,9 @@ type Message struct {
 	Compacted bool `protobuf:"varint,8,opt,name=compacted,proto3" json:"compacted,omitempty"`
 	// rolled_back marks, in get_messages with all, a message a rollback took
 	// out of the working history; it is never set in the working history.
-	RolledBack    bool `protobuf:"varint,9,opt,name=rolled_back,json=rolledBack,proto3" json:"rolled_back,omitempty"`
+	RolledBack bool `protobuf:"varint,9,opt,name=rolled_back,json=rolledBack,proto3" json:"rolled_back,omitempty"`
+	// images are the images of a user message (prompt or steer).
+	Images        []*Image `protobuf:"bytes,10,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -247,6 +249,68 @@ func (x *Message) GetRolledBack() bool {
 	return false
 }
 
+func (x *Message) GetImages() []*Image {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
+// Image is an image a prompt or steering message carries: url is a data
+// URL (data:image/png;base64,...) or an https URL; detail is "auto" (also
+// when empty), "low" or "high", as OpenAI-compatible servers take it.
+type Image struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Detail        string                 `protobuf:"bytes,2,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Image) Reset() {
+	*x = Image{}
+	mi := &file_events_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Image) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Image) ProtoMessage() {}
+
+func (x *Image) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Image.ProtoReflect.Descriptor instead.
+func (*Image) Descriptor() ([]byte, []int) {
+	return file_events_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Image) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *Image) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
 // Todo is one entry of a session's todo list; status is "pending",
 // "in_progress" or "done".
 type Todo struct {
@@ -259,7 +323,7 @@ type Todo struct {
 
 func (x *Todo) Reset() {
 	*x = Todo{}
-	mi := &file_events_v1_events_proto_msgTypes[3]
+	mi := &file_events_v1_events_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -271,7 +335,7 @@ func (x *Todo) String() string {
 func (*Todo) ProtoMessage() {}
 
 func (x *Todo) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[3]
+	mi := &file_events_v1_events_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -284,7 +348,7 @@ func (x *Todo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Todo.ProtoReflect.Descriptor instead.
 func (*Todo) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Todo) GetText() string {
@@ -316,7 +380,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_events_v1_events_proto_msgTypes[4]
+	mi := &file_events_v1_events_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -328,7 +392,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[4]
+	mi := &file_events_v1_events_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -341,7 +405,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{4}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Usage) GetInputTokens() int64 {
@@ -461,7 +525,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_events_v1_events_proto_msgTypes[5]
+	mi := &file_events_v1_events_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -473,7 +537,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[5]
+	mi := &file_events_v1_events_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -486,7 +550,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{5}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Event) GetSession() string {
@@ -1430,7 +1494,7 @@ type SessionCreated struct {
 
 func (x *SessionCreated) Reset() {
 	*x = SessionCreated{}
-	mi := &file_events_v1_events_proto_msgTypes[6]
+	mi := &file_events_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1442,7 +1506,7 @@ func (x *SessionCreated) String() string {
 func (*SessionCreated) ProtoMessage() {}
 
 func (x *SessionCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[6]
+	mi := &file_events_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1455,7 +1519,7 @@ func (x *SessionCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionCreated.ProtoReflect.Descriptor instead.
 func (*SessionCreated) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{6}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SessionCreated) GetModel() string {
@@ -1475,7 +1539,7 @@ type StateChanged struct {
 
 func (x *StateChanged) Reset() {
 	*x = StateChanged{}
-	mi := &file_events_v1_events_proto_msgTypes[7]
+	mi := &file_events_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1487,7 +1551,7 @@ func (x *StateChanged) String() string {
 func (*StateChanged) ProtoMessage() {}
 
 func (x *StateChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[7]
+	mi := &file_events_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1500,7 +1564,7 @@ func (x *StateChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateChanged.ProtoReflect.Descriptor instead.
 func (*StateChanged) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StateChanged) GetFrom() string {
@@ -1528,7 +1592,7 @@ type AgentStatus struct {
 
 func (x *AgentStatus) Reset() {
 	*x = AgentStatus{}
-	mi := &file_events_v1_events_proto_msgTypes[8]
+	mi := &file_events_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1540,7 +1604,7 @@ func (x *AgentStatus) String() string {
 func (*AgentStatus) ProtoMessage() {}
 
 func (x *AgentStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[8]
+	mi := &file_events_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1553,7 +1617,7 @@ func (x *AgentStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentStatus.ProtoReflect.Descriptor instead.
 func (*AgentStatus) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AgentStatus) GetStatus() string {
@@ -1579,7 +1643,7 @@ type PromptReceived struct {
 
 func (x *PromptReceived) Reset() {
 	*x = PromptReceived{}
-	mi := &file_events_v1_events_proto_msgTypes[9]
+	mi := &file_events_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1591,7 +1655,7 @@ func (x *PromptReceived) String() string {
 func (*PromptReceived) ProtoMessage() {}
 
 func (x *PromptReceived) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[9]
+	mi := &file_events_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1604,7 +1668,7 @@ func (x *PromptReceived) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptReceived.ProtoReflect.Descriptor instead.
 func (*PromptReceived) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PromptReceived) GetText() string {
@@ -1624,7 +1688,7 @@ type PromptQueued struct {
 
 func (x *PromptQueued) Reset() {
 	*x = PromptQueued{}
-	mi := &file_events_v1_events_proto_msgTypes[10]
+	mi := &file_events_v1_events_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1636,7 +1700,7 @@ func (x *PromptQueued) String() string {
 func (*PromptQueued) ProtoMessage() {}
 
 func (x *PromptQueued) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[10]
+	mi := &file_events_v1_events_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1649,7 +1713,7 @@ func (x *PromptQueued) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptQueued.ProtoReflect.Descriptor instead.
 func (*PromptQueued) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PromptQueued) GetText() string {
@@ -1675,7 +1739,7 @@ type PromptDropped struct {
 
 func (x *PromptDropped) Reset() {
 	*x = PromptDropped{}
-	mi := &file_events_v1_events_proto_msgTypes[11]
+	mi := &file_events_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1687,7 +1751,7 @@ func (x *PromptDropped) String() string {
 func (*PromptDropped) ProtoMessage() {}
 
 func (x *PromptDropped) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[11]
+	mi := &file_events_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1700,7 +1764,7 @@ func (x *PromptDropped) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptDropped.ProtoReflect.Descriptor instead.
 func (*PromptDropped) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PromptDropped) GetText() string {
@@ -1720,7 +1784,7 @@ type SteeringDropped struct {
 
 func (x *SteeringDropped) Reset() {
 	*x = SteeringDropped{}
-	mi := &file_events_v1_events_proto_msgTypes[12]
+	mi := &file_events_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1732,7 +1796,7 @@ func (x *SteeringDropped) String() string {
 func (*SteeringDropped) ProtoMessage() {}
 
 func (x *SteeringDropped) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[12]
+	mi := &file_events_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1745,7 +1809,7 @@ func (x *SteeringDropped) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringDropped.ProtoReflect.Descriptor instead.
 func (*SteeringDropped) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{12}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SteeringDropped) GetRef() string {
@@ -1772,7 +1836,7 @@ type PromptRejected struct {
 
 func (x *PromptRejected) Reset() {
 	*x = PromptRejected{}
-	mi := &file_events_v1_events_proto_msgTypes[13]
+	mi := &file_events_v1_events_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1784,7 +1848,7 @@ func (x *PromptRejected) String() string {
 func (*PromptRejected) ProtoMessage() {}
 
 func (x *PromptRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[13]
+	mi := &file_events_v1_events_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1797,7 +1861,7 @@ func (x *PromptRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptRejected.ProtoReflect.Descriptor instead.
 func (*PromptRejected) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{13}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PromptRejected) GetText() string {
@@ -1823,7 +1887,7 @@ type AgentStart struct {
 
 func (x *AgentStart) Reset() {
 	*x = AgentStart{}
-	mi := &file_events_v1_events_proto_msgTypes[14]
+	mi := &file_events_v1_events_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1835,7 +1899,7 @@ func (x *AgentStart) String() string {
 func (*AgentStart) ProtoMessage() {}
 
 func (x *AgentStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[14]
+	mi := &file_events_v1_events_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1848,7 +1912,7 @@ func (x *AgentStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentStart.ProtoReflect.Descriptor instead.
 func (*AgentStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{14}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AgentStart) GetRunId() string {
@@ -1870,7 +1934,7 @@ type AgentEnd struct {
 
 func (x *AgentEnd) Reset() {
 	*x = AgentEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[15]
+	mi := &file_events_v1_events_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1882,7 +1946,7 @@ func (x *AgentEnd) String() string {
 func (*AgentEnd) ProtoMessage() {}
 
 func (x *AgentEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[15]
+	mi := &file_events_v1_events_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1895,7 +1959,7 @@ func (x *AgentEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentEnd.ProtoReflect.Descriptor instead.
 func (*AgentEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{15}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AgentEnd) GetRunId() string {
@@ -1930,7 +1994,7 @@ type AgentAbort struct {
 
 func (x *AgentAbort) Reset() {
 	*x = AgentAbort{}
-	mi := &file_events_v1_events_proto_msgTypes[16]
+	mi := &file_events_v1_events_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1942,7 +2006,7 @@ func (x *AgentAbort) String() string {
 func (*AgentAbort) ProtoMessage() {}
 
 func (x *AgentAbort) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[16]
+	mi := &file_events_v1_events_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1955,7 +2019,7 @@ func (x *AgentAbort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentAbort.ProtoReflect.Descriptor instead.
 func (*AgentAbort) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{16}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AgentAbort) GetRunId() string {
@@ -1981,7 +2045,7 @@ type AgentResumed struct {
 
 func (x *AgentResumed) Reset() {
 	*x = AgentResumed{}
-	mi := &file_events_v1_events_proto_msgTypes[17]
+	mi := &file_events_v1_events_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2057,7 @@ func (x *AgentResumed) String() string {
 func (*AgentResumed) ProtoMessage() {}
 
 func (x *AgentResumed) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[17]
+	mi := &file_events_v1_events_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2070,7 @@ func (x *AgentResumed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentResumed.ProtoReflect.Descriptor instead.
 func (*AgentResumed) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{17}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AgentResumed) GetTrigger() string {
@@ -2026,7 +2090,7 @@ type TurnStart struct {
 
 func (x *TurnStart) Reset() {
 	*x = TurnStart{}
-	mi := &file_events_v1_events_proto_msgTypes[18]
+	mi := &file_events_v1_events_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2038,7 +2102,7 @@ func (x *TurnStart) String() string {
 func (*TurnStart) ProtoMessage() {}
 
 func (x *TurnStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[18]
+	mi := &file_events_v1_events_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2051,7 +2115,7 @@ func (x *TurnStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnStart.ProtoReflect.Descriptor instead.
 func (*TurnStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{18}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TurnStart) GetRunId() string {
@@ -2078,7 +2142,7 @@ type TurnEnd struct {
 
 func (x *TurnEnd) Reset() {
 	*x = TurnEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[19]
+	mi := &file_events_v1_events_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2154,7 @@ func (x *TurnEnd) String() string {
 func (*TurnEnd) ProtoMessage() {}
 
 func (x *TurnEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[19]
+	mi := &file_events_v1_events_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2167,7 @@ func (x *TurnEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnEnd.ProtoReflect.Descriptor instead.
 func (*TurnEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TurnEnd) GetRunId() string {
@@ -2131,7 +2195,7 @@ type RequestStart struct {
 
 func (x *RequestStart) Reset() {
 	*x = RequestStart{}
-	mi := &file_events_v1_events_proto_msgTypes[20]
+	mi := &file_events_v1_events_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2143,7 +2207,7 @@ func (x *RequestStart) String() string {
 func (*RequestStart) ProtoMessage() {}
 
 func (x *RequestStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[20]
+	mi := &file_events_v1_events_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2156,7 +2220,7 @@ func (x *RequestStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestStart.ProtoReflect.Descriptor instead.
 func (*RequestStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RequestStart) GetTurn() int32 {
@@ -2189,7 +2253,7 @@ type MessageStart struct {
 
 func (x *MessageStart) Reset() {
 	*x = MessageStart{}
-	mi := &file_events_v1_events_proto_msgTypes[21]
+	mi := &file_events_v1_events_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2201,7 +2265,7 @@ func (x *MessageStart) String() string {
 func (*MessageStart) ProtoMessage() {}
 
 func (x *MessageStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[21]
+	mi := &file_events_v1_events_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2214,7 +2278,7 @@ func (x *MessageStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageStart.ProtoReflect.Descriptor instead.
 func (*MessageStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{21}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MessageStart) GetRole() string {
@@ -2233,7 +2297,7 @@ type MessageDelta struct {
 
 func (x *MessageDelta) Reset() {
 	*x = MessageDelta{}
-	mi := &file_events_v1_events_proto_msgTypes[22]
+	mi := &file_events_v1_events_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2245,7 +2309,7 @@ func (x *MessageDelta) String() string {
 func (*MessageDelta) ProtoMessage() {}
 
 func (x *MessageDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[22]
+	mi := &file_events_v1_events_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2258,7 +2322,7 @@ func (x *MessageDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageDelta.ProtoReflect.Descriptor instead.
 func (*MessageDelta) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{22}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *MessageDelta) GetDelta() string {
@@ -2276,7 +2340,7 @@ type ThinkingStart struct {
 
 func (x *ThinkingStart) Reset() {
 	*x = ThinkingStart{}
-	mi := &file_events_v1_events_proto_msgTypes[23]
+	mi := &file_events_v1_events_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2288,7 +2352,7 @@ func (x *ThinkingStart) String() string {
 func (*ThinkingStart) ProtoMessage() {}
 
 func (x *ThinkingStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[23]
+	mi := &file_events_v1_events_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2301,7 +2365,7 @@ func (x *ThinkingStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThinkingStart.ProtoReflect.Descriptor instead.
 func (*ThinkingStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{23}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{24}
 }
 
 type ThinkingDelta struct {
@@ -2313,7 +2377,7 @@ type ThinkingDelta struct {
 
 func (x *ThinkingDelta) Reset() {
 	*x = ThinkingDelta{}
-	mi := &file_events_v1_events_proto_msgTypes[24]
+	mi := &file_events_v1_events_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2325,7 +2389,7 @@ func (x *ThinkingDelta) String() string {
 func (*ThinkingDelta) ProtoMessage() {}
 
 func (x *ThinkingDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[24]
+	mi := &file_events_v1_events_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2338,7 +2402,7 @@ func (x *ThinkingDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThinkingDelta.ProtoReflect.Descriptor instead.
 func (*ThinkingDelta) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{24}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ThinkingDelta) GetDelta() string {
@@ -2359,7 +2423,7 @@ type ResponseComplete struct {
 
 func (x *ResponseComplete) Reset() {
 	*x = ResponseComplete{}
-	mi := &file_events_v1_events_proto_msgTypes[25]
+	mi := &file_events_v1_events_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2371,7 +2435,7 @@ func (x *ResponseComplete) String() string {
 func (*ResponseComplete) ProtoMessage() {}
 
 func (x *ResponseComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[25]
+	mi := &file_events_v1_events_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2384,7 +2448,7 @@ func (x *ResponseComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseComplete.ProtoReflect.Descriptor instead.
 func (*ResponseComplete) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{25}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ResponseComplete) GetMessage() *Message {
@@ -2418,7 +2482,7 @@ type MessageCommitted struct {
 
 func (x *MessageCommitted) Reset() {
 	*x = MessageCommitted{}
-	mi := &file_events_v1_events_proto_msgTypes[26]
+	mi := &file_events_v1_events_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2430,7 +2494,7 @@ func (x *MessageCommitted) String() string {
 func (*MessageCommitted) ProtoMessage() {}
 
 func (x *MessageCommitted) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[26]
+	mi := &file_events_v1_events_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2443,7 +2507,7 @@ func (x *MessageCommitted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageCommitted.ProtoReflect.Descriptor instead.
 func (*MessageCommitted) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{26}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MessageCommitted) GetIndex() int32 {
@@ -2475,7 +2539,7 @@ type TokenUsage struct {
 
 func (x *TokenUsage) Reset() {
 	*x = TokenUsage{}
-	mi := &file_events_v1_events_proto_msgTypes[27]
+	mi := &file_events_v1_events_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2487,7 +2551,7 @@ func (x *TokenUsage) String() string {
 func (*TokenUsage) ProtoMessage() {}
 
 func (x *TokenUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[27]
+	mi := &file_events_v1_events_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2500,7 +2564,7 @@ func (x *TokenUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenUsage.ProtoReflect.Descriptor instead.
 func (*TokenUsage) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{27}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *TokenUsage) GetContextUsed() int64 {
@@ -2554,7 +2618,7 @@ type StreamError struct {
 
 func (x *StreamError) Reset() {
 	*x = StreamError{}
-	mi := &file_events_v1_events_proto_msgTypes[28]
+	mi := &file_events_v1_events_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2566,7 +2630,7 @@ func (x *StreamError) String() string {
 func (*StreamError) ProtoMessage() {}
 
 func (x *StreamError) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[28]
+	mi := &file_events_v1_events_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2579,7 +2643,7 @@ func (x *StreamError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamError.ProtoReflect.Descriptor instead.
 func (*StreamError) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{28}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *StreamError) GetError() string {
@@ -2598,7 +2662,7 @@ type StreamStalled struct {
 
 func (x *StreamStalled) Reset() {
 	*x = StreamStalled{}
-	mi := &file_events_v1_events_proto_msgTypes[29]
+	mi := &file_events_v1_events_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2610,7 +2674,7 @@ func (x *StreamStalled) String() string {
 func (*StreamStalled) ProtoMessage() {}
 
 func (x *StreamStalled) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[29]
+	mi := &file_events_v1_events_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2623,7 +2687,7 @@ func (x *StreamStalled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamStalled.ProtoReflect.Descriptor instead.
 func (*StreamStalled) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{29}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StreamStalled) GetElapsedMs() int64 {
@@ -2644,7 +2708,7 @@ type Retry struct {
 
 func (x *Retry) Reset() {
 	*x = Retry{}
-	mi := &file_events_v1_events_proto_msgTypes[30]
+	mi := &file_events_v1_events_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2656,7 +2720,7 @@ func (x *Retry) String() string {
 func (*Retry) ProtoMessage() {}
 
 func (x *Retry) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[30]
+	mi := &file_events_v1_events_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2669,7 +2733,7 @@ func (x *Retry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Retry.ProtoReflect.Descriptor instead.
 func (*Retry) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{30}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Retry) GetAttempt() int32 {
@@ -2702,7 +2766,7 @@ type ContextOverflow struct {
 
 func (x *ContextOverflow) Reset() {
 	*x = ContextOverflow{}
-	mi := &file_events_v1_events_proto_msgTypes[31]
+	mi := &file_events_v1_events_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2714,7 +2778,7 @@ func (x *ContextOverflow) String() string {
 func (*ContextOverflow) ProtoMessage() {}
 
 func (x *ContextOverflow) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[31]
+	mi := &file_events_v1_events_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2727,7 +2791,7 @@ func (x *ContextOverflow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextOverflow.ProtoReflect.Descriptor instead.
 func (*ContextOverflow) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{31}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ContextOverflow) GetReason() string {
@@ -2746,7 +2810,7 @@ type ToolCalls struct {
 
 func (x *ToolCalls) Reset() {
 	*x = ToolCalls{}
-	mi := &file_events_v1_events_proto_msgTypes[32]
+	mi := &file_events_v1_events_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2758,7 +2822,7 @@ func (x *ToolCalls) String() string {
 func (*ToolCalls) ProtoMessage() {}
 
 func (x *ToolCalls) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[32]
+	mi := &file_events_v1_events_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2771,7 +2835,7 @@ func (x *ToolCalls) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCalls.ProtoReflect.Descriptor instead.
 func (*ToolCalls) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{32}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ToolCalls) GetCount() int32 {
@@ -2792,7 +2856,7 @@ type ToolExecutionStart struct {
 
 func (x *ToolExecutionStart) Reset() {
 	*x = ToolExecutionStart{}
-	mi := &file_events_v1_events_proto_msgTypes[33]
+	mi := &file_events_v1_events_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2804,7 +2868,7 @@ func (x *ToolExecutionStart) String() string {
 func (*ToolExecutionStart) ProtoMessage() {}
 
 func (x *ToolExecutionStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[33]
+	mi := &file_events_v1_events_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2817,7 +2881,7 @@ func (x *ToolExecutionStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionStart.ProtoReflect.Descriptor instead.
 func (*ToolExecutionStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{33}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ToolExecutionStart) GetName() string {
@@ -2852,7 +2916,7 @@ type ToolExecutionUpdate struct {
 
 func (x *ToolExecutionUpdate) Reset() {
 	*x = ToolExecutionUpdate{}
-	mi := &file_events_v1_events_proto_msgTypes[34]
+	mi := &file_events_v1_events_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2864,7 +2928,7 @@ func (x *ToolExecutionUpdate) String() string {
 func (*ToolExecutionUpdate) ProtoMessage() {}
 
 func (x *ToolExecutionUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[34]
+	mi := &file_events_v1_events_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2877,7 +2941,7 @@ func (x *ToolExecutionUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionUpdate.ProtoReflect.Descriptor instead.
 func (*ToolExecutionUpdate) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{34}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ToolExecutionUpdate) GetName() string {
@@ -2913,7 +2977,7 @@ type ToolExecutionEnd struct {
 
 func (x *ToolExecutionEnd) Reset() {
 	*x = ToolExecutionEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[35]
+	mi := &file_events_v1_events_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2925,7 +2989,7 @@ func (x *ToolExecutionEnd) String() string {
 func (*ToolExecutionEnd) ProtoMessage() {}
 
 func (x *ToolExecutionEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[35]
+	mi := &file_events_v1_events_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2938,7 +3002,7 @@ func (x *ToolExecutionEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionEnd.ProtoReflect.Descriptor instead.
 func (*ToolExecutionEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{35}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ToolExecutionEnd) GetName() string {
@@ -2982,7 +3046,7 @@ type ToolExecutionMetrics struct {
 
 func (x *ToolExecutionMetrics) Reset() {
 	*x = ToolExecutionMetrics{}
-	mi := &file_events_v1_events_proto_msgTypes[36]
+	mi := &file_events_v1_events_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2994,7 +3058,7 @@ func (x *ToolExecutionMetrics) String() string {
 func (*ToolExecutionMetrics) ProtoMessage() {}
 
 func (x *ToolExecutionMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[36]
+	mi := &file_events_v1_events_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3007,7 +3071,7 @@ func (x *ToolExecutionMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolExecutionMetrics.ProtoReflect.Descriptor instead.
 func (*ToolExecutionMetrics) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{36}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ToolExecutionMetrics) GetName() string {
@@ -3056,7 +3120,7 @@ type ToolBlocked struct {
 
 func (x *ToolBlocked) Reset() {
 	*x = ToolBlocked{}
-	mi := &file_events_v1_events_proto_msgTypes[37]
+	mi := &file_events_v1_events_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3068,7 +3132,7 @@ func (x *ToolBlocked) String() string {
 func (*ToolBlocked) ProtoMessage() {}
 
 func (x *ToolBlocked) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[37]
+	mi := &file_events_v1_events_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3081,7 +3145,7 @@ func (x *ToolBlocked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolBlocked.ProtoReflect.Descriptor instead.
 func (*ToolBlocked) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{37}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ToolBlocked) GetName() string {
@@ -3116,7 +3180,7 @@ type ToolKilled struct {
 
 func (x *ToolKilled) Reset() {
 	*x = ToolKilled{}
-	mi := &file_events_v1_events_proto_msgTypes[38]
+	mi := &file_events_v1_events_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3128,7 +3192,7 @@ func (x *ToolKilled) String() string {
 func (*ToolKilled) ProtoMessage() {}
 
 func (x *ToolKilled) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[38]
+	mi := &file_events_v1_events_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3141,7 +3205,7 @@ func (x *ToolKilled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolKilled.ProtoReflect.Descriptor instead.
 func (*ToolKilled) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{38}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ToolKilled) GetName() string {
@@ -3175,7 +3239,7 @@ type ToolSkippedForSteering struct {
 
 func (x *ToolSkippedForSteering) Reset() {
 	*x = ToolSkippedForSteering{}
-	mi := &file_events_v1_events_proto_msgTypes[39]
+	mi := &file_events_v1_events_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3187,7 +3251,7 @@ func (x *ToolSkippedForSteering) String() string {
 func (*ToolSkippedForSteering) ProtoMessage() {}
 
 func (x *ToolSkippedForSteering) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[39]
+	mi := &file_events_v1_events_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3200,7 +3264,7 @@ func (x *ToolSkippedForSteering) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSkippedForSteering.ProtoReflect.Descriptor instead.
 func (*ToolSkippedForSteering) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{39}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ToolSkippedForSteering) GetName() string {
@@ -3227,7 +3291,7 @@ type ToolCallUnknown struct {
 
 func (x *ToolCallUnknown) Reset() {
 	*x = ToolCallUnknown{}
-	mi := &file_events_v1_events_proto_msgTypes[40]
+	mi := &file_events_v1_events_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3239,7 +3303,7 @@ func (x *ToolCallUnknown) String() string {
 func (*ToolCallUnknown) ProtoMessage() {}
 
 func (x *ToolCallUnknown) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[40]
+	mi := &file_events_v1_events_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3252,7 +3316,7 @@ func (x *ToolCallUnknown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallUnknown.ProtoReflect.Descriptor instead.
 func (*ToolCallUnknown) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{40}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ToolCallUnknown) GetName() string {
@@ -3279,7 +3343,7 @@ type ToolsUpdated struct {
 
 func (x *ToolsUpdated) Reset() {
 	*x = ToolsUpdated{}
-	mi := &file_events_v1_events_proto_msgTypes[41]
+	mi := &file_events_v1_events_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3291,7 +3355,7 @@ func (x *ToolsUpdated) String() string {
 func (*ToolsUpdated) ProtoMessage() {}
 
 func (x *ToolsUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[41]
+	mi := &file_events_v1_events_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3304,7 +3368,7 @@ func (x *ToolsUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsUpdated.ProtoReflect.Descriptor instead.
 func (*ToolsUpdated) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{41}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ToolsUpdated) GetAttached() []string {
@@ -3332,7 +3396,7 @@ type LoopDetected struct {
 
 func (x *LoopDetected) Reset() {
 	*x = LoopDetected{}
-	mi := &file_events_v1_events_proto_msgTypes[42]
+	mi := &file_events_v1_events_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3344,7 +3408,7 @@ func (x *LoopDetected) String() string {
 func (*LoopDetected) ProtoMessage() {}
 
 func (x *LoopDetected) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[42]
+	mi := &file_events_v1_events_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3357,7 +3421,7 @@ func (x *LoopDetected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoopDetected.ProtoReflect.Descriptor instead.
 func (*LoopDetected) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{42}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *LoopDetected) GetKind() string {
@@ -3393,7 +3457,7 @@ type LargeResultOffloaded struct {
 
 func (x *LargeResultOffloaded) Reset() {
 	*x = LargeResultOffloaded{}
-	mi := &file_events_v1_events_proto_msgTypes[43]
+	mi := &file_events_v1_events_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3405,7 +3469,7 @@ func (x *LargeResultOffloaded) String() string {
 func (*LargeResultOffloaded) ProtoMessage() {}
 
 func (x *LargeResultOffloaded) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[43]
+	mi := &file_events_v1_events_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3418,7 +3482,7 @@ func (x *LargeResultOffloaded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LargeResultOffloaded.ProtoReflect.Descriptor instead.
 func (*LargeResultOffloaded) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{43}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *LargeResultOffloaded) GetTool() string {
@@ -3462,7 +3526,7 @@ type ApprovalRequired struct {
 
 func (x *ApprovalRequired) Reset() {
 	*x = ApprovalRequired{}
-	mi := &file_events_v1_events_proto_msgTypes[44]
+	mi := &file_events_v1_events_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3474,7 +3538,7 @@ func (x *ApprovalRequired) String() string {
 func (*ApprovalRequired) ProtoMessage() {}
 
 func (x *ApprovalRequired) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[44]
+	mi := &file_events_v1_events_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3487,7 +3551,7 @@ func (x *ApprovalRequired) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequired.ProtoReflect.Descriptor instead.
 func (*ApprovalRequired) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{44}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ApprovalRequired) GetApprovalId() string {
@@ -3536,7 +3600,7 @@ type ApprovalResolved struct {
 
 func (x *ApprovalResolved) Reset() {
 	*x = ApprovalResolved{}
-	mi := &file_events_v1_events_proto_msgTypes[45]
+	mi := &file_events_v1_events_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3548,7 +3612,7 @@ func (x *ApprovalResolved) String() string {
 func (*ApprovalResolved) ProtoMessage() {}
 
 func (x *ApprovalResolved) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[45]
+	mi := &file_events_v1_events_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3561,7 +3625,7 @@ func (x *ApprovalResolved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResolved.ProtoReflect.Descriptor instead.
 func (*ApprovalResolved) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{45}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ApprovalResolved) GetApprovalId() string {
@@ -3588,7 +3652,7 @@ type ToolApprovedAlways struct {
 
 func (x *ToolApprovedAlways) Reset() {
 	*x = ToolApprovedAlways{}
-	mi := &file_events_v1_events_proto_msgTypes[46]
+	mi := &file_events_v1_events_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3600,7 +3664,7 @@ func (x *ToolApprovedAlways) String() string {
 func (*ToolApprovedAlways) ProtoMessage() {}
 
 func (x *ToolApprovedAlways) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[46]
+	mi := &file_events_v1_events_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3613,7 +3677,7 @@ func (x *ToolApprovedAlways) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolApprovedAlways.ProtoReflect.Descriptor instead.
 func (*ToolApprovedAlways) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{46}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ToolApprovedAlways) GetTool() string {
@@ -3641,7 +3705,7 @@ type AskUser struct {
 
 func (x *AskUser) Reset() {
 	*x = AskUser{}
-	mi := &file_events_v1_events_proto_msgTypes[47]
+	mi := &file_events_v1_events_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3653,7 +3717,7 @@ func (x *AskUser) String() string {
 func (*AskUser) ProtoMessage() {}
 
 func (x *AskUser) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[47]
+	mi := &file_events_v1_events_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3666,7 +3730,7 @@ func (x *AskUser) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskUser.ProtoReflect.Descriptor instead.
 func (*AskUser) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{47}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *AskUser) GetRef() string {
@@ -3700,7 +3764,7 @@ type UserResponded struct {
 
 func (x *UserResponded) Reset() {
 	*x = UserResponded{}
-	mi := &file_events_v1_events_proto_msgTypes[48]
+	mi := &file_events_v1_events_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3712,7 +3776,7 @@ func (x *UserResponded) String() string {
 func (*UserResponded) ProtoMessage() {}
 
 func (x *UserResponded) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[48]
+	mi := &file_events_v1_events_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3725,7 +3789,7 @@ func (x *UserResponded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserResponded.ProtoReflect.Descriptor instead.
 func (*UserResponded) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{48}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *UserResponded) GetRef() string {
@@ -3754,7 +3818,7 @@ type SteeringReceived struct {
 
 func (x *SteeringReceived) Reset() {
 	*x = SteeringReceived{}
-	mi := &file_events_v1_events_proto_msgTypes[49]
+	mi := &file_events_v1_events_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3766,7 +3830,7 @@ func (x *SteeringReceived) String() string {
 func (*SteeringReceived) ProtoMessage() {}
 
 func (x *SteeringReceived) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[49]
+	mi := &file_events_v1_events_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3779,7 +3843,7 @@ func (x *SteeringReceived) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringReceived.ProtoReflect.Descriptor instead.
 func (*SteeringReceived) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{49}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SteeringReceived) GetRef() string {
@@ -3813,7 +3877,7 @@ type SteeringApplied struct {
 
 func (x *SteeringApplied) Reset() {
 	*x = SteeringApplied{}
-	mi := &file_events_v1_events_proto_msgTypes[50]
+	mi := &file_events_v1_events_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3825,7 +3889,7 @@ func (x *SteeringApplied) String() string {
 func (*SteeringApplied) ProtoMessage() {}
 
 func (x *SteeringApplied) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[50]
+	mi := &file_events_v1_events_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3838,7 +3902,7 @@ func (x *SteeringApplied) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SteeringApplied.ProtoReflect.Descriptor instead.
 func (*SteeringApplied) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{50}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *SteeringApplied) GetRefs() []string {
@@ -3863,7 +3927,7 @@ type CompactStart struct {
 
 func (x *CompactStart) Reset() {
 	*x = CompactStart{}
-	mi := &file_events_v1_events_proto_msgTypes[51]
+	mi := &file_events_v1_events_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3875,7 +3939,7 @@ func (x *CompactStart) String() string {
 func (*CompactStart) ProtoMessage() {}
 
 func (x *CompactStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[51]
+	mi := &file_events_v1_events_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3888,7 +3952,7 @@ func (x *CompactStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactStart.ProtoReflect.Descriptor instead.
 func (*CompactStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{51}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{52}
 }
 
 type CompactEnd struct {
@@ -3900,7 +3964,7 @@ type CompactEnd struct {
 
 func (x *CompactEnd) Reset() {
 	*x = CompactEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[52]
+	mi := &file_events_v1_events_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3912,7 +3976,7 @@ func (x *CompactEnd) String() string {
 func (*CompactEnd) ProtoMessage() {}
 
 func (x *CompactEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[52]
+	mi := &file_events_v1_events_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3925,7 +3989,7 @@ func (x *CompactEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactEnd.ProtoReflect.Descriptor instead.
 func (*CompactEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{52}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *CompactEnd) GetRemovedCount() int32 {
@@ -3945,7 +4009,7 @@ type SubagentStart struct {
 
 func (x *SubagentStart) Reset() {
 	*x = SubagentStart{}
-	mi := &file_events_v1_events_proto_msgTypes[53]
+	mi := &file_events_v1_events_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3957,7 +4021,7 @@ func (x *SubagentStart) String() string {
 func (*SubagentStart) ProtoMessage() {}
 
 func (x *SubagentStart) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[53]
+	mi := &file_events_v1_events_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3970,7 +4034,7 @@ func (x *SubagentStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubagentStart.ProtoReflect.Descriptor instead.
 func (*SubagentStart) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{53}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SubagentStart) GetChildSession() string {
@@ -3997,7 +4061,7 @@ type SubagentEnd struct {
 
 func (x *SubagentEnd) Reset() {
 	*x = SubagentEnd{}
-	mi := &file_events_v1_events_proto_msgTypes[54]
+	mi := &file_events_v1_events_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4009,7 +4073,7 @@ func (x *SubagentEnd) String() string {
 func (*SubagentEnd) ProtoMessage() {}
 
 func (x *SubagentEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[54]
+	mi := &file_events_v1_events_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4022,7 +4086,7 @@ func (x *SubagentEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubagentEnd.ProtoReflect.Descriptor instead.
 func (*SubagentEnd) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{54}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *SubagentEnd) GetChildSession() string {
@@ -4050,7 +4114,7 @@ type SubAgentEvent struct {
 
 func (x *SubAgentEvent) Reset() {
 	*x = SubAgentEvent{}
-	mi := &file_events_v1_events_proto_msgTypes[55]
+	mi := &file_events_v1_events_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4062,7 +4126,7 @@ func (x *SubAgentEvent) String() string {
 func (*SubAgentEvent) ProtoMessage() {}
 
 func (x *SubAgentEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[55]
+	mi := &file_events_v1_events_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4075,7 +4139,7 @@ func (x *SubAgentEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentEvent.ProtoReflect.Descriptor instead.
 func (*SubAgentEvent) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{55}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SubAgentEvent) GetCallId() string {
@@ -4109,7 +4173,7 @@ type ModelSwitched struct {
 
 func (x *ModelSwitched) Reset() {
 	*x = ModelSwitched{}
-	mi := &file_events_v1_events_proto_msgTypes[56]
+	mi := &file_events_v1_events_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4121,7 +4185,7 @@ func (x *ModelSwitched) String() string {
 func (*ModelSwitched) ProtoMessage() {}
 
 func (x *ModelSwitched) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[56]
+	mi := &file_events_v1_events_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4134,7 +4198,7 @@ func (x *ModelSwitched) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelSwitched.ProtoReflect.Descriptor instead.
 func (*ModelSwitched) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{56}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ModelSwitched) GetFrom() string {
@@ -4162,7 +4226,7 @@ type PluginEvent struct {
 
 func (x *PluginEvent) Reset() {
 	*x = PluginEvent{}
-	mi := &file_events_v1_events_proto_msgTypes[57]
+	mi := &file_events_v1_events_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4174,7 +4238,7 @@ func (x *PluginEvent) String() string {
 func (*PluginEvent) ProtoMessage() {}
 
 func (x *PluginEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[57]
+	mi := &file_events_v1_events_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4187,7 +4251,7 @@ func (x *PluginEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginEvent.ProtoReflect.Descriptor instead.
 func (*PluginEvent) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{57}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *PluginEvent) GetPlugin() string {
@@ -4220,7 +4284,7 @@ type Intervention struct {
 
 func (x *Intervention) Reset() {
 	*x = Intervention{}
-	mi := &file_events_v1_events_proto_msgTypes[58]
+	mi := &file_events_v1_events_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4232,7 +4296,7 @@ func (x *Intervention) String() string {
 func (*Intervention) ProtoMessage() {}
 
 func (x *Intervention) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[58]
+	mi := &file_events_v1_events_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4245,7 +4309,7 @@ func (x *Intervention) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Intervention.ProtoReflect.Descriptor instead.
 func (*Intervention) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{58}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *Intervention) GetText() string {
@@ -4265,7 +4329,7 @@ type EventsLost struct {
 
 func (x *EventsLost) Reset() {
 	*x = EventsLost{}
-	mi := &file_events_v1_events_proto_msgTypes[59]
+	mi := &file_events_v1_events_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4277,7 +4341,7 @@ func (x *EventsLost) String() string {
 func (*EventsLost) ProtoMessage() {}
 
 func (x *EventsLost) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[59]
+	mi := &file_events_v1_events_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4290,7 +4354,7 @@ func (x *EventsLost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventsLost.ProtoReflect.Descriptor instead.
 func (*EventsLost) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{59}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *EventsLost) GetFrom() uint64 {
@@ -4317,7 +4381,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_events_v1_events_proto_msgTypes[60]
+	mi := &file_events_v1_events_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4329,7 +4393,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[60]
+	mi := &file_events_v1_events_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4342,7 +4406,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{60}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *Error) GetCode() string {
@@ -4376,7 +4440,7 @@ type AgentRecovered struct {
 
 func (x *AgentRecovered) Reset() {
 	*x = AgentRecovered{}
-	mi := &file_events_v1_events_proto_msgTypes[61]
+	mi := &file_events_v1_events_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4388,7 +4452,7 @@ func (x *AgentRecovered) String() string {
 func (*AgentRecovered) ProtoMessage() {}
 
 func (x *AgentRecovered) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[61]
+	mi := &file_events_v1_events_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4401,7 +4465,7 @@ func (x *AgentRecovered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRecovered.ProtoReflect.Descriptor instead.
 func (*AgentRecovered) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{61}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *AgentRecovered) GetFromState() string {
@@ -4442,7 +4506,7 @@ type TodoChange struct {
 
 func (x *TodoChange) Reset() {
 	*x = TodoChange{}
-	mi := &file_events_v1_events_proto_msgTypes[62]
+	mi := &file_events_v1_events_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4454,7 +4518,7 @@ func (x *TodoChange) String() string {
 func (*TodoChange) ProtoMessage() {}
 
 func (x *TodoChange) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[62]
+	mi := &file_events_v1_events_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4467,7 +4531,7 @@ func (x *TodoChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TodoChange.ProtoReflect.Descriptor instead.
 func (*TodoChange) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{62}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *TodoChange) GetTodos() []*Todo {
@@ -4487,7 +4551,7 @@ type StatusUpdate struct {
 
 func (x *StatusUpdate) Reset() {
 	*x = StatusUpdate{}
-	mi := &file_events_v1_events_proto_msgTypes[63]
+	mi := &file_events_v1_events_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4499,7 +4563,7 @@ func (x *StatusUpdate) String() string {
 func (*StatusUpdate) ProtoMessage() {}
 
 func (x *StatusUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[63]
+	mi := &file_events_v1_events_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4512,7 +4576,7 @@ func (x *StatusUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusUpdate.ProtoReflect.Descriptor instead.
 func (*StatusUpdate) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{63}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *StatusUpdate) GetText() string {
@@ -4532,7 +4596,7 @@ type TitleGenerated struct {
 
 func (x *TitleGenerated) Reset() {
 	*x = TitleGenerated{}
-	mi := &file_events_v1_events_proto_msgTypes[64]
+	mi := &file_events_v1_events_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4544,7 +4608,7 @@ func (x *TitleGenerated) String() string {
 func (*TitleGenerated) ProtoMessage() {}
 
 func (x *TitleGenerated) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[64]
+	mi := &file_events_v1_events_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4557,7 +4621,7 @@ func (x *TitleGenerated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TitleGenerated.ProtoReflect.Descriptor instead.
 func (*TitleGenerated) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{64}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *TitleGenerated) GetTitle() string {
@@ -4579,7 +4643,7 @@ type SessionForked struct {
 
 func (x *SessionForked) Reset() {
 	*x = SessionForked{}
-	mi := &file_events_v1_events_proto_msgTypes[65]
+	mi := &file_events_v1_events_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4591,7 +4655,7 @@ func (x *SessionForked) String() string {
 func (*SessionForked) ProtoMessage() {}
 
 func (x *SessionForked) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_events_proto_msgTypes[65]
+	mi := &file_events_v1_events_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4604,7 +4668,7 @@ func (x *SessionForked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionForked.ProtoReflect.Descriptor instead.
 func (*SessionForked) Descriptor() ([]byte, []int) {
-	return file_events_v1_events_proto_rawDescGZIP(), []int{65}
+	return file_events_v1_events_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *SessionForked) GetFromSession() string {
@@ -4631,7 +4695,7 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12+\n" +
-	"\x04args\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"\xa2\x02\n" +
+	"\x04args\x18\x03 \x01(\v2\x17.tack.events.v1.RawJSONR\x04args\"\xd1\x02\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x1a\n" +
@@ -4644,7 +4708,12 @@ const file_events_v1_events_proto_rawDesc = "" +
 	"\asummary\x18\a \x01(\bR\asummary\x12\x1c\n" +
 	"\tcompacted\x18\b \x01(\bR\tcompacted\x12\x1f\n" +
 	"\vrolled_back\x18\t \x01(\bR\n" +
-	"rolledBack\"2\n" +
+	"rolledBack\x12-\n" +
+	"\x06images\x18\n" +
+	" \x03(\v2\x15.tack.events.v1.ImageR\x06images\"1\n" +
+	"\x05Image\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
+	"\x06detail\x18\x02 \x01(\tR\x06detail\"2\n" +
 	"\x04Todo\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\"\xe8\x01\n" +
@@ -4952,152 +5021,154 @@ func file_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_events_v1_events_proto_rawDescData
 }
 
-var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
+var file_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 67)
 var file_events_v1_events_proto_goTypes = []any{
 	(*RawJSON)(nil),                // 0: tack.events.v1.RawJSON
 	(*ToolCall)(nil),               // 1: tack.events.v1.ToolCall
 	(*Message)(nil),                // 2: tack.events.v1.Message
-	(*Todo)(nil),                   // 3: tack.events.v1.Todo
-	(*Usage)(nil),                  // 4: tack.events.v1.Usage
-	(*Event)(nil),                  // 5: tack.events.v1.Event
-	(*SessionCreated)(nil),         // 6: tack.events.v1.SessionCreated
-	(*StateChanged)(nil),           // 7: tack.events.v1.StateChanged
-	(*AgentStatus)(nil),            // 8: tack.events.v1.AgentStatus
-	(*PromptReceived)(nil),         // 9: tack.events.v1.PromptReceived
-	(*PromptQueued)(nil),           // 10: tack.events.v1.PromptQueued
-	(*PromptDropped)(nil),          // 11: tack.events.v1.PromptDropped
-	(*SteeringDropped)(nil),        // 12: tack.events.v1.SteeringDropped
-	(*PromptRejected)(nil),         // 13: tack.events.v1.PromptRejected
-	(*AgentStart)(nil),             // 14: tack.events.v1.AgentStart
-	(*AgentEnd)(nil),               // 15: tack.events.v1.AgentEnd
-	(*AgentAbort)(nil),             // 16: tack.events.v1.AgentAbort
-	(*AgentResumed)(nil),           // 17: tack.events.v1.AgentResumed
-	(*TurnStart)(nil),              // 18: tack.events.v1.TurnStart
-	(*TurnEnd)(nil),                // 19: tack.events.v1.TurnEnd
-	(*RequestStart)(nil),           // 20: tack.events.v1.RequestStart
-	(*MessageStart)(nil),           // 21: tack.events.v1.MessageStart
-	(*MessageDelta)(nil),           // 22: tack.events.v1.MessageDelta
-	(*ThinkingStart)(nil),          // 23: tack.events.v1.ThinkingStart
-	(*ThinkingDelta)(nil),          // 24: tack.events.v1.ThinkingDelta
-	(*ResponseComplete)(nil),       // 25: tack.events.v1.ResponseComplete
-	(*MessageCommitted)(nil),       // 26: tack.events.v1.MessageCommitted
-	(*TokenUsage)(nil),             // 27: tack.events.v1.TokenUsage
-	(*StreamError)(nil),            // 28: tack.events.v1.StreamError
-	(*StreamStalled)(nil),          // 29: tack.events.v1.StreamStalled
-	(*Retry)(nil),                  // 30: tack.events.v1.Retry
-	(*ContextOverflow)(nil),        // 31: tack.events.v1.ContextOverflow
-	(*ToolCalls)(nil),              // 32: tack.events.v1.ToolCalls
-	(*ToolExecutionStart)(nil),     // 33: tack.events.v1.ToolExecutionStart
-	(*ToolExecutionUpdate)(nil),    // 34: tack.events.v1.ToolExecutionUpdate
-	(*ToolExecutionEnd)(nil),       // 35: tack.events.v1.ToolExecutionEnd
-	(*ToolExecutionMetrics)(nil),   // 36: tack.events.v1.ToolExecutionMetrics
-	(*ToolBlocked)(nil),            // 37: tack.events.v1.ToolBlocked
-	(*ToolKilled)(nil),             // 38: tack.events.v1.ToolKilled
-	(*ToolSkippedForSteering)(nil), // 39: tack.events.v1.ToolSkippedForSteering
-	(*ToolCallUnknown)(nil),        // 40: tack.events.v1.ToolCallUnknown
-	(*ToolsUpdated)(nil),           // 41: tack.events.v1.ToolsUpdated
-	(*LoopDetected)(nil),           // 42: tack.events.v1.LoopDetected
-	(*LargeResultOffloaded)(nil),   // 43: tack.events.v1.LargeResultOffloaded
-	(*ApprovalRequired)(nil),       // 44: tack.events.v1.ApprovalRequired
-	(*ApprovalResolved)(nil),       // 45: tack.events.v1.ApprovalResolved
-	(*ToolApprovedAlways)(nil),     // 46: tack.events.v1.ToolApprovedAlways
-	(*AskUser)(nil),                // 47: tack.events.v1.AskUser
-	(*UserResponded)(nil),          // 48: tack.events.v1.UserResponded
-	(*SteeringReceived)(nil),       // 49: tack.events.v1.SteeringReceived
-	(*SteeringApplied)(nil),        // 50: tack.events.v1.SteeringApplied
-	(*CompactStart)(nil),           // 51: tack.events.v1.CompactStart
-	(*CompactEnd)(nil),             // 52: tack.events.v1.CompactEnd
-	(*SubagentStart)(nil),          // 53: tack.events.v1.SubagentStart
-	(*SubagentEnd)(nil),            // 54: tack.events.v1.SubagentEnd
-	(*SubAgentEvent)(nil),          // 55: tack.events.v1.SubAgentEvent
-	(*ModelSwitched)(nil),          // 56: tack.events.v1.ModelSwitched
-	(*PluginEvent)(nil),            // 57: tack.events.v1.PluginEvent
-	(*Intervention)(nil),           // 58: tack.events.v1.Intervention
-	(*EventsLost)(nil),             // 59: tack.events.v1.EventsLost
-	(*Error)(nil),                  // 60: tack.events.v1.Error
-	(*AgentRecovered)(nil),         // 61: tack.events.v1.AgentRecovered
-	(*TodoChange)(nil),             // 62: tack.events.v1.TodoChange
-	(*StatusUpdate)(nil),           // 63: tack.events.v1.StatusUpdate
-	(*TitleGenerated)(nil),         // 64: tack.events.v1.TitleGenerated
-	(*SessionForked)(nil),          // 65: tack.events.v1.SessionForked
+	(*Image)(nil),                  // 3: tack.events.v1.Image
+	(*Todo)(nil),                   // 4: tack.events.v1.Todo
+	(*Usage)(nil),                  // 5: tack.events.v1.Usage
+	(*Event)(nil),                  // 6: tack.events.v1.Event
+	(*SessionCreated)(nil),         // 7: tack.events.v1.SessionCreated
+	(*StateChanged)(nil),           // 8: tack.events.v1.StateChanged
+	(*AgentStatus)(nil),            // 9: tack.events.v1.AgentStatus
+	(*PromptReceived)(nil),         // 10: tack.events.v1.PromptReceived
+	(*PromptQueued)(nil),           // 11: tack.events.v1.PromptQueued
+	(*PromptDropped)(nil),          // 12: tack.events.v1.PromptDropped
+	(*SteeringDropped)(nil),        // 13: tack.events.v1.SteeringDropped
+	(*PromptRejected)(nil),         // 14: tack.events.v1.PromptRejected
+	(*AgentStart)(nil),             // 15: tack.events.v1.AgentStart
+	(*AgentEnd)(nil),               // 16: tack.events.v1.AgentEnd
+	(*AgentAbort)(nil),             // 17: tack.events.v1.AgentAbort
+	(*AgentResumed)(nil),           // 18: tack.events.v1.AgentResumed
+	(*TurnStart)(nil),              // 19: tack.events.v1.TurnStart
+	(*TurnEnd)(nil),                // 20: tack.events.v1.TurnEnd
+	(*RequestStart)(nil),           // 21: tack.events.v1.RequestStart
+	(*MessageStart)(nil),           // 22: tack.events.v1.MessageStart
+	(*MessageDelta)(nil),           // 23: tack.events.v1.MessageDelta
+	(*ThinkingStart)(nil),          // 24: tack.events.v1.ThinkingStart
+	(*ThinkingDelta)(nil),          // 25: tack.events.v1.ThinkingDelta
+	(*ResponseComplete)(nil),       // 26: tack.events.v1.ResponseComplete
+	(*MessageCommitted)(nil),       // 27: tack.events.v1.MessageCommitted
+	(*TokenUsage)(nil),             // 28: tack.events.v1.TokenUsage
+	(*StreamError)(nil),            // 29: tack.events.v1.StreamError
+	(*StreamStalled)(nil),          // 30: tack.events.v1.StreamStalled
+	(*Retry)(nil),                  // 31: tack.events.v1.Retry
+	(*ContextOverflow)(nil),        // 32: tack.events.v1.ContextOverflow
+	(*ToolCalls)(nil),              // 33: tack.events.v1.ToolCalls
+	(*ToolExecutionStart)(nil),     // 34: tack.events.v1.ToolExecutionStart
+	(*ToolExecutionUpdate)(nil),    // 35: tack.events.v1.ToolExecutionUpdate
+	(*ToolExecutionEnd)(nil),       // 36: tack.events.v1.ToolExecutionEnd
+	(*ToolExecutionMetrics)(nil),   // 37: tack.events.v1.ToolExecutionMetrics
+	(*ToolBlocked)(nil),            // 38: tack.events.v1.ToolBlocked
+	(*ToolKilled)(nil),             // 39: tack.events.v1.ToolKilled
+	(*ToolSkippedForSteering)(nil), // 40: tack.events.v1.ToolSkippedForSteering
+	(*ToolCallUnknown)(nil),        // 41: tack.events.v1.ToolCallUnknown
+	(*ToolsUpdated)(nil),           // 42: tack.events.v1.ToolsUpdated
+	(*LoopDetected)(nil),           // 43: tack.events.v1.LoopDetected
+	(*LargeResultOffloaded)(nil),   // 44: tack.events.v1.LargeResultOffloaded
+	(*ApprovalRequired)(nil),       // 45: tack.events.v1.ApprovalRequired
+	(*ApprovalResolved)(nil),       // 46: tack.events.v1.ApprovalResolved
+	(*ToolApprovedAlways)(nil),     // 47: tack.events.v1.ToolApprovedAlways
+	(*AskUser)(nil),                // 48: tack.events.v1.AskUser
+	(*UserResponded)(nil),          // 49: tack.events.v1.UserResponded
+	(*SteeringReceived)(nil),       // 50: tack.events.v1.SteeringReceived
+	(*SteeringApplied)(nil),        // 51: tack.events.v1.SteeringApplied
+	(*CompactStart)(nil),           // 52: tack.events.v1.CompactStart
+	(*CompactEnd)(nil),             // 53: tack.events.v1.CompactEnd
+	(*SubagentStart)(nil),          // 54: tack.events.v1.SubagentStart
+	(*SubagentEnd)(nil),            // 55: tack.events.v1.SubagentEnd
+	(*SubAgentEvent)(nil),          // 56: tack.events.v1.SubAgentEvent
+	(*ModelSwitched)(nil),          // 57: tack.events.v1.ModelSwitched
+	(*PluginEvent)(nil),            // 58: tack.events.v1.PluginEvent
+	(*Intervention)(nil),           // 59: tack.events.v1.Intervention
+	(*EventsLost)(nil),             // 60: tack.events.v1.EventsLost
+	(*Error)(nil),                  // 61: tack.events.v1.Error
+	(*AgentRecovered)(nil),         // 62: tack.events.v1.AgentRecovered
+	(*TodoChange)(nil),             // 63: tack.events.v1.TodoChange
+	(*StatusUpdate)(nil),           // 64: tack.events.v1.StatusUpdate
+	(*TitleGenerated)(nil),         // 65: tack.events.v1.TitleGenerated
+	(*SessionForked)(nil),          // 66: tack.events.v1.SessionForked
 }
 var file_events_v1_events_proto_depIdxs = []int32{
 	0,  // 0: tack.events.v1.ToolCall.args:type_name -> tack.events.v1.RawJSON
 	1,  // 1: tack.events.v1.Message.tool_calls:type_name -> tack.events.v1.ToolCall
-	6,  // 2: tack.events.v1.Event.session_created:type_name -> tack.events.v1.SessionCreated
-	7,  // 3: tack.events.v1.Event.state_changed:type_name -> tack.events.v1.StateChanged
-	8,  // 4: tack.events.v1.Event.agent_status:type_name -> tack.events.v1.AgentStatus
-	9,  // 5: tack.events.v1.Event.prompt_received:type_name -> tack.events.v1.PromptReceived
-	10, // 6: tack.events.v1.Event.prompt_queued:type_name -> tack.events.v1.PromptQueued
-	11, // 7: tack.events.v1.Event.prompt_dropped:type_name -> tack.events.v1.PromptDropped
-	12, // 8: tack.events.v1.Event.steering_dropped:type_name -> tack.events.v1.SteeringDropped
-	13, // 9: tack.events.v1.Event.prompt_rejected:type_name -> tack.events.v1.PromptRejected
-	14, // 10: tack.events.v1.Event.agent_start:type_name -> tack.events.v1.AgentStart
-	15, // 11: tack.events.v1.Event.agent_end:type_name -> tack.events.v1.AgentEnd
-	16, // 12: tack.events.v1.Event.agent_abort:type_name -> tack.events.v1.AgentAbort
-	17, // 13: tack.events.v1.Event.agent_resumed:type_name -> tack.events.v1.AgentResumed
-	18, // 14: tack.events.v1.Event.turn_start:type_name -> tack.events.v1.TurnStart
-	19, // 15: tack.events.v1.Event.turn_end:type_name -> tack.events.v1.TurnEnd
-	20, // 16: tack.events.v1.Event.request_start:type_name -> tack.events.v1.RequestStart
-	21, // 17: tack.events.v1.Event.message_start:type_name -> tack.events.v1.MessageStart
-	22, // 18: tack.events.v1.Event.message_delta:type_name -> tack.events.v1.MessageDelta
-	23, // 19: tack.events.v1.Event.thinking_start:type_name -> tack.events.v1.ThinkingStart
-	24, // 20: tack.events.v1.Event.thinking_delta:type_name -> tack.events.v1.ThinkingDelta
-	25, // 21: tack.events.v1.Event.response_complete:type_name -> tack.events.v1.ResponseComplete
-	26, // 22: tack.events.v1.Event.message_committed:type_name -> tack.events.v1.MessageCommitted
-	27, // 23: tack.events.v1.Event.token_usage:type_name -> tack.events.v1.TokenUsage
-	28, // 24: tack.events.v1.Event.stream_error:type_name -> tack.events.v1.StreamError
-	29, // 25: tack.events.v1.Event.stream_stalled:type_name -> tack.events.v1.StreamStalled
-	30, // 26: tack.events.v1.Event.retry:type_name -> tack.events.v1.Retry
-	31, // 27: tack.events.v1.Event.context_overflow:type_name -> tack.events.v1.ContextOverflow
-	32, // 28: tack.events.v1.Event.tool_calls:type_name -> tack.events.v1.ToolCalls
-	33, // 29: tack.events.v1.Event.tool_execution_start:type_name -> tack.events.v1.ToolExecutionStart
-	34, // 30: tack.events.v1.Event.tool_execution_update:type_name -> tack.events.v1.ToolExecutionUpdate
-	35, // 31: tack.events.v1.Event.tool_execution_end:type_name -> tack.events.v1.ToolExecutionEnd
-	36, // 32: tack.events.v1.Event.tool_execution_metrics:type_name -> tack.events.v1.ToolExecutionMetrics
-	37, // 33: tack.events.v1.Event.tool_blocked:type_name -> tack.events.v1.ToolBlocked
-	38, // 34: tack.events.v1.Event.tool_killed:type_name -> tack.events.v1.ToolKilled
-	39, // 35: tack.events.v1.Event.tool_skipped_for_steering:type_name -> tack.events.v1.ToolSkippedForSteering
-	40, // 36: tack.events.v1.Event.tool_call_unknown:type_name -> tack.events.v1.ToolCallUnknown
-	41, // 37: tack.events.v1.Event.tools_updated:type_name -> tack.events.v1.ToolsUpdated
-	42, // 38: tack.events.v1.Event.loop_detected:type_name -> tack.events.v1.LoopDetected
-	43, // 39: tack.events.v1.Event.large_result_offloaded:type_name -> tack.events.v1.LargeResultOffloaded
-	44, // 40: tack.events.v1.Event.approval_required:type_name -> tack.events.v1.ApprovalRequired
-	45, // 41: tack.events.v1.Event.approval_resolved:type_name -> tack.events.v1.ApprovalResolved
-	46, // 42: tack.events.v1.Event.tool_approved_always:type_name -> tack.events.v1.ToolApprovedAlways
-	47, // 43: tack.events.v1.Event.ask_user:type_name -> tack.events.v1.AskUser
-	48, // 44: tack.events.v1.Event.user_responded:type_name -> tack.events.v1.UserResponded
-	49, // 45: tack.events.v1.Event.steering_received:type_name -> tack.events.v1.SteeringReceived
-	50, // 46: tack.events.v1.Event.steering_applied:type_name -> tack.events.v1.SteeringApplied
-	51, // 47: tack.events.v1.Event.compact_start:type_name -> tack.events.v1.CompactStart
-	52, // 48: tack.events.v1.Event.compact_end:type_name -> tack.events.v1.CompactEnd
-	53, // 49: tack.events.v1.Event.subagent_start:type_name -> tack.events.v1.SubagentStart
-	54, // 50: tack.events.v1.Event.subagent_end:type_name -> tack.events.v1.SubagentEnd
-	55, // 51: tack.events.v1.Event.sub_agent_event:type_name -> tack.events.v1.SubAgentEvent
-	56, // 52: tack.events.v1.Event.model_switched:type_name -> tack.events.v1.ModelSwitched
-	57, // 53: tack.events.v1.Event.plugin_event:type_name -> tack.events.v1.PluginEvent
-	58, // 54: tack.events.v1.Event.intervention:type_name -> tack.events.v1.Intervention
-	59, // 55: tack.events.v1.Event.events_lost:type_name -> tack.events.v1.EventsLost
-	60, // 56: tack.events.v1.Event.error:type_name -> tack.events.v1.Error
-	61, // 57: tack.events.v1.Event.agent_recovered:type_name -> tack.events.v1.AgentRecovered
-	62, // 58: tack.events.v1.Event.todo_change:type_name -> tack.events.v1.TodoChange
-	63, // 59: tack.events.v1.Event.status_update:type_name -> tack.events.v1.StatusUpdate
-	64, // 60: tack.events.v1.Event.title_generated:type_name -> tack.events.v1.TitleGenerated
-	65, // 61: tack.events.v1.Event.session_forked:type_name -> tack.events.v1.SessionForked
-	4,  // 62: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
-	2,  // 63: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
-	4,  // 64: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
-	2,  // 65: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
-	0,  // 66: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
-	0,  // 67: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
-	5,  // 68: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
-	0,  // 69: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
-	3,  // 70: tack.events.v1.TodoChange.todos:type_name -> tack.events.v1.Todo
-	71, // [71:71] is the sub-list for method output_type
-	71, // [71:71] is the sub-list for method input_type
-	71, // [71:71] is the sub-list for extension type_name
-	71, // [71:71] is the sub-list for extension extendee
-	0,  // [0:71] is the sub-list for field type_name
+	3,  // 2: tack.events.v1.Message.images:type_name -> tack.events.v1.Image
+	7,  // 3: tack.events.v1.Event.session_created:type_name -> tack.events.v1.SessionCreated
+	8,  // 4: tack.events.v1.Event.state_changed:type_name -> tack.events.v1.StateChanged
+	9,  // 5: tack.events.v1.Event.agent_status:type_name -> tack.events.v1.AgentStatus
+	10, // 6: tack.events.v1.Event.prompt_received:type_name -> tack.events.v1.PromptReceived
+	11, // 7: tack.events.v1.Event.prompt_queued:type_name -> tack.events.v1.PromptQueued
+	12, // 8: tack.events.v1.Event.prompt_dropped:type_name -> tack.events.v1.PromptDropped
+	13, // 9: tack.events.v1.Event.steering_dropped:type_name -> tack.events.v1.SteeringDropped
+	14, // 10: tack.events.v1.Event.prompt_rejected:type_name -> tack.events.v1.PromptRejected
+	15, // 11: tack.events.v1.Event.agent_start:type_name -> tack.events.v1.AgentStart
+	16, // 12: tack.events.v1.Event.agent_end:type_name -> tack.events.v1.AgentEnd
+	17, // 13: tack.events.v1.Event.agent_abort:type_name -> tack.events.v1.AgentAbort
+	18, // 14: tack.events.v1.Event.agent_resumed:type_name -> tack.events.v1.AgentResumed
+	19, // 15: tack.events.v1.Event.turn_start:type_name -> tack.events.v1.TurnStart
+	20, // 16: tack.events.v1.Event.turn_end:type_name -> tack.events.v1.TurnEnd
+	21, // 17: tack.events.v1.Event.request_start:type_name -> tack.events.v1.RequestStart
+	22, // 18: tack.events.v1.Event.message_start:type_name -> tack.events.v1.MessageStart
+	23, // 19: tack.events.v1.Event.message_delta:type_name -> tack.events.v1.MessageDelta
+	24, // 20: tack.events.v1.Event.thinking_start:type_name -> tack.events.v1.ThinkingStart
+	25, // 21: tack.events.v1.Event.thinking_delta:type_name -> tack.events.v1.ThinkingDelta
+	26, // 22: tack.events.v1.Event.response_complete:type_name -> tack.events.v1.ResponseComplete
+	27, // 23: tack.events.v1.Event.message_committed:type_name -> tack.events.v1.MessageCommitted
+	28, // 24: tack.events.v1.Event.token_usage:type_name -> tack.events.v1.TokenUsage
+	29, // 25: tack.events.v1.Event.stream_error:type_name -> tack.events.v1.StreamError
+	30, // 26: tack.events.v1.Event.stream_stalled:type_name -> tack.events.v1.StreamStalled
+	31, // 27: tack.events.v1.Event.retry:type_name -> tack.events.v1.Retry
+	32, // 28: tack.events.v1.Event.context_overflow:type_name -> tack.events.v1.ContextOverflow
+	33, // 29: tack.events.v1.Event.tool_calls:type_name -> tack.events.v1.ToolCalls
+	34, // 30: tack.events.v1.Event.tool_execution_start:type_name -> tack.events.v1.ToolExecutionStart
+	35, // 31: tack.events.v1.Event.tool_execution_update:type_name -> tack.events.v1.ToolExecutionUpdate
+	36, // 32: tack.events.v1.Event.tool_execution_end:type_name -> tack.events.v1.ToolExecutionEnd
+	37, // 33: tack.events.v1.Event.tool_execution_metrics:type_name -> tack.events.v1.ToolExecutionMetrics
+	38, // 34: tack.events.v1.Event.tool_blocked:type_name -> tack.events.v1.ToolBlocked
+	39, // 35: tack.events.v1.Event.tool_killed:type_name -> tack.events.v1.ToolKilled
+	40, // 36: tack.events.v1.Event.tool_skipped_for_steering:type_name -> tack.events.v1.ToolSkippedForSteering
+	41, // 37: tack.events.v1.Event.tool_call_unknown:type_name -> tack.events.v1.ToolCallUnknown
+	42, // 38: tack.events.v1.Event.tools_updated:type_name -> tack.events.v1.ToolsUpdated
+	43, // 39: tack.events.v1.Event.loop_detected:type_name -> tack.events.v1.LoopDetected
+	44, // 40: tack.events.v1.Event.large_result_offloaded:type_name -> tack.events.v1.LargeResultOffloaded
+	45, // 41: tack.events.v1.Event.approval_required:type_name -> tack.events.v1.ApprovalRequired
+	46, // 42: tack.events.v1.Event.approval_resolved:type_name -> tack.events.v1.ApprovalResolved
+	47, // 43: tack.events.v1.Event.tool_approved_always:type_name -> tack.events.v1.ToolApprovedAlways
+	48, // 44: tack.events.v1.Event.ask_user:type_name -> tack.events.v1.AskUser
+	49, // 45: tack.events.v1.Event.user_responded:type_name -> tack.events.v1.UserResponded
+	50, // 46: tack.events.v1.Event.steering_received:type_name -> tack.events.v1.SteeringReceived
+	51, // 47: tack.events.v1.Event.steering_applied:type_name -> tack.events.v1.SteeringApplied
+	52, // 48: tack.events.v1.Event.compact_start:type_name -> tack.events.v1.CompactStart
+	53, // 49: tack.events.v1.Event.compact_end:type_name -> tack.events.v1.CompactEnd
+	54, // 50: tack.events.v1.Event.subagent_start:type_name -> tack.events.v1.SubagentStart
+	55, // 51: tack.events.v1.Event.subagent_end:type_name -> tack.events.v1.SubagentEnd
+	56, // 52: tack.events.v1.Event.sub_agent_event:type_name -> tack.events.v1.SubAgentEvent
+	57, // 53: tack.events.v1.Event.model_switched:type_name -> tack.events.v1.ModelSwitched
+	58, // 54: tack.events.v1.Event.plugin_event:type_name -> tack.events.v1.PluginEvent
+	59, // 55: tack.events.v1.Event.intervention:type_name -> tack.events.v1.Intervention
+	60, // 56: tack.events.v1.Event.events_lost:type_name -> tack.events.v1.EventsLost
+	61, // 57: tack.events.v1.Event.error:type_name -> tack.events.v1.Error
+	62, // 58: tack.events.v1.Event.agent_recovered:type_name -> tack.events.v1.AgentRecovered
+	63, // 59: tack.events.v1.Event.todo_change:type_name -> tack.events.v1.TodoChange
+	64, // 60: tack.events.v1.Event.status_update:type_name -> tack.events.v1.StatusUpdate
+	65, // 61: tack.events.v1.Event.title_generated:type_name -> tack.events.v1.TitleGenerated
+	66, // 62: tack.events.v1.Event.session_forked:type_name -> tack.events.v1.SessionForked
+	5,  // 63: tack.events.v1.AgentEnd.usage:type_name -> tack.events.v1.Usage
+	2,  // 64: tack.events.v1.ResponseComplete.message:type_name -> tack.events.v1.Message
+	5,  // 65: tack.events.v1.ResponseComplete.usage:type_name -> tack.events.v1.Usage
+	2,  // 66: tack.events.v1.MessageCommitted.message:type_name -> tack.events.v1.Message
+	0,  // 67: tack.events.v1.ToolExecutionStart.args:type_name -> tack.events.v1.RawJSON
+	0,  // 68: tack.events.v1.ApprovalRequired.args:type_name -> tack.events.v1.RawJSON
+	6,  // 69: tack.events.v1.SubAgentEvent.event:type_name -> tack.events.v1.Event
+	0,  // 70: tack.events.v1.PluginEvent.payload:type_name -> tack.events.v1.RawJSON
+	4,  // 71: tack.events.v1.TodoChange.todos:type_name -> tack.events.v1.Todo
+	72, // [72:72] is the sub-list for method output_type
+	72, // [72:72] is the sub-list for method input_type
+	72, // [72:72] is the sub-list for extension type_name
+	72, // [72:72] is the sub-list for extension extendee
+	0,  // [0:72] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_events_proto_init() }
@@ -5105,7 +5176,7 @@ func file_events_v1_events_proto_init() {
 	if File_events_v1_events_proto != nil {
 		return
 	}
-	file_events_v1_events_proto_msgTypes[5].OneofWrappers = []any{
+	file_events_v1_events_proto_msgTypes[6].OneofWrappers = []any{
 		(*Event_SessionCreated)(nil),
 		(*Event_StateChanged)(nil),
 		(*Event_AgentStatus)(nil),
@@ -5167,18 +5238,18 @@ func file_events_v1_events_proto_init() {
 		(*Event_TitleGenerated)(nil),
 		(*Event_SessionForked)(nil),
 	}
-	file_events_v1_events_proto_msgTypes[8].OneofWrappers = []any{}
-	file_events_v1_events_proto_msgTypes[16].OneofWrappers = []any{}
-	file_events_v1_events_proto_msgTypes[27].OneofWrappers = []any{}
-	file_events_v1_events_proto_msgTypes[46].OneofWrappers = []any{}
-	file_events_v1_events_proto_msgTypes[61].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[9].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[17].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[28].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[47].OneofWrappers = []any{}
+	file_events_v1_events_proto_msgTypes[62].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_events_proto_rawDesc), len(file_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   66,
+			NumMessages:   67,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

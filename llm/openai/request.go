@@ -42,7 +42,7 @@ func messageParams(system string, msgs []*llm.Message) []oa.ChatCompletionMessag
 	for _, m := range hist {
 		switch m.GetRole() {
 		case llm.RoleUser:
-			out = append(out, oa.UserMessage(m.GetContent()))
+			out = append(out, userParam(m))
 		case llm.RoleAssistant:
 			out = append(out, oa.ChatCompletionMessageParamUnion{OfAssistant: assistantParam(m)})
 		case llm.RoleTool:
@@ -50,6 +50,26 @@ func messageParams(system string, msgs []*llm.Message) []oa.ChatCompletionMessag
 		}
 	}
 	return out
+}
+
+// userParam converts a user message: its text alone, or, with images, a
+// text part (when there is text) and an image_url part per image.
+func userParam(m *llm.Message) oa.ChatCompletionMessageParamUnion {
+	if len(m.GetImages()) == 0 {
+		return oa.UserMessage(m.GetContent())
+	}
+	var parts []oa.ChatCompletionContentPartUnionParam
+	if m.GetContent() != "" {
+		parts = append(parts, oa.TextContentPart(m.GetContent()))
+	}
+	for _, img := range m.GetImages() {
+		p := oa.ChatCompletionContentPartImageImageURLParam{URL: img.GetUrl()}
+		if d := img.GetDetail(); d != "" {
+			p.Detail = d
+		}
+		parts = append(parts, oa.ImageContentPart(p))
+	}
+	return oa.UserMessage(parts)
 }
 
 // history makes msgs fit to send: llm.Repair, then llm.MergeSameRole, then

@@ -179,3 +179,43 @@ func TestWireNames(t *testing.T) {
 	equal(t, "response call names", got, []string{"fs/read_file", "run__command"})
 	equal(t, "history kept its name", asst.ToolCalls[0].GetName(), "fs/read_file")
 }
+
+// TestRequestImages: a user message's images go as image_url parts after
+// its text part (detail when given), same-role messages merge their
+// images in order, and a message of images alone has no text part; the
+// body is what a real HTTP server receives.
+func TestRequestImages(t *testing.T) {
+	png := "data:image/png;base64,iVBORw0KGgo="
+	req := &llm.Request{Model: "gpt-4o", Messages: []*llm.Message{
+		llm.UserMessageWith("what is this?", []*llm.Image{{Url: png, Detail: "low"}}),
+		llm.UserMessageWith("", []*llm.Image{{Url: "https://example.com/b.jpg"}}),
+		llm.AssistantMessage("a cat"),
+		llm.UserMessageWith("", []*llm.Image{{Url: "https://example.com/c.jpg", Detail: "high"}}),
+	}}
+	srv := newServer(t, sse(openAILength))
+	p, _ := srv.provider()
+	if _, _, err := llmtest.Collect(t, p, req); err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	var want map[string]any
+	if err := json.Unmarshal([]byte(`{
+		"model": "gpt-4o",
+		"stream": true,
+		"stream_options": {"include_usage": true},
+		"messages": [
+			{"role": "user", "content": [
+				{"type": "text", "text": "what is this?"},
+				{"type": "image_url", "image_url": {"url": "`+png+`", "detail": "low"}},
+				{"type": "image_url", "image_url": {"url": "https://example.com/b.jpg"}}
+			]},
+			{"role": "assistant", "content": "a cat"},
+			{"role": "user", "content": [
+				{"type": "image_url", "image_url": {"url": "https://example.com/c.jpg", "detail": "high"}}
+			]}
+		],
+		"tools": []
+	}`), &want); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "body", srv.body(t, 0), want)
+}

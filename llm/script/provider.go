@@ -41,6 +41,11 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.C
 	if err != nil {
 		return nil, err
 	}
+	if t.Report {
+		r := *t
+		r.Text += report(req)
+		t = &r
+	}
 	base := req.CallsBefore
 	for _, m := range req.Messages {
 		base += len(m.GetToolCalls())
@@ -67,6 +72,26 @@ func (p *Provider) take(req *llm.Request) (*Turn, error) {
 		}
 	}
 	return nil, &llm.Error{Status: 400, Message: "script exhausted"}
+}
+
+// report is what a Report turn appends: the request's message count and
+// images, as JSON.
+func report(req *llm.Request) string {
+	type image struct {
+		URL    string `json:"url"`
+		Detail string `json:"detail,omitempty"`
+	}
+	r := struct {
+		MessageCount int     `json:"message_count"`
+		Images       []image `json:"images"`
+	}{MessageCount: len(req.Messages), Images: []image{}}
+	for _, m := range req.Messages {
+		for _, img := range m.GetImages() {
+			r.Images = append(r.Images, image{URL: img.GetUrl(), Detail: img.GetDetail()})
+		}
+	}
+	b, _ := json.Marshal(r) // strings and a number: cannot fail
+	return string(b)
 }
 
 // lastUserText returns the content of the last user message, "" if none.

@@ -47,6 +47,11 @@ type Turn struct {
 	// StallMS is a silence after the first thinking or text chunk (after
 	// DelayMS when there is none), before the rest of the turn.
 	StallMS int64 `json:"stall_ms,omitempty"`
+	// Report appends to Text what the request received, as one line of
+	// JSON: {"message_count": N, "images": [{"url": ..., "detail": ...}]},
+	// the images of every message in order; so a test sees, over any
+	// transport, what reached the model.
+	Report bool `json:"report,omitempty"`
 }
 
 // ToolCall is a tool call a turn makes. Its id is assigned when played.

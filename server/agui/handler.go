@@ -131,14 +131,17 @@ func (h *Handler) begin(ctx context.Context, s *tack.Session, in *RunAgentInput)
 			return nil, err
 		}
 	} else {
-		text, err := in.Prompt()
+		text, images, err := in.PromptInput()
 		if err != nil {
 			return nil, &tack.Error{Code: events.CodeBadRequest, Message: err.Error()}
 		}
 		if st.GetState() != "idle" {
 			return nil, &tack.Error{Code: events.CodeBusy, Message: fmt.Sprintf("session %q is %s; an AG-UI run starts only when it is idle", s.ID(), st.GetState())}
 		}
-		do = []step{{do: func(ctx context.Context) error { _, err := s.Prompt(ctx, text); return err }}}
+		do = []step{{do: func(ctx context.Context) error {
+			_, err := s.Prompt(ctx, text, tack.PromptOptions{Images: images})
+			return err
+		}}}
 	}
 	// Since past any seq: live events only, from before the first command.
 	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Since: math.MaxUint64, Buffer: subscriptionBuffer})

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
 // RunAgentInput is the part of AG-UI's RunAgentInput that Tack reads.
@@ -69,44 +71,86 @@ func ParseInput(body []byte) (*RunAgentInput, error) {
 // Prompt is the text of the last user message: the new prompt of a run
 // that does not resume one.
 func (in *RunAgentInput) Prompt() (string, error) {
+	text, _, err := in.PromptInput()
+	return text, err
+}
+
+// PromptInput is the text and images of the last user message: the new
+// prompt of a run that does not resume one. A message of images alone is
+// a prompt too.
+func (in *RunAgentInput) PromptInput() (string, []*eventsv1.Image, error) {
 	for i := len(in.Messages) - 1; i >= 0; i-- {
 		if in.Messages[i].Role != "user" {
 			continue
 		}
-		text, err := contentText(in.Messages[i].Content)
+		text, images, err := content(in.Messages[i].Content)
 		if err != nil {
-			return "", fmt.Errorf("messages[%d].content %v", i, err)
+			return "", nil, fmt.Errorf("messages[%d].content %v", i, err)
 		}
-		if strings.TrimSpace(text) == "" {
-			return "", fmt.Errorf("messages[%d].content is empty", i)
+		if strings.TrimSpace(text) == "" && len(images) == 0 {
+			return "", nil, fmt.Errorf("messages[%d].content is empty", i)
 		}
-		return text, nil
+		return text, images, nil
 	}
-	return "", fmt.Errorf("messages holds no user message and resume is empty: nothing to run")
+	return "", nil, fmt.Errorf("messages holds no user message and resume is empty: nothing to run")
 }
 
-// contentText reads a message's content: a string, or text parts joined by
-// blank lines. Tack prompts are text, so other parts are refused.
-func contentText(raw json.RawMessage) (string, error) {
+// part is an AG-UI input content part: text, binary (mimeType with data
+// or url), or image (a source of type data or url).
+type part struct {
+	Type     string  `json:"type"`
+	Text     *string `json:"text"`
+	MimeType string  `json:"mimeType"`
+	Data     string  `json:"data"`
+	URL      string  `json:"url"`
+	Source   *struct {
+		Type     string `json:"type"`
+		Value    string `json:"value"`
+		MimeType string `json:"mimeType"`
+	} `json:"source"`
+}
+
+// content reads a message's content: a string, or text parts joined by
+// blank lines and image parts (binary with an image mimeType, or image),
+// each made a Tack image: a data URL of its base64 data, or its URL.
+// Other parts are refused; the session checks the images further.
+func content(raw json.RawMessage) (string, []*eventsv1.Image, error) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+		return s, nil, nil
 	}
-	var parts []struct {
-		Type string  `json:"type"`
-		Text *string `json:"text"`
-	}
+	var parts []part
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", fmt.Errorf("is neither a string nor an array of content parts")
+		return "", nil, fmt.Errorf("is neither a string nor an array of content parts")
 	}
 	texts := make([]string, 0, len(parts))
+	var images []*eventsv1.Image
 	for j, p := range parts {
-		if p.Type != "text" || p.Text == nil {
-			return "", fmt.Errorf("[%d] is a %q part; only text parts are supported", j, p.Type)
+		switch {
+		case p.Type == "text" && p.Text != nil:
+			texts = append(texts, *p.Text)
+		case p.Type == "binary" && strings.HasPrefix(p.MimeType, "image/") && (p.Data != "" || p.URL != ""):
+			images = append(images, image(p.MimeType, p.Data, p.URL))
+		case p.Type == "image" && p.Source != nil && (p.Source.Type == "data" || p.Source.Type == "url") && p.Source.Value != "":
+			if p.Source.Type == "data" {
+				images = append(images, image(p.Source.MimeType, p.Source.Value, ""))
+			} else {
+				images = append(images, image("", "", p.Source.Value))
+			}
+		default:
+			return "", nil, fmt.Errorf("[%d] is a %q part Tack does not take: text, image, and binary parts of an image/* mimeType with data or url are", j, p.Type)
 		}
-		texts = append(texts, *p.Text)
 	}
-	return strings.Join(texts, "\n\n"), nil
+	return strings.Join(texts, "\n\n"), images, nil
+}
+
+// image is the Tack image of an image part: its base64 data as a data URL
+// of mimeType, else its URL.
+func image(mimeType, data, url string) *eventsv1.Image {
+	if data != "" {
+		return &eventsv1.Image{Url: "data:" + mimeType + ";base64," + data}
+	}
+	return &eventsv1.Image{Url: url}
 }
 
 // approvalAnswer is the payload that resolves an approval interrupt.

@@ -1,6 +1,9 @@
 package agui
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestPrompt(t *testing.T) {
 	tests := []struct {
@@ -70,4 +73,27 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestPromptImages: binary parts of an image type and image parts become
+// the prompt's images, data as data URLs, in order after the text.
+func TestPromptImages(t *testing.T) {
+	in, err := ParseInput([]byte(`{"threadId":"s","runId":"r","messages":[{"id":"1","role":"user","content":[
+		{"type":"text","text":"look"},
+		{"type":"binary","mimeType":"image/png","data":"iVBORw0KGgo="},
+		{"type":"binary","mimeType":"image/jpeg","url":"https://x/a.jpg","filename":"a.jpg"},
+		{"type":"image","source":{"type":"data","value":"R0lGODlh","mimeType":"image/gif"}},
+		{"type":"image","source":{"type":"url","value":"https://x/b.webp"}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, images, err := in.PromptInput()
+	var urls []string
+	for _, img := range images {
+		urls = append(urls, img.GetUrl())
+	}
+	want := []string{"data:image/png;base64,iVBORw0KGgo=", "https://x/a.jpg", "data:image/gif;base64,R0lGODlh", "https://x/b.webp"}
+	if err != nil || text != "look" || !slices.Equal(urls, want) {
+		t.Fatalf("got %q %q %v; want %q %q", text, urls, err, "look", want)
+	}
 }

@@ -28,7 +28,8 @@ type Env struct {
 	// on (and with each session create_session makes); an error stops the
 	// command with that error. tack rpc follows the session's events here.
 	Use func(ctx context.Context, s *tack.Session) error
-	// Closed, when set, is called once close_session has closed a session.
+	// Closed, when set, is called once close_session has closed a session
+	// or delete_session has deleted one.
 	Closed func(id string)
 }
 
@@ -62,6 +63,9 @@ var table = map[string]command{
 	"get_messages":   {new: func() proto.Message { return &eventsv1.GetMessages{} }, session: send},
 	"subscribe":      {new: func() proto.Message { return &eventsv1.Subscribe{} }, session: send},
 	"close_session":  {new: func() proto.Message { return &eventsv1.CloseSession{} }, session: closeSession},
+	"delete_session": {new: func() proto.Message { return &eventsv1.DeleteSession{} }, global: deleteSession},
+	"export_session": {new: func() proto.Message { return &eventsv1.ExportSession{} }, session: exportSession},
+	"import_session": {new: func() proto.Message { return &eventsv1.ImportSession{} }, required: []string{"document"}, global: importSession},
 	"compact":        {new: func() proto.Message { return &eventsv1.Compact{} }, session: send},
 	"attach_tools":   {new: func() proto.Message { return &eventsv1.AttachTools{} }, required: []string{"names"}, check: checkNames, session: send},
 	"detach_tools":   {new: func() proto.Message { return &eventsv1.DetachTools{} }, required: []string{"names"}, check: checkNames, session: send},
@@ -214,6 +218,8 @@ func replyData(r *eventsv1.Reply) proto.Message {
 		return d.Events
 	case *eventsv1.Reply_Sessions:
 		return d.Sessions
+	case *eventsv1.Reply_Export:
+		return d.Export
 	}
 	return nil
 }
@@ -242,13 +248,19 @@ func fork(ctx context.Context, env Env, s *tack.Session, msg proto.Message) (pro
 	if err != nil {
 		return nil, err
 	}
+	return created(ctx, env, f)
+}
+
+// created follows a session a command made (Use, which closes it on
+// refusal) and answers its id.
+func created(ctx context.Context, env Env, s *tack.Session) (proto.Message, error) {
 	if env.Use != nil {
-		if err := env.Use(ctx, f); err != nil {
-			f.Close()
+		if err := env.Use(ctx, s); err != nil {
+			s.Close()
 			return nil, err
 		}
 	}
-	return &eventsv1.Created{Session: f.ID()}, nil
+	return &eventsv1.Created{Session: s.ID()}, nil
 }
 
 // checkNames checks that attach_tools and detach_tools name a tool.
@@ -284,13 +296,7 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	if err != nil {
 		return nil, err
 	}
-	if env.Use != nil {
-		if err := env.Use(ctx, s); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	return &eventsv1.Created{Session: s.ID()}, nil
+	return created(ctx, env, s)
 }
 
 func closeSession(_ context.Context, env Env, s *tack.Session, _ proto.Message) (proto.Message, error) {
@@ -299,6 +305,42 @@ func closeSession(_ context.Context, env Env, s *tack.Session, _ proto.Message) 
 		env.Closed(s.ID())
 	}
 	return nil, nil
+}
+
+// deleteSession deletes the session without restoring it first; a user
+// deletes only their own sessions (another's is invalid_session, as one
+// that does not exist).
+func deleteSession(ctx context.Context, env Env, id string, _ proto.Message) (proto.Message, error) {
+	if err := owned(ctx, env, "delete_session", id); err != nil {
+		return nil, err
+	}
+	if err := env.Runtime.Delete(ctx, id); err != nil {
+		return nil, err
+	}
+	if env.Closed != nil {
+		env.Closed(id)
+	}
+	return nil, nil
+}
+
+// owned checks that command name names a session, and one of env.User's
+// when env has a user: a global command about a session answers
+// invalid_session for another user's, as for one that does not exist.
+func owned(ctx context.Context, env Env, name, id string) error {
+	if id == "" {
+		return badRequest(fmt.Sprintf("%s needs %q", name, "session"))
+	}
+	if env.User == "" {
+		return nil
+	}
+	owner, err := env.Runtime.User(ctx, id)
+	if err != nil {
+		return err
+	}
+	if owner != env.User {
+		return &tack.Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
+	}
+	return nil
 }
 
 func listSessions(ctx context.Context, env Env, _ string, msg proto.Message) (proto.Message, error) {

@@ -16,16 +16,16 @@ import (
 // Actions of the audit log (audit): what a user created, deleted or
 // decided.
 const (
-	AuditCreate  = "create"  // create_session
+	AuditCreate  = "create"  // create_session and import_session
 	AuditFork    = "fork"    // fork: a new session from another
-	AuditDelete  = "delete"  // DELETE /v1/sessions/{id} and close_session
+	AuditDelete  = "delete"  // delete_session (DELETE /v1/sessions/{id}) and close_session
 	AuditApprove = "approve" // approve, and an AG-UI resume that approves
 	AuditReject  = "reject"  // reject, and an AG-UI resume that rejects
 )
 
 // auditedCommands maps each command the audit log records to its action.
 var auditedCommands = map[string]string{
-	"create_session": AuditCreate, "fork": AuditFork, "close_session": AuditDelete,
+	"create_session": AuditCreate, "import_session": AuditCreate, "fork": AuditFork, "close_session": AuditDelete, "delete_session": AuditDelete,
 	"approve": AuditApprove, "reject": AuditReject,
 }
 

@@ -69,7 +69,7 @@ func TestEventsReplayLiveAndResume(t *testing.T) {
 		t.Fatalf("filtered %v, want %s", got, want)
 	}
 	// The stream ends when the session is closed.
-	ts.must("DELETE", "/v1/sessions/s", "", "", 204)
+	ts.must("POST", "/v1/sessions/s/close", "", "", 204)
 	for {
 		if _, err := filtered.next(); err != nil {
 			if !errors.Is(err, io.EOF) {

@@ -227,7 +227,7 @@ func (f fanout) run(tb testing.TB, ts *testServer, round int) fanoutResult {
 	// However the round ends, the sessions close and the readers end.
 	defer func() {
 		for _, id := range ids {
-			ts.must("DELETE", "/v1/sessions/"+id, "", "", 204)
+			ts.must("POST", "/v1/sessions/"+id+"/close", "", "", 204)
 		}
 		// Well within the runtime's request timeout (10 s), which a
 		// stream must not wait for.

@@ -85,6 +85,34 @@ func (s *Server) list() http.Handler {
 	})
 }
 
+// importSession serves import_session: the body is the exported
+// document, the query's session (optional) the new session's id.
+func (s *Server) importSession() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := ""
+		for k, vs := range r.URL.Query() {
+			switch k {
+			case "access_token":
+			case "session":
+				id = vs[0]
+			default:
+				writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("%s %s takes no parameter %q", r.Method, r.URL.Path, k)))
+				return
+			}
+		}
+		doc, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		if !json.Valid(doc) {
+			writeError(w, protoError(events.CodeBadRequest, "the body is not a JSON document: send what GET /v1/sessions/{id}/export gave"))
+			return
+		}
+		body, _ := json.Marshal(map[string]json.RawMessage{"document": doc}) // valid JSON: cannot fail
+		s.run(w, r, "import_session", id, body, http.StatusCreated)
+	})
+}
+
 // session serves a command about the session in the path, for its owner.
 func (s *Server) session(name string, status int, kind bodyKind) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

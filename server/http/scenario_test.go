@@ -125,7 +125,8 @@ func TestScenarios(t *testing.T) {
 			want: `{"error":{"code":"unknown_tool","message":"unknown tool \"teleport\"; nothing was changed"}}`},
 		{name: "detach without names", method: "POST", path: "/v1/sessions/s/detach_tools", body: `{}`, status: 400,
 			want: `{"error":{"code":"bad_request","message":"detach_tools needs \"names\""}}`},
-		{name: "close", method: "DELETE", path: "/v1/sessions/s", status: 204, want: ``},
+		{name: "close", method: "POST", path: "/v1/sessions/s/close", status: 204, want: ``},
+		{name: "delete", method: "DELETE", path: "/v1/sessions/s", status: 204, want: ``},
 		{name: "body too large", method: "POST", path: "/v1/sessions/s/prompt", body: `{"text":"` + strings.Repeat("x", 2<<20) + `"}`, status: 413,
 			want: `~"code":"bad_request"`},
 
@@ -136,7 +137,8 @@ func TestScenarios(t *testing.T) {
 			want: `{"error":{"code":"invalid_session","message":"no session \"s\""}}`},
 		{name: "another user's prompt", token: bobToken, method: "POST", path: "/v1/sessions/s/prompt", body: `{"text":"x"}`, status: 404, want: `~invalid_session`},
 		{name: "another user's messages", token: bobToken, method: "GET", path: "/v1/sessions/s/messages", status: 404, want: `~invalid_session`},
-		{name: "another user's close", token: bobToken, method: "DELETE", path: "/v1/sessions/s", status: 404, want: `~invalid_session`},
+		{name: "another user's close", token: bobToken, method: "POST", path: "/v1/sessions/s/close", status: 404, want: `~invalid_session`},
+		{name: "another user's delete", token: bobToken, method: "DELETE", path: "/v1/sessions/s", status: 404, want: `~invalid_session`},
 		{name: "another user's events", token: bobToken, method: "GET", path: "/v1/sessions/s/events", status: 404, want: `~invalid_session`},
 		{name: "another user's compact", token: bobToken, method: "POST", path: "/v1/sessions/s/compact", status: 404, want: `~invalid_session`},
 

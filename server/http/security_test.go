@@ -266,6 +266,7 @@ func TestCrossOrigin(t *testing.T) {
 		{"POST", "/v1/sessions/s/approve", `{"approval_id":"ap-1"}`},
 		{"POST", "/v1/sessions/s/fork", `{"index":0}`},
 		{"POST", "/v1/sessions/s/agui", `{}`},
+		{"POST", "/v1/sessions/s/close", ``},
 		{"DELETE", "/v1/sessions/s", ``},
 	} {
 		at := route.method + " " + route.path
@@ -449,7 +450,7 @@ func TestOwnershipOnEveryRoute(t *testing.T) {
 	ts := start(t, nil, WithAuth(testAuth(t)))
 	ts.must("POST", "/v1/sessions", aliceToken, `{"session":"s","model":"script:demo"}`, 201)
 	routes := []struct{ method, path, body string }{
-		{"GET", "", ""}, {"DELETE", "", ""}, {"GET", "/messages", ""}, {"GET", "/events", ""}, {"GET", "/ws", ""},
+		{"GET", "", ""}, {"DELETE", "", ""}, {"POST", "/close", ""}, {"GET", "/messages", ""}, {"GET", "/events", ""}, {"GET", "/ws", ""},
 		{"POST", "/fork", `{"index":0}`}, {"POST", "/agui", `{"threadId":"%s","runId":"r","messages":[{"id":"m","role":"user","content":"x"}]}`},
 	}
 	for _, name := range []string{"prompt", "steer", "abort", "approve", "reject", "respond", "switch_model", "compact",

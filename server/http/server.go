@@ -178,8 +178,11 @@ func (s *Server) routes() {
 	s.handle("POST /v1/sessions", s.global("create_session", http.StatusCreated))
 	s.handle("GET /v1/sessions", s.list())
 	s.handle("GET /v1/sessions/{id}", s.session("get_state", http.StatusOK, noBody))
-	s.handle("DELETE /v1/sessions/{id}", s.session("close_session", http.StatusNoContent, noBody))
+	s.handle("DELETE /v1/sessions/{id}", s.session("delete_session", http.StatusNoContent, noBody))
+	s.handle("POST /v1/sessions/{id}/close", s.session("close_session", http.StatusNoContent, jsonBody))
 	s.handle("GET /v1/sessions/{id}/messages", s.session("get_messages", http.StatusOK, noBody))
+	s.handle("GET /v1/sessions/{id}/export", s.session("export_session", http.StatusOK, noBody))
+	s.handle("POST /v1/sessions/import", s.importSession())
 	for _, name := range []string{"prompt", "steer", "abort", "approve", "reject", "respond", "switch_model",
 		"compact", "attach_tools", "detach_tools"} {
 		s.handle("POST /v1/sessions/{id}/"+name, s.session(name, http.StatusOK, jsonBody))

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/command"
@@ -16,8 +17,10 @@ import (
 // gateway is the node's well-known actor "tack".
 type gateway struct{ node *Node }
 
-// Receive answers CreateSession, ListSessions and Lookup, and takes a
-// cluster member's Rejoin; anything else is bad_request.
+// Receive answers CreateSession, ImportSession, ListSessions and Lookup,
+// and takes a cluster member's Rejoin; anything else is bad_request.
+// A cluster member imports nothing: a front end (tack serve --cluster)
+// writes an import to the shared store, for the member that takes it up.
 func (g *gateway) Receive(ctx actor.Context) {
 	n, sender := g.node, ctx.Sender()
 	switch m := ctx.Message().(type) {
@@ -27,6 +30,17 @@ func (g *gateway) Receive(ctx actor.Context) {
 			return
 		}
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
+			data, err := command.RunMessage(c, n.env(), "", m)
+			if created, ok := data.(*eventsv1.Created); ok {
+				n.route(created.Session)
+			}
+			return data, err
+		})
+	case *eventsv1.ImportSession:
+		n.answer(sender, func(c context.Context) (proto.Message, error) {
+			if n.cluster != nil {
+				return nil, &tack.Error{Code: events.CodeBadRequest, Message: "a cluster member imports no session: import through a front end (tack serve --cluster) or tack import on the shared store"}
+			}
 			data, err := command.RunMessage(c, n.env(), "", m)
 			if created, ok := data.(*eventsv1.Created); ok {
 				n.route(created.Session)
@@ -57,7 +71,7 @@ func (g *gateway) Receive(ctx actor.Context) {
 	default:
 		if sender != nil {
 			ctx.Respond(&eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeBadRequest, Message: fmt.Sprintf(
-				"%s is not a gateway command (CreateSession, ListSessions, Lookup); session commands go to the session's PID", messageName(m))}})
+				"%s is not a gateway command (CreateSession, ImportSession, ListSessions, Lookup); session commands go to the session's PID", messageName(m))}})
 		}
 	}
 }

@@ -251,6 +251,8 @@ func replyOf(data proto.Message, err error) *eventsv1.Reply {
 		r.Data = &eventsv1.Reply_Created{Created: d}
 	case *eventsv1.SessionList:
 		r.Data = &eventsv1.Reply_Sessions{Sessions: d}
+	case *eventsv1.SessionExport:
+		r.Data = &eventsv1.Reply_Export{Export: d}
 	}
 	return r
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/remote/remotev1"
@@ -140,7 +141,7 @@ func TestRemoteErrors(t *testing.T) {
 		code, msg2 string
 	}{
 		{"lookup of an unknown session", gw, &remotev1.Lookup{Session: "nope"}, "invalid_session", `no session "nope"`},
-		{"a session command at the gateway", gw, &eventsv1.Prompt{Text: "hi"}, "bad_request", "tack.events.v1.Prompt is not a gateway command (CreateSession, ListSessions, Lookup); session commands go to the session's PID"},
+		{"a session command at the gateway", gw, &eventsv1.Prompt{Text: "hi"}, "bad_request", "tack.events.v1.Prompt is not a gateway command (CreateSession, ImportSession, ListSessions, Lookup); session commands go to the session's PID"},
 		{"a message that is no command", s, &eventsv1.Created{Session: "x"}, "bad_request", "*eventsv1.Created is not a session command"},
 		{"a bad option", s, &eventsv1.Prompt{Text: "hi", IfBusy: "maybe"}, "bad_request", ""},
 		{"a bad filter", s, &remotev1.Subscribe{Subscriber: gw, Types: []string{"*x"}}, "bad_request", ""},
@@ -257,5 +258,33 @@ func TestRemoteSpawnByKind(t *testing.T) {
 	res, err = c.remote.SpawnNamed(n.Addr, "kind2", "tack.session", wait)
 	if err != nil || res.StatusCode != remote.ResponseStatusCodeERROR.ToInt32() {
 		t.Fatalf("spawn of a new session without a default model: %v, %v", res, err)
+	}
+}
+
+// TestRemoteExportImportDelete: over protoactor remote a session exports
+// as the document, imports at the gateway under a new id with the same
+// history, and is deleted: afterwards it is invalid_session.
+func TestRemoteExportImportDelete(t *testing.T) {
+	n := startNode(t, "--store", "sqlite:"+filepath.Join(t.TempDir(), "tack.db"))
+	c := newClient(t, n.Addr)
+	s := c.create(t, "orig", hello)
+	sub := c.subscribe(t, s, 0)
+	c.reply(t, s, &eventsv1.Prompt{Text: "hi"})
+	sub.until(t, "agent_end")
+	doc := c.reply(t, s, &eventsv1.ExportSession{}).GetExport()
+	if doc.GetFormat() != "tack.session/v1" || len(doc.GetMessages()) != 2 || doc.GetMessages()[1].GetContent() != "Hello there" {
+		t.Fatalf("export %v", doc)
+	}
+	r := c.reply(t, remotev1.GatewayPID(c.node), &eventsv1.ImportSession{Session: "copy", Document: doc})
+	if r.GetCreated().GetSession() != "copy" {
+		t.Fatalf("import answered %v", r)
+	}
+	copied := c.reply(t, remotev1.SessionPID(c.node, "copy"), &eventsv1.GetMessages{All: true}).GetMessages().GetMessages()
+	if len(copied) != 2 || !proto.Equal(copied[1], doc.GetMessages()[1]) {
+		t.Fatalf("the import's messages %v", copied)
+	}
+	c.reply(t, s, &eventsv1.DeleteSession{})
+	if r, _ := c.request(t, remotev1.GatewayPID(c.node), &remotev1.Lookup{Session: "orig"}).(*remotev1.SessionRef); r.GetError().GetCode() != "invalid_session" {
+		t.Fatalf("lookup after the delete: %v", r)
 	}
 }

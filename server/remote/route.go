@@ -32,9 +32,9 @@ func (r *route) SendUserMessage(_ *actor.PID, message any) {
 
 // dispatch hands msg, sent by sender (nil: no answer wanted), to session
 // id of this node's runtime. Subscribe and Unsubscribe become the
-// session's in-process subscription messages; SwitchModel, Fork and
-// CloseSession run through the runtime; everything else goes to the
-// session actor as it is, which answers what it does not know with
+// session's in-process subscription messages; SwitchModel, Fork,
+// ExportSession, CloseSession and DeleteSession run through the runtime;
+// everything else goes to the session actor as it is, which answers what it does not know with
 // bad_request. A session's route and, in a cluster, its grain both hand
 // their messages over here.
 func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
@@ -56,7 +56,7 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 			return
 		}
 		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.UnsubscribePID{PID: m.Subscriber}})
-	case *eventsv1.SwitchModel, *eventsv1.Fork:
+	case *eventsv1.SwitchModel, *eventsv1.Fork, *eventsv1.ExportSession:
 		if f, ok := m.(*eventsv1.Fork); ok && n.cluster != nil && f.NewSession == "" {
 			f.NewSession = join.NewSessionID()
 		}
@@ -67,9 +67,9 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 			}
 			return data, err
 		})
-	case *eventsv1.CloseSession:
+	case *eventsv1.CloseSession, *eventsv1.DeleteSession:
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
-			data, err := command.RunMessage(c, n.env(), id, m)
+			data, err := command.RunMessage(c, n.env(), id, m.(proto.Message))
 			if err == nil {
 				n.unroute(id)
 			}

@@ -255,3 +255,27 @@ func TestToolsCommands(t *testing.T) {
 	}
 	wantError(t, resps[3], "unknown_tool", `the session has no tool "todo_write"; nothing was changed`)
 }
+
+// TestDeleteSession: delete_session answers ok and the session is
+// invalid_session after it; deleting it again is invalid_session too, and
+// delete_session without a session is bad_request.
+func TestDeleteSession(t *testing.T) {
+	resps := serve(t,
+		`{"cmd":"create_session","id":1,"session":"a","model":"script:demo"}`,
+		`{"cmd":"delete_session","id":2,"session":"a"}`,
+		`{"cmd":"get_state","id":3,"session":"a"}`,
+		`{"cmd":"delete_session","id":4,"session":"a"}`,
+		`{"cmd":"delete_session","id":5}`)
+	var got []map[string]any
+	for _, r := range resps {
+		if r["type"] == "response" {
+			got = append(got, r)
+		}
+	}
+	if len(got) != 5 || got[0]["ok"] != true || got[1]["ok"] != true {
+		t.Fatalf("responses %v", got)
+	}
+	wantError(t, got[2], "invalid_session", `no session "a"`)
+	wantError(t, got[3], "invalid_session", `no session "a"`)
+	wantError(t, got[4], "bad_request", `delete_session needs "session"`)
+}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -146,4 +148,31 @@ func cloneRaw(b []byte) []byte {
 		return nil
 	}
 	return bytes.Clone(b)
+}
+
+// Stale returns the sessions last updated before t, sub-agents aside,
+// least recently updated first.
+func (s *Store) Stale(ctx context.Context, t time.Time, limit int) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, errClosed
+	}
+	var recs []*store.Session
+	for _, e := range s.sessions {
+		if e.rec.UpdatedAt.Before(t) && !strings.Contains(e.rec.ID, "/") {
+			recs = append(recs, &e.rec)
+		}
+	}
+	slices.SortFunc(recs, func(a, b *store.Session) int {
+		if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	ids := make([]string, 0, min(len(recs), store.Page{Limit: limit}.Size()))
+	for _, r := range recs[:min(len(recs), cap(ids))] {
+		ids = append(ids, r.ID)
+	}
+	return ids, nil
 }

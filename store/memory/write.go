@@ -106,10 +106,14 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 	})
 }
 
-// Delete removes the session.
+// Delete removes the session and its sub-agents.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	return s.write(id, func(*entry) error {
-		delete(s.sessions, id)
+		for sid := range s.sessions {
+			if store.Within(sid, id) {
+				delete(s.sessions, sid)
+			}
+		}
 		return nil
 	})
 }

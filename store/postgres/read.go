@@ -188,3 +188,17 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 	}
 	return out, nil
 }
+
+// Stale returns the sessions last updated before t, sub-agents aside,
+// least recently updated first.
+func (s *Store) Stale(ctx context.Context, t time.Time, limit int) ([]string, error) {
+	var ids []string
+	err := s.retry(ctx, readError, func() error {
+		rows, _ := s.pool.Query(ctx, `SELECT id FROM sessions WHERE updated_at < $1 AND strpos(id, '/') = 0
+			ORDER BY updated_at, id LIMIT $2`, t, store.Page{Limit: limit}.Size())
+		var err error
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return ids, wrap(err)
+}

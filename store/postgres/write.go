@@ -159,7 +159,9 @@ func (u *update) sql(id string, count int, now time.Time) (string, []any) {
 	return `UPDATE sessions SET ` + strings.Join(c.set, ", ") + ` WHERE id = $` + strconv.Itoa(len(c.args)), c.args
 }
 
-// Delete removes the session; its messages go with it (ON DELETE CASCADE).
+// Delete removes the session and its sub-agents; their messages go with
+// them (ON DELETE CASCADE). The rows leave the table files when PostgreSQL
+// vacuums them (docs/sessions.md).
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := store.CheckID(id); err != nil {
 		return err
@@ -168,6 +170,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id)
 		if err == nil && tag.RowsAffected() == 0 {
 			return notFound(id)
+		}
+		if err == nil {
+			_, err = tx.Exec(ctx, `DELETE FROM sessions WHERE starts_with(id, $1)`, id+"/")
 		}
 		return err
 	})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/store"
@@ -210,4 +211,27 @@ func (s *Store) read(ctx context.Context, f func(tx *sql.Tx) error) error {
 		return fmt.Errorf("sqlite store: %w", err)
 	}
 	return nil
+}
+
+// Stale returns the sessions last updated before t, sub-agents aside,
+// least recently updated first.
+func (s *Store) Stale(ctx context.Context, t time.Time, limit int) ([]string, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id FROM sessions WHERE updated_at < ? AND instr(id, '/') = 0
+		ORDER BY updated_at, id LIMIT ?`, t.UnixMicro(), store.Page{Limit: limit}.Size())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("sqlite store: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	return ids, nil
 }

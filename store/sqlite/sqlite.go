@@ -33,7 +33,10 @@ var _ store.Store = (*Store)(nil)
 // every commit, so a commit that Apply acknowledged survives power loss as
 // well as a crash of the process: "an event a client saw is never lost".
 // Group commit (see writer) pays that sync once for many sessions.
-const pragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+// secure_delete=ON overwrites deleted content with zeros, so the text of a
+// deleted session is gone from the file once the WAL is checkpointed (at
+// the latest when the store closes).
+const pragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=secure_delete(1)"
 
 // Open opens (creating it if needed) the database file at path, locks it
 // for this process, applies pending migrations and starts the writer. When

@@ -151,7 +151,9 @@ func insertMessages(ctx context.Context, tx *sql.Tx, id string, from int, msgs [
 	return nil
 }
 
-// Delete removes the session; its messages go with it (ON DELETE CASCADE).
+// Delete removes the session and its sub-agents; their messages go with
+// them (ON DELETE CASCADE). secure_delete (see pragmas) overwrites what
+// they held with zeros once the WAL is checkpointed.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := store.CheckID(id); err != nil {
 		return err
@@ -164,7 +166,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return errors.Join(err, notFound(id))
 		}
-		return nil
+		prefix := id + "/"
+		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE substr(id, 1, ?) = ?`, len(prefix), prefix)
+		return err
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -312,5 +313,64 @@ func testListByUser(t *testing.T, e *env) {
 	}
 	if snap.Config.User != "alice" || snap.Config.Model != "other" {
 		t.Fatalf("after Batch.Config: user %q model %q, want alice and other", snap.Config.User, snap.Config.Model)
+	}
+}
+
+// testDeleteSubagents: Delete takes the session's sub-agents (at any
+// depth) with it, and nothing of a session whose id merely starts alike.
+func testDeleteSubagents(t *testing.T, e *env) {
+	for _, id := range []string{"s1", "s1/sub-1", "s1/sub-1/sub-1", "s1/sub-2", "s10", "s10/sub-1", "s1_x"} {
+		e.create(t, id)
+		e.apply(t, id, &store.Batch{Messages: msgs(0, 2)})
+	}
+	wantErr(t, "Delete of a session not stored", e.st.Delete(e.ctx, "s2"), store.ErrNotFound)
+	if err := e.st.Delete(e.ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"s1", "s1/sub-1", "s1/sub-1/sub-1", "s1/sub-2"} {
+		_, err := e.st.Get(e.ctx, id)
+		wantErr(t, "Get("+id+") after Delete(s1)", err, store.ErrNotFound)
+	}
+	for _, id := range []string{"s10", "s10/sub-1", "s1_x"} {
+		if len(e.load(t, id).Messages) != 2 {
+			t.Fatalf("%s lost its history", id)
+		}
+	}
+}
+
+// testStale: Stale lists the sessions updated before a time, least
+// recently updated first, sub-agents aside, up to the limit.
+func testStale(t *testing.T, e *env) {
+	e.create(t, "old")
+	e.create(t, "old/sub-1")
+	e.clock.Advance(time.Second)
+	e.create(t, "older-but-touched")
+	e.clock.Advance(time.Second)
+	e.create(t, "mid")
+	e.clock.Advance(time.Minute)
+	e.apply(t, "older-but-touched", &store.Batch{Title: "t"})
+	e.create(t, "new")
+	cut := e.clock.Now()
+	tests := []struct {
+		name   string
+		before time.Time
+		limit  int
+		want   []string
+	}{
+		{"all old", cut, 0, []string{"old", "mid"}},
+		{"limit", cut, 1, []string{"old"}},
+		{"none", cut.Add(-time.Hour), 0, nil},
+		{"everything", cut.Add(time.Second), 10, []string{"old", "mid", "new", "older-but-touched"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := e.st.Stale(e.ctx, tc.before, tc.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("Stale = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -39,6 +39,8 @@ func Run(t *testing.T, newStore Factory) {
 		{"ListBadCursor", testListBadCursor},
 		{"ListByUser", testListByUser},
 		{"Delete", testDelete},
+		{"DeleteSubagents", testDeleteSubagents},
+		{"Stale", testStale},
 		{"Ownership", testOwnership},
 		{"OwnershipInvalid", testOwnershipInvalid},
 		{"FencedApply", testFencedApply},

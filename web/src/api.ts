@@ -107,6 +107,11 @@ export class Api {
     return this.call("POST", "/v1/sessions", req);
   }
 
+  /** DELETE /v1/sessions/{id}: the session and everything of it, for good. */
+  deleteSession(id: string): Promise<void> {
+    return this.call("DELETE", `/v1/sessions/${enc(id)}`);
+  }
+
   getState(id: string): Promise<WireState> {
     return this.call("GET", `/v1/sessions/${enc(id)}`);
   }

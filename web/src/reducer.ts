@@ -26,6 +26,8 @@ export interface Message {
   interrupted: boolean;
   /** Compaction's summary of the earlier conversation. */
   summary: boolean;
+  /** The images of a user message (their URLs); absent when it has none. */
+  images?: string[];
 }
 
 /** The assistant message that is streaming, not yet committed. */
@@ -131,6 +133,8 @@ export interface ViewState {
 /** Everything that changes the view state. */
 export type Action =
   | { type: "open"; session: string }
+  /** The open session was deleted: no session is open. */
+  | { type: "close" }
   /**
    * The session's state and working history. With replace (after a
    * compaction) the history is exactly these messages; otherwise they are
@@ -174,6 +178,8 @@ export function reduce(s: ViewState, a: Action): ViewState {
   switch (a.type) {
     case "open":
       return initialState(a.session);
+    case "close":
+      return initialState(null);
     case "seed":
       return seed(s, a.state, a.messages, a.replace === true);
     case "event":
@@ -573,6 +579,7 @@ function toMessage(index: number, m: WireMessage): Message | undefined {
     toolCalls: (m.tool_calls ?? []).map((c) => c.id),
     interrupted: m.role === "assistant" && content.endsWith(INTERRUPTED_MARK),
     summary: m.summary === true,
+    ...(m.images?.length ? { images: m.images.map((i) => i.url) } : {}),
   };
 }
 

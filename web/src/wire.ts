@@ -17,6 +17,14 @@ export interface WireMessage {
   is_error?: boolean;
   /** The summary that compaction put in place of older messages. */
   summary?: boolean;
+  /** The images of a user message. */
+  images?: WireImage[];
+}
+
+/** An image of a prompt or steering message: a data URL or an https URL. */
+export interface WireImage {
+  url: string;
+  detail?: string;
 }
 
 /** A pending approval as get_state and approval_required carry it. */

@@ -748,3 +748,17 @@ test("status_update shows during the run and clears at agent_end; title_generate
   assert.equal(s.statusText, null);
   assert.equal(s.title, "Release plan");
 });
+
+test("a user message keeps the URLs of its images; one without has none", () => {
+  let s = initialState("s");
+  s = reduce(s, {
+    type: "seed",
+    state: { state: "idle", model: "m", message_count: 2 } as never,
+    messages: [
+      { role: "user", content: "look", images: [{ url: "data:image/png;base64,AA==", detail: "low" }, { url: "https://x/a.png" }] },
+      { role: "assistant", content: "a cat" },
+    ],
+  });
+  assert.deepEqual(s.messages[0]?.images, ["data:image/png;base64,AA==", "https://x/a.png"]);
+  assert.equal(s.messages[1]?.images, undefined);
+});

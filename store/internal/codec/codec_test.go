@@ -19,6 +19,8 @@ func TestVolatileRoundTrip(t *testing.T) {
 	}{
 		{"empty", store.Volatile{}},
 		{"queues", store.Volatile{PromptQueue: []string{"a", ""}, SteeringQueue: []*eventsv1.SteeringItem{{Ref: "r", Text: "t"}}}},
+		{"queues with images", store.Volatile{PromptQueue: []string{"a", "b"}, PromptImages: [][]*eventsv1.Image{nil, {{Url: "https://x/a.png", Detail: "low"}}},
+			SteeringQueue: []*eventsv1.SteeringItem{{Ref: "r", Text: "t"}}, SteeringImages: map[string][]*eventsv1.Image{"r": {{Url: "https://x/b.png"}}}}},
 		{"approval with deadline", store.Volatile{Approvals: []store.Approval{{Pending: &eventsv1.PendingApproval{ApprovalId: "a", Args: &eventsv1.RawJSON{Json: []byte(`{"x": 1.50}`)}}, Deadline: at}}}},
 		{"approval without deadline", store.Volatile{Approvals: []store.Approval{{Pending: &eventsv1.PendingApproval{ApprovalId: "a"}}}}},
 		{"question", store.Volatile{Question: &store.Question{Pending: &eventsv1.PendingQuestion{Ref: "q", Options: []string{"y", "n"}}, Deadline: at}}},

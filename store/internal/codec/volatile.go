@@ -27,6 +27,15 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 		Todos:         v.Todos,
 		DetachedTools: v.DetachedTools,
 	}
+	for _, imgs := range v.PromptImages {
+		pb.PromptImages = append(pb.PromptImages, &storepb.ImageList{Images: imgs})
+	}
+	for ref, imgs := range v.SteeringImages {
+		if pb.SteeringImages == nil {
+			pb.SteeringImages = map[string]*storepb.ImageList{}
+		}
+		pb.SteeringImages[ref] = &storepb.ImageList{Images: imgs}
+	}
 	for _, a := range v.Approvals {
 		pb.Approvals = append(pb.Approvals, &storepb.Approval{Pending: a.Pending, DeadlineUnixNano: unixNano(a.Deadline),
 			Family: a.Family, Hint: a.Hint, AutoResume: a.AutoResume})
@@ -58,6 +67,15 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 		Counters:      store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds, Subagents: pb.Subagents},
 		SubagentUsage: pb.SubagentUsage, ModelState: pb.ModelState,
 		Todos: pb.Todos, DetachedTools: pb.DetachedTools}
+	for _, l := range pb.PromptImages {
+		v.PromptImages = append(v.PromptImages, l.Images)
+	}
+	for ref, l := range pb.SteeringImages {
+		if v.SteeringImages == nil {
+			v.SteeringImages = map[string][]*eventsv1.Image{}
+		}
+		v.SteeringImages[ref] = l.Images
+	}
 	for _, a := range pb.Approvals {
 		v.Approvals = append(v.Approvals, store.Approval{Pending: orEmpty(a.Pending), Deadline: fromUnixNano(a.DeadlineUnixNano),
 			Family: a.Family, Hint: a.Hint, AutoResume: a.AutoResume})

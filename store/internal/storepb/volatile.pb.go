@@ -56,8 +56,15 @@ type Volatile struct {
 	// configuration would otherwise bring back: the demo tools of a
 	// scripted model and the tools of its plugins.
 	DetachedTools []string `protobuf:"bytes,14,rep,name=detached_tools,json=detachedTools,proto3" json:"detached_tools,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// prompt_images holds the images of the queued prompts, one entry per
+	// prompt_queue entry (empty for a prompt without images); absent when
+	// no queued prompt has images.
+	PromptImages []*ImageList `protobuf:"bytes,15,rep,name=prompt_images,json=promptImages,proto3" json:"prompt_images,omitempty"`
+	// steering_images holds the images of the queued steering messages, by
+	// their ref; absent for those without images.
+	SteeringImages map[string]*ImageList `protobuf:"bytes,16,rep,name=steering_images,json=steeringImages,proto3" json:"steering_images,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Volatile) Reset() {
@@ -188,6 +195,65 @@ func (x *Volatile) GetDetachedTools() []string {
 	return nil
 }
 
+func (x *Volatile) GetPromptImages() []*ImageList {
+	if x != nil {
+		return x.PromptImages
+	}
+	return nil
+}
+
+func (x *Volatile) GetSteeringImages() map[string]*ImageList {
+	if x != nil {
+		return x.SteeringImages
+	}
+	return nil
+}
+
+// ImageList is the images of one queued prompt.
+type ImageList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Images        []*v1.Image            `protobuf:"bytes,1,rep,name=images,proto3" json:"images,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImageList) Reset() {
+	*x = ImageList{}
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImageList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImageList) ProtoMessage() {}
+
+func (x *ImageList) ProtoReflect() protoreflect.Message {
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImageList.ProtoReflect.Descriptor instead.
+func (*ImageList) Descriptor() ([]byte, []int) {
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ImageList) GetImages() []*v1.Image {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
 // Approval is store.Approval; a deadline of 0 means none.
 type Approval struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
@@ -202,7 +268,7 @@ type Approval struct {
 
 func (x *Approval) Reset() {
 	*x = Approval{}
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[1]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -214,7 +280,7 @@ func (x *Approval) String() string {
 func (*Approval) ProtoMessage() {}
 
 func (x *Approval) ProtoReflect() protoreflect.Message {
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[1]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -227,7 +293,7 @@ func (x *Approval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approval.ProtoReflect.Descriptor instead.
 func (*Approval) Descriptor() ([]byte, []int) {
-	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{1}
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Approval) GetPending() *v1.PendingApproval {
@@ -276,7 +342,7 @@ type Question struct {
 
 func (x *Question) Reset() {
 	*x = Question{}
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[2]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -288,7 +354,7 @@ func (x *Question) String() string {
 func (*Question) ProtoMessage() {}
 
 func (x *Question) ProtoReflect() protoreflect.Message {
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[2]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -301,7 +367,7 @@ func (x *Question) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Question.ProtoReflect.Descriptor instead.
 func (*Question) Descriptor() ([]byte, []int) {
-	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{2}
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Question) GetPending() *v1.PendingQuestion {
@@ -329,7 +395,7 @@ type Rule struct {
 
 func (x *Rule) Reset() {
 	*x = Rule{}
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[3]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -341,7 +407,7 @@ func (x *Rule) String() string {
 func (*Rule) ProtoMessage() {}
 
 func (x *Rule) ProtoReflect() protoreflect.Message {
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[3]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -354,7 +420,7 @@ func (x *Rule) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rule.ProtoReflect.Descriptor instead.
 func (*Rule) Descriptor() ([]byte, []int) {
-	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{3}
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Rule) GetTool() string {
@@ -375,7 +441,7 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xb2\x04\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xa4\x06\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
@@ -392,7 +458,14 @@ const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\tsubagents\x18\v \x01(\x04R\tsubagents\x12<\n" +
 	"\x0esubagent_usage\x18\f \x01(\v2\x15.tack.events.v1.UsageR\rsubagentUsage\x12*\n" +
 	"\x05todos\x18\r \x03(\v2\x14.tack.events.v1.TodoR\x05todos\x12%\n" +
-	"\x0edetached_tools\x18\x0e \x03(\tR\rdetachedTools\"\xc0\x01\n" +
+	"\x0edetached_tools\x18\x0e \x03(\tR\rdetachedTools\x12=\n" +
+	"\rprompt_images\x18\x0f \x03(\v2\x18.tack.store.v1.ImageListR\fpromptImages\x12T\n" +
+	"\x0fsteering_images\x18\x10 \x03(\v2+.tack.store.v1.Volatile.SteeringImagesEntryR\x0esteeringImages\x1a[\n" +
+	"\x13SteeringImagesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12.\n" +
+	"\x05value\x18\x02 \x01(\v2\x18.tack.store.v1.ImageListR\x05value:\x028\x01\":\n" +
+	"\tImageList\x12-\n" +
+	"\x06images\x18\x01 \x03(\v2\x15.tack.events.v1.ImageR\x06images\"\xc0\x01\n" +
 	"\bApproval\x129\n" +
 	"\apending\x18\x01 \x01(\v2\x1f.tack.events.v1.PendingApprovalR\apending\x12,\n" +
 	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\x12\x16\n" +
@@ -419,32 +492,39 @@ func file_store_internal_storepb_volatile_proto_rawDescGZIP() []byte {
 	return file_store_internal_storepb_volatile_proto_rawDescData
 }
 
-var file_store_internal_storepb_volatile_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_store_internal_storepb_volatile_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_store_internal_storepb_volatile_proto_goTypes = []any{
 	(*Volatile)(nil),           // 0: tack.store.v1.Volatile
-	(*Approval)(nil),           // 1: tack.store.v1.Approval
-	(*Question)(nil),           // 2: tack.store.v1.Question
-	(*Rule)(nil),               // 3: tack.store.v1.Rule
-	(*v1.SteeringItem)(nil),    // 4: tack.events.v1.SteeringItem
-	(*v1.Usage)(nil),           // 5: tack.events.v1.Usage
-	(*v1.Todo)(nil),            // 6: tack.events.v1.Todo
-	(*v1.PendingApproval)(nil), // 7: tack.events.v1.PendingApproval
-	(*v1.PendingQuestion)(nil), // 8: tack.events.v1.PendingQuestion
+	(*ImageList)(nil),          // 1: tack.store.v1.ImageList
+	(*Approval)(nil),           // 2: tack.store.v1.Approval
+	(*Question)(nil),           // 3: tack.store.v1.Question
+	(*Rule)(nil),               // 4: tack.store.v1.Rule
+	nil,                        // 5: tack.store.v1.Volatile.SteeringImagesEntry
+	(*v1.SteeringItem)(nil),    // 6: tack.events.v1.SteeringItem
+	(*v1.Usage)(nil),           // 7: tack.events.v1.Usage
+	(*v1.Todo)(nil),            // 8: tack.events.v1.Todo
+	(*v1.Image)(nil),           // 9: tack.events.v1.Image
+	(*v1.PendingApproval)(nil), // 10: tack.events.v1.PendingApproval
+	(*v1.PendingQuestion)(nil), // 11: tack.events.v1.PendingQuestion
 }
 var file_store_internal_storepb_volatile_proto_depIdxs = []int32{
-	4, // 0: tack.store.v1.Volatile.steering_queue:type_name -> tack.events.v1.SteeringItem
-	1, // 1: tack.store.v1.Volatile.approvals:type_name -> tack.store.v1.Approval
-	2, // 2: tack.store.v1.Volatile.question:type_name -> tack.store.v1.Question
-	3, // 3: tack.store.v1.Volatile.rules:type_name -> tack.store.v1.Rule
-	5, // 4: tack.store.v1.Volatile.subagent_usage:type_name -> tack.events.v1.Usage
-	6, // 5: tack.store.v1.Volatile.todos:type_name -> tack.events.v1.Todo
-	7, // 6: tack.store.v1.Approval.pending:type_name -> tack.events.v1.PendingApproval
-	8, // 7: tack.store.v1.Question.pending:type_name -> tack.events.v1.PendingQuestion
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	6,  // 0: tack.store.v1.Volatile.steering_queue:type_name -> tack.events.v1.SteeringItem
+	2,  // 1: tack.store.v1.Volatile.approvals:type_name -> tack.store.v1.Approval
+	3,  // 2: tack.store.v1.Volatile.question:type_name -> tack.store.v1.Question
+	4,  // 3: tack.store.v1.Volatile.rules:type_name -> tack.store.v1.Rule
+	7,  // 4: tack.store.v1.Volatile.subagent_usage:type_name -> tack.events.v1.Usage
+	8,  // 5: tack.store.v1.Volatile.todos:type_name -> tack.events.v1.Todo
+	1,  // 6: tack.store.v1.Volatile.prompt_images:type_name -> tack.store.v1.ImageList
+	5,  // 7: tack.store.v1.Volatile.steering_images:type_name -> tack.store.v1.Volatile.SteeringImagesEntry
+	9,  // 8: tack.store.v1.ImageList.images:type_name -> tack.events.v1.Image
+	10, // 9: tack.store.v1.Approval.pending:type_name -> tack.events.v1.PendingApproval
+	11, // 10: tack.store.v1.Question.pending:type_name -> tack.events.v1.PendingQuestion
+	1,  // 11: tack.store.v1.Volatile.SteeringImagesEntry.value:type_name -> tack.store.v1.ImageList
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_store_internal_storepb_volatile_proto_init() }
@@ -458,7 +538,7 @@ func file_store_internal_storepb_volatile_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_internal_storepb_volatile_proto_rawDesc), len(file_store_internal_storepb_volatile_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "p
 import { Api, ApiError, FALLBACK_CATALOG, TOKEN_KEY, type Connection, type CreateSession } from "../api";
 import { initialState, reduce, type ViewState } from "../reducer";
 import { openSession } from "../session";
-import type { WireCatalog, WireSessionSummary } from "../wire";
+import type { WireCatalog, WireImage, WireSessionSummary } from "../wire";
 import { Composer, QueuePanel } from "./Composer";
 import { FilesPanel } from "./Files";
 import { Header } from "./Header";
@@ -121,16 +121,17 @@ export function App() {
   );
 
   const send = useCallback(
-    async (text: string, steer: boolean): Promise<boolean> => {
+    async (text: string, steer: boolean, images: WireImage[] = []): Promise<boolean> => {
       const id = latest.current.session;
       if (!id) return false;
       const busy = latest.current.state !== "idle";
+      const body: Record<string, unknown> = images.length > 0 ? { text, images } : { text };
       try {
         if (steer && busy) {
-          await api.command(id, "steer", { text });
+          await api.command(id, "steer", body);
         } else {
           dispatch({ type: "sending" });
-          await api.command(id, "prompt", { text });
+          await api.command(id, "prompt", body);
         }
         return true;
       } catch (err) {
@@ -172,6 +173,25 @@ export function App() {
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, [canStop, stop, needAuth]);
+
+  // Deleting is for good; the list asked for a confirmation first.
+  const remove = useCallback(
+    async (id: string) => {
+      try {
+        await api.deleteSession(id);
+        if (id === latest.current.session) {
+          history.pushState(null, "", location.pathname);
+          setCurrent(null);
+          dispatch({ type: "close" });
+        }
+      } catch (err) {
+        setFlash(`Cannot delete ${id}: ${message(err)}`);
+      } finally {
+        refreshList();
+      }
+    },
+    [api, refreshList],
+  );
 
   const create = useCallback(
     async (req: CreateSession) => {
@@ -233,6 +253,7 @@ export function App() {
         open={sidebarOpen}
         onOpen={navigate}
         onCreate={(req) => void create(req)}
+        onDelete={(id) => void remove(id)}
       />
       <main class="main">
         <Header

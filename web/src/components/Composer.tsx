@@ -1,5 +1,19 @@
 import { useRef, useState } from "preact/hooks";
 import type { QueueItem } from "../reducer";
+import type { WireImage } from "../wire";
+
+/** The image types the server takes (docs/sessions.md). */
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/** Reads a file as a data URL. */
+function dataURL(f: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(String(r.result));
+    r.onerror = () => reject(r.error);
+    r.readAsDataURL(f);
+  });
+}
 
 /** Queued prompts and steering messages, in order. */
 export function QueuePanel({ queue }: { queue: QueueItem[] }) {
@@ -19,27 +33,72 @@ export function QueuePanel({ queue }: { queue: QueueItem[] }) {
   );
 }
 
-/** The input: Enter sends, Shift+Enter is a new line, Escape stops. */
+/**
+ * The input: Enter sends, Shift+Enter is a new line, Escape stops. Images
+ * pasted into it or dropped on it go with the next message.
+ */
 export function Composer(p: {
   enabled: boolean;
   busy: boolean;
   canStop: boolean;
-  onSend: (text: string, steer: boolean) => Promise<boolean>;
+  onSend: (text: string, steer: boolean, images: WireImage[]) => Promise<boolean>;
   onStop: () => void;
 }) {
   const [text, setText] = useState("");
   const [steer, setSteer] = useState(false);
+  const [images, setImages] = useState<WireImage[]>([]);
+  const [refused, setRefused] = useState<string | null>(null);
   const ref = useRef<HTMLTextAreaElement>(null);
+  const attach = async (files: File[]) => {
+    const taken = files.filter((f) => IMAGE_TYPES.includes(f.type));
+    setRefused(taken.length < files.length ? "Only PNG, JPEG, GIF and WebP images can be attached." : null);
+    const urls = await Promise.all(taken.map(dataURL));
+    if (urls.length) setImages((cur) => [...cur, ...urls.map((url) => ({ url }))]);
+  };
   const send = async () => {
     const t = text;
-    if (t.trim() === "" || !p.enabled) return;
+    const imgs = images;
+    if ((t.trim() === "" && imgs.length === 0) || !p.enabled) return;
     setText("");
-    const ok = await p.onSend(t, steer);
-    if (!ok) setText((cur) => (cur === "" ? t : cur));
+    setImages([]);
+    const ok = await p.onSend(t, steer, imgs);
+    if (!ok) {
+      setText((cur) => (cur === "" ? t : cur));
+      setImages((cur) => (cur.length === 0 ? imgs : cur));
+    }
     ref.current?.focus();
   };
   return (
-    <div class="composer">
+    <div
+      class="composer"
+      onDragOver={(e) => {
+        if (e.dataTransfer?.types.includes("Files")) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        const files = Array.from(e.dataTransfer?.files ?? []);
+        if (files.length === 0) return;
+        e.preventDefault();
+        void attach(files);
+      }}
+    >
+      {(images.length > 0 || refused) && (
+        <div class="attachments" aria-label="Attached images">
+          {images.map((img, i) => (
+            <span key={i} class="attachment" data-testid="attachment">
+              <img src={img.url} alt={`Attached image ${i + 1}`} />
+              <button
+                type="button"
+                data-testid="attachment-remove"
+                aria-label={`Remove image ${i + 1}`}
+                onClick={() => setImages((cur) => cur.filter((_, j) => j !== i))}
+              >
+                ×
+              </button>
+            </span>
+          ))}
+          {refused && <span class="attach-refused">{refused}</span>}
+        </div>
+      )}
       <textarea
         ref={ref}
         data-testid="prompt-input"
@@ -49,6 +108,12 @@ export function Composer(p: {
         value={text}
         disabled={!p.enabled}
         onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
+        onPaste={(e) => {
+          const files = Array.from(e.clipboardData?.files ?? []);
+          if (files.length === 0) return;
+          e.preventDefault();
+          void attach(files);
+        }}
         onKeyDown={(e) => {
           if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
             e.preventDefault();

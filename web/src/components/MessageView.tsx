@@ -13,6 +13,8 @@ export interface MessageViewProps {
   thinking: string;
   interrupted: boolean;
   summary?: boolean;
+  /** The URLs of a user message's images. */
+  images?: string[];
   tools: ToolCall[];
   streaming?: boolean;
   /** The fork index of a committed message (how many messages a fork from it keeps). */
@@ -92,6 +94,20 @@ export function MessageView(p: MessageViewProps) {
         </form>
       ) : (
         text && (p.role === "user" && !p.summary ? <div class="user-text">{text}</div> : <Markdown text={text} />)
+      )}
+      {p.images && p.images.length > 0 && (
+        <div class="msg-images">
+          {p.images.map((url, i) =>
+            // data: URLs are the images the user attached; other URLs are shown as links, never loaded.
+            url.startsWith("data:image/") ? (
+              <img key={i} class="msg-image" data-testid="message-image" src={url} alt={`Image ${i + 1}`} />
+            ) : (
+              <a key={i} class="msg-image-link" data-testid="message-image" href={url} rel="noreferrer noopener" target="_blank">
+                {url}
+              </a>
+            ),
+          )}
+        </div>
       )}
       {p.interrupted && <div class="interrupted" title="This text was cut short by a stop">[interrupted]</div>}
       {p.tools.map((t) => (

@@ -22,8 +22,11 @@ export function Sidebar(p: {
   open: boolean;
   onOpen: (id: string) => void;
   onCreate: (req: CreateSession) => void;
+  onDelete: (id: string) => void;
 }) {
   const now = Date.now();
+  // The session whose delete waits for a confirmation, if any.
+  const [confirming, setConfirming] = useState<string | null>(null);
   return (
     <aside class={`sidebar${p.open ? " sidebar-open" : ""}`} aria-label="Sessions">
       <NewSessionForm catalog={p.catalog} onCreate={p.onCreate} />
@@ -47,6 +50,39 @@ export function Sidebar(p: {
                 {s.updated_at && <span class="session-ago">{ago(s.updated_at, now)}</span>}
               </span>
             </button>
+            {confirming === s.session ? (
+              <span class="session-confirm" role="group" aria-label={`Delete ${s.title || s.session} for good?`}>
+                <span>Delete for good?</span>
+                <button
+                  type="button"
+                  class="danger"
+                  data-testid="session-delete-confirm"
+                  data-session={s.session}
+                  aria-label={`Yes, delete session ${s.title || s.session}`}
+                  onClick={() => {
+                    setConfirming(null);
+                    p.onDelete(s.session);
+                  }}
+                >
+                  Delete
+                </button>
+                <button type="button" data-testid="session-delete-cancel" aria-label="Keep the session" onClick={() => setConfirming(null)}>
+                  Keep
+                </button>
+              </span>
+            ) : (
+              <button
+                type="button"
+                class="session-delete"
+                data-testid="session-delete"
+                data-session={s.session}
+                aria-label={`Delete session ${s.title || s.session}`}
+                title="Delete this session for good"
+                onClick={() => setConfirming(s.session)}
+              >
+                <span aria-hidden="true">×</span>
+              </button>
+            )}
           </li>
         ))}
       </ul>

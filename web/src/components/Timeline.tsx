@@ -101,6 +101,7 @@ export function Timeline({ v, actions }: { v: ViewState; actions: MessageActions
           thinking={m.thinking}
           interrupted={m.interrupted}
           summary={m.summary}
+          images={m.images}
           tools={toolsOf(m.toolCalls)}
           // Keep the message and the results of its calls, which follow it.
           forkAt={i + 1 + m.toolCalls.length}

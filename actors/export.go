@@ -1,0 +1,65 @@
+package actors
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/store"
+)
+
+// ExportPoint asks a session for everything an export holds; the answer
+// is an *Exported. It is answered from what the session has committed, in
+// any state.
+type ExportPoint struct{}
+
+// Exported is a session's answer to ExportPoint.
+type Exported struct {
+	// Config is the session's configuration as the store keeps it.
+	Config store.Config
+	// Messages are every message the session committed, in order, marked
+	// as get_messages with all marks them.
+	Messages []*llm.Message
+	// Todos, Title, Usage and SubagentUsage are as get_state shows them
+	// (SubagentUsage nil when no sub-agent ran).
+	Todos         []*eventsv1.Todo
+	Title         string
+	Usage         *eventsv1.Usage
+	SubagentUsage *eventsv1.Usage
+}
+
+// exportPoint answers ExportPoint.
+func (s *session) exportPoint(ctx actor.Context) {
+	st := s.state()
+	ctx.Respond(&Exported{Config: s.spec.Stored, Messages: s.allMessages(), Todos: st.Todos, Title: st.Title,
+		Usage: st.Usage, SubagentUsage: st.SubagentUsage})
+}
+
+// record writes a new session's record and, for an import (snap not nil),
+// its history, title, usage and volatile state, as Create does: when the
+// second write fails, the first is undone.
+func record(ctx context.Context, st store.Store, id string, cfg store.Config, snap *store.Snapshot) error {
+	if err := st.Create(ctx, id, cfg); err != nil {
+		return err
+	}
+	if snap == nil {
+		return nil
+	}
+	vol := snap.Volatile
+	err := st.Apply(ctx, id, &store.Batch{Messages: snap.Messages, HistoryStart: snap.HistoryStart, Title: snap.Title,
+		Usage: snap.Usage, Volatile: &vol})
+	if err != nil {
+		_ = st.Delete(context.WithoutCancel(ctx), id)
+	}
+	return err
+}
+
+// Record stores a new session that starts from snap (an import) without
+// starting it: what a runtime whose sessions live elsewhere does, for the
+// process that uses it first to restore. It fails with store.ErrExists
+// when the id is taken.
+func Record(ctx context.Context, st store.Store, id string, cfg store.Config, snap *store.Snapshot) error {
+	return record(ctx, st, id, cfg, snap)
+}

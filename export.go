@@ -1,0 +1,223 @@
+package tack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/store"
+)
+
+// ExportFormat is the format of the documents Export writes and Import
+// reads (docs/sessions.md).
+const ExportFormat = "tack.session/v1"
+
+// Export returns the whole session as one document (export_session): the
+// create_session configuration that makes a session like it, every
+// message it committed (compacted and rolled_back marked, as AllMessages
+// marks them), its todos, title and usage. It works in any state, from
+// what the session has committed.
+func (s *Session) Export(ctx context.Context) (*eventsv1.SessionExport, error) {
+	if s.rt.elsewhere != nil { // the session's process exports it
+		r, err := s.Send(ctx, &eventsv1.ExportSession{})
+		return r.GetExport(), err
+	}
+	timeout := s.rt.timeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	pid, err := s.actorPID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.rt.system.Root.RequestFuture(pid, &actors.ExportPoint{}, timeout).Result()
+	if err != nil {
+		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
+	}
+	e, ok := res.(*actors.Exported)
+	if !ok {
+		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
+	}
+	cfg, err := exportConfig(e.Config)
+	if err != nil {
+		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("the configuration of %s: %v", s.id, err)}
+	}
+	return &eventsv1.SessionExport{Format: ExportFormat, Session: s.id, Config: &eventsv1.RawJSON{Json: cfg},
+		Messages: e.Messages, Todos: e.Todos, Title: e.Title, Usage: e.Usage, SubagentUsage: e.SubagentUsage,
+		ExportedAt: events.Timestamp(s.rt.now())}, nil
+}
+
+// createObject is a create_session object (less its session), as an
+// export's config holds it: the stored configuration's JSON parts are the
+// protocol's own.
+type createObject struct {
+	Model     string          `json:"model,omitempty"`
+	Script    json.RawMessage `json:"script,omitempty"`
+	System    string          `json:"system,omitempty"`
+	Tools     []string        `json:"tools,omitempty"`
+	Plugins   json.RawMessage `json:"plugins,omitempty"`
+	Context   json.RawMessage `json:"context,omitempty"`
+	Subagents json.RawMessage `json:"subagents,omitempty"`
+	QueueMode string          `json:"queue_mode,omitempty"`
+}
+
+// exportConfig is the create_session object of a stored configuration:
+// the model or the inline script, and the options without a sub-agent's
+// own depth (an import starts at depth 0).
+func exportConfig(c store.Config) ([]byte, error) {
+	o := createObject{Script: c.Script, System: c.System, Tools: c.Tools, Plugins: c.Plugins, Context: c.Context, QueueMode: c.QueueMode}
+	if len(c.Script) == 0 {
+		o.Model = c.Model
+	}
+	if len(c.Subagents) > 0 {
+		var sc SubagentConfig
+		if err := json.Unmarshal(c.Subagents, &sc); err != nil {
+			return nil, err
+		}
+		sc.Depth = 0
+		var err error
+		if o.Subagents, err = json.Marshal(sc); err != nil {
+			return nil, err
+		}
+		if string(o.Subagents) == "{}" {
+			o.Subagents = nil
+		}
+	}
+	return json.Marshal(o)
+}
+
+// History is what an imported session starts from besides its
+// configuration (Import).
+type History struct {
+	// Messages are every message of the session, in order: those marked
+	// Compacted first (what compaction replaced; they stay out of the
+	// working history), the rest the working history, where those marked
+	// RolledBack stay out too.
+	Messages []*llm.Message
+	// Todos, Title, Usage and SubagentUsage are the session's (nil usage:
+	// none yet).
+	Todos         []*eventsv1.Todo
+	Title         string
+	Usage         *eventsv1.Usage
+	SubagentUsage *eventsv1.Usage
+}
+
+// Import makes an idle session of cfg.User (import_session) with cfg's
+// configuration — checked and granted as Spawn checks it — and h's
+// history and state; cfg.ID names it, or an id is generated. Exporting
+// it gives h back. A history the runtime cannot take (a role it does not
+// know, compacted messages after working ones, an image a prompt could
+// not carry or one on another role, text a store cannot keep)
+// is bad_request, and nothing is made.
+func (rt *Runtime) Import(ctx context.Context, cfg SessionConfig, h History) (*Session, error) {
+	cfg, err := rt.withAgent(cfg) // a document written by hand may name an agent, as create_session may
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ID != "" {
+		if err := checkID("session", cfg.ID); err != nil {
+			return nil, err
+		}
+	}
+	snap, err := importSnapshot(h, rt.env.MaxImageBytes)
+	if err != nil {
+		return nil, err
+	}
+	if rt.elsewhere != nil {
+		return rt.importElsewhere(ctx, cfg, snap)
+	}
+	return rt.create(ctx, cfg.ID, cfg, func(id string) (actors.Spec, error) {
+		spec, err := rt.spec(id, cfg, refuse)
+		if err == nil {
+			spec.Stored = storedConfig(cfg, spec.Model.Name)
+			s := *snap
+			s.ID, s.Config, s.UpdatedAt = id, spec.Stored, rt.now()
+			spec.Restore = &s
+		}
+		return spec, err
+	})
+}
+
+// importElsewhere is Import for a runtime whose sessions live elsewhere:
+// the session is written to the shared store, for the process that uses
+// it first to restore.
+func (rt *Runtime) importElsewhere(ctx context.Context, cfg SessionConfig, snap *store.Snapshot) (*Session, error) {
+	if err := rt.permitElsewhere(cfg); err != nil {
+		return nil, err
+	}
+	release, err := rt.admitSession(cfg.User)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	generate := cfg.ID == ""
+	for try := 1; ; try++ {
+		id := cfg.ID
+		if generate {
+			id = rt.newID()
+		}
+		err := actors.Record(ctx, rt.env.Store, id, storedConfig(cfg, cfg.Model), snap)
+		if generate && try < generatedTries && errors.Is(err, store.ErrExists) {
+			continue
+		}
+		if errors.Is(err, store.ErrExists) {
+			return nil, registryError(id, actors.ErrSessionExists)
+		}
+		if err != nil {
+			return nil, registryError(id, err)
+		}
+		return &Session{id: id, rt: rt}, nil
+	}
+}
+
+// importSnapshot checks an imported history — its images as a prompt's
+// are checked, against maxBytes — and makes the idle session it
+// describes: the leading compacted messages before its history start,
+// every mark but rolled_back taken off (the store keeps that one in the
+// message).
+func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
+	bad := func(format string, args ...any) error {
+		return &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf(format, args...)}
+	}
+	start := 0
+	msgs := make([]*llm.Message, len(h.Messages))
+	for i, m := range h.Messages {
+		switch {
+		case m == nil:
+			return nil, bad("message %d is empty", i)
+		case !slices.Contains([]string{llm.RoleUser, llm.RoleAssistant, llm.RoleTool}, m.Role):
+			return nil, bad("message %d has role %q: want user, assistant or tool", i, m.Role)
+		case m.Compacted && start != i:
+			return nil, bad("message %d is compacted but follows working messages: compacted messages come first", i)
+		case m.Compacted:
+			start++
+		}
+		if len(m.Images) > 0 && m.Role != llm.RoleUser {
+			return nil, bad("message %d (%s) has images: only user messages have them", i, m.Role)
+		}
+		if err := llm.CheckImages(m.Images, maxBytes); err != nil {
+			return nil, bad("message %d: %v", i, err)
+		}
+		c := proto.Clone(m).(*llm.Message)
+		c.Compacted = false
+		msgs[i] = c
+	}
+	usage := h.Usage
+	if usage == nil {
+		usage = &eventsv1.Usage{}
+	}
+	return &store.Snapshot{
+		Session:  store.Session{State: "idle", MessageCount: len(msgs), HistoryStart: start, Title: h.Title, Usage: usage},
+		Volatile: store.Volatile{Todos: h.Todos, SubagentUsage: h.SubagentUsage},
+		Messages: msgs,
+	}, nil
+}

@@ -1,0 +1,130 @@
+package tack
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"go.uber.org/zap"
+)
+
+// Delete removes session id for good (delete_session): a run in progress
+// is aborted with kill_tools all, its event streams end, and the session,
+// its sub-agents (<id>/sub-N, at any depth), history, queues and lease
+// leave memory and the store, and its workspace (WithWorkspaces) goes
+// with everything in it. Afterwards id is invalid_session
+// everywhere, and may be used again. A session that lives elsewhere
+// (WithSessionsElsewhere) is deleted where it lives.
+func (rt *Runtime) Delete(ctx context.Context, id string) error {
+	if rt.elsewhere != nil {
+		_, err := rt.sendElsewhere(ctx, id, &eventsv1.DeleteSession{})
+		return err
+	}
+	return rt.delete(ctx, id, actors.DeleteOptions{})
+}
+
+// Delete removes the session for good: Runtime.Delete.
+func (s *Session) Delete(ctx context.Context) error { return s.rt.Delete(ctx, s.id) }
+
+// delete is Delete of a session of this process.
+func (rt *Runtime) delete(ctx context.Context, id string, opt actors.DeleteOptions) error {
+	if err := rt.registry.Delete(ctx, id, opt); err != nil {
+		if errors.Is(err, actors.ErrInUse) {
+			return &Error{Code: events.CodeBusy, Message: err.Error()}
+		}
+		return registryError(id, err)
+	}
+	rt.mcpGroups.Delete(id)
+	if rt.workspaces != nil {
+		if err := rt.workspaces.Remove(id); err != nil {
+			return &Error{Code: events.CodeInternal, Message: "session " + id + " is deleted, but not its workspace: " + err.Error()}
+		}
+	}
+	return nil
+}
+
+// Retention sweeps: at least every tenth of the retention time, between
+// these bounds.
+const (
+	minSweepEvery = time.Second
+	maxSweepEvery = time.Hour
+)
+
+// SweepEvery is how often Retain sweeps for a retention time of maxAge: a
+// tenth of it, between 1 s and 1 h.
+func SweepEvery(maxAge time.Duration) time.Duration {
+	return min(max(maxAge/10, minSweepEvery), maxSweepEvery)
+}
+
+// Sweep deletes the stored sessions (sub-agents go with their parent)
+// whose last change is older than maxAge by the runtime's clock
+// (WithClock), unless they are in use: a run in progress, queued input, a
+// pending approval or question, an open event stream, or a lease another
+// node holds keeps a session. It returns the ids it deleted. A runtime
+// without a store, or whose sessions live elsewhere, sweeps nothing.
+func (rt *Runtime) Sweep(ctx context.Context, maxAge time.Duration) ([]string, error) {
+	st := rt.env.Store
+	if st == nil || rt.elsewhere != nil || maxAge <= 0 {
+		return nil, nil
+	}
+	cut := rt.now().Add(-maxAge)
+	var deleted []string
+	skip := map[string]bool{}
+	for {
+		ids, err := st.Stale(ctx, cut, 0)
+		if err != nil {
+			return deleted, err
+		}
+		progress := false
+		for _, id := range ids {
+			if skip[id] {
+				continue
+			}
+			progress = true
+			switch err := rt.delete(ctx, id, actors.DeleteOptions{Unused: true}); {
+			case err == nil:
+				deleted = append(deleted, id)
+			case Code(err) == events.CodeBusy || Code(err) == events.CodeInvalidSession:
+				skip[id] = true
+			default:
+				return deleted, err
+			}
+		}
+		if !progress {
+			return deleted, nil
+		}
+	}
+}
+
+// Retain sweeps (Sweep) every SweepEvery(maxAge) until ctx ends; failed
+// sweeps are logged and tried again at the next tick. maxAge <= 0 returns
+// at once: sessions are kept.
+func (rt *Runtime) Retain(ctx context.Context, maxAge time.Duration) {
+	if maxAge <= 0 {
+		return
+	}
+	tick := time.NewTicker(SweepEvery(maxAge))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			_, err := rt.Sweep(ctx, maxAge)
+			if l := rt.env.Logger; l != nil && err != nil && ctx.Err() == nil {
+				l.Warn("retention sweep failed", zap.Error(err))
+			}
+		}
+	}
+}
+
+// now is the runtime's clock (WithClock), time.Now without one.
+func (rt *Runtime) now() time.Time {
+	if rt.env.Clock != nil {
+		return rt.env.Clock()
+	}
+	return time.Now()
+}
