@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/tools/workspace"
 )
 
 // fileRoutes registers the routes of a session's workspace files
@@ -196,7 +197,7 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, id, dir, rel
 // symbolic link leads out of the workspace is 400, a missing file 404.
 func fileError(w http.ResponseWriter, rel string, err error) {
 	switch {
-	case escapes(err):
+	case workspace.Escapes(err):
 		writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("path %q leads out of the workspace (through a symbolic link)", rel)))
 	case errors.Is(err, fs.ErrNotExist):
 		writeErrorStatus(w, http.StatusNotFound, events.CodeBadRequest, fmt.Sprintf("no file %q in the workspace", rel))
@@ -205,18 +206,6 @@ func fileError(w http.ResponseWriter, rel string, err error) {
 	default:
 		writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("%q: %v", rel, err)))
 	}
-}
-
-// escapes reports whether err is os.Root's refusal of a path that leaves
-// the root (its error value is unexported; the text is matched at any
-// depth).
-func escapes(err error) bool {
-	for ; err != nil; err = errors.Unwrap(err) {
-		if err.Error() == "path escapes from parent" {
-			return true
-		}
-	}
-	return false
 }
 
 // writeJSON answers with v as JSON.

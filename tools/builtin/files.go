@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/workspace"
 )
 
 // Files returns the file tools read_file, write_file and list_files, all
@@ -100,22 +101,10 @@ func (r fileRoot) open() (*os.Root, error) {
 	return root, nil
 }
 
-// escapes reports whether err is os.Root's refusal of a path that leaves
-// the root. The error value is unexported, so its text is matched, at any
-// depth (MkdirAll nests one PathError in another).
-func escapes(err error) bool {
-	for ; err != nil; err = errors.Unwrap(err) {
-		if err.Error() == "path escapes from parent" {
-			return true
-		}
-	}
-	return false
-}
-
 // explain rewords the errors of os.Root for a model.
 func (r fileRoot) explain(p string, err error) error {
 	switch {
-	case escapes(err):
+	case workspace.Escapes(err):
 		return fmt.Errorf("path %q leads outside the root directory %s (through a symbolic link)", p, r.dir)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%q does not exist", p)

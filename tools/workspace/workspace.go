@@ -235,3 +235,16 @@ func copyFile(src, dst string) error {
 	}
 	return out.Close()
 }
+
+// Escapes reports whether err is os.Root's refusal of a path that leaves
+// its root, as a symbolic link pointing out of a workspace makes it. The
+// error value is unexported, so its text is matched, at any depth
+// (MkdirAll nests one PathError in another).
+func Escapes(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
+}
