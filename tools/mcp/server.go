@@ -289,6 +289,9 @@ func (s *server) call(ctx context.Context, remote string, args json.RawMessage, 
 	case err != nil && errors.As(err, new(*jsonrpc.Error)):
 		return "", fmt.Errorf("MCP server %q: %w", s.name, err)
 	case err != nil && (errors.Is(err, sdk.ErrConnectionClosed) || closedNow(c)):
+		// Forget it now: watch does too, but only once the session has
+		// wound down, and a call made before that would get it again.
+		s.drop(c)
 		return "", fmt.Errorf("MCP server %q stopped during the call: %v; it is restarted on next use", s.name, err)
 	case err != nil:
 		// Not an answer from the server: the connection is broken (an
