@@ -15,6 +15,44 @@ import (
 	"github.com/tack-run/tack/tools/sandbox"
 )
 
+// dirOutsideTmp makes a directory named after prefix that is not under
+// /tmp or /var/tmp (the sandbox mounts its own there, hiding the host's):
+// in the package's directory, or, where the checkout itself lies under
+// /tmp (a CI clone may), in the home or cache directory. It is removed
+// when the test ends.
+func dirOutsideTmp(t *testing.T, prefix string) string {
+	t.Helper()
+	var bases []string
+	for _, f := range []func() (string, error){os.Getwd, os.UserHomeDir, os.UserCacheDir} {
+		if b, err := f(); err == nil {
+			bases = append(bases, b)
+		}
+	}
+	for _, b := range bases {
+		if underTmp(b) {
+			continue
+		}
+		dir, err := os.MkdirTemp(b, prefix)
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir
+	}
+	t.Fatalf("no directory outside /tmp and /var/tmp to make %s* in (tried %q)", prefix, bases)
+	return ""
+}
+
+// underTmp reports whether dir is /tmp, /var/tmp or below them.
+func underTmp(dir string) bool {
+	for _, tmp := range []string{"/tmp", "/var/tmp"} {
+		if dir == tmp || strings.HasPrefix(dir, tmp+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // requireSandbox skips nothing: where the sandbox cannot be had it checks
 // that Command refuses with "sandbox unavailable:" and ends the test, and
 // under CI (CI=true), where the sandbox must be had, it fails.
@@ -86,14 +124,7 @@ func TestEscapes(t *testing.T) {
 	// would be: it is shown, the file is not.
 	// World-writable: only Landlock keeps the command from writing. Not
 	// under /tmp, which is the sandbox's own.
-	system, err := os.MkdirTemp(".", "system-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(system) })
-	if system, err = filepath.Abs(system); err != nil {
-		t.Fatal(err)
-	}
+	system := dirOutsideTmp(t, "system-")
 	if err := os.Chmod(system, 0o777); err != nil {
 		t.Fatal(err)
 	}
