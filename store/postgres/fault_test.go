@@ -73,6 +73,73 @@ func TestDroppedConnectionMidApply(t *testing.T) {
 	}
 }
 
+// A node stalled inside a write's transaction — its process stopped after
+// it locked the session's row, before COMMIT — does not keep the session
+// from the node that takes the lease once it expired: the server ends the
+// stalled transaction after StallTimeout (a DSN parameter here, to keep
+// the test short), which releases the row, and the stalled write, fenced
+// by a lease it no longer holds, never lands. Before StallTimeout, the
+// second node's Acquire waited for as long as the first stayed stopped.
+func TestStalledTransactionLetsGo(t *testing.T) {
+	dsn := pgtest.WithParams(pgtest.DSN(t), map[string]string{"idle_in_transaction_session_timeout": "300"})
+	a, b := openAt(t, dsn), openAt(t, dsn)
+	ctx := t.Context()
+	if err := a.Create(ctx, "s1", store.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Acquire(ctx, "s1", "a", 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	stalled, resume := make(chan struct{}), make(chan struct{})
+	postgres.SetBeforeCommit(a, func(context.Context, pgx.Tx) error {
+		close(stalled)
+		<-resume
+		return nil
+	})
+	applied := make(chan error, 1)
+	go func() { applied <- a.Apply(ctx, "s1", &store.Batch{Owner: "a", Messages: msg("stalled")}) }()
+	<-stalled
+	resumed := sync.OnceFunc(func() { close(resume) })
+	defer resumed() // a failing test still lets a's Apply end, and a close
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		err := b.Acquire(actx, "s1", "b", time.Minute)
+		if err == nil {
+			break
+		}
+		var owned *store.OwnedError
+		if !errors.As(err, &owned) {
+			t.Fatalf("Acquire while a stalls in its transaction: %v", err)
+		}
+		time.Sleep(time.Until(owned.Expires)) // a's lease, not yet expired
+	}
+	resumed()
+	if err := <-applied; err == nil {
+		t.Fatal("the stalled write landed after b took the lease")
+	}
+	if snap, err := b.Load(ctx, "s1"); err != nil || len(snap.Messages) != 0 {
+		t.Fatalf("after the stalled write: %+v %v", snap, err)
+	}
+}
+
+// Open sets StallTimeout on its connections unless the DSN sets it.
+func TestStallTimeoutIsSet(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	for _, c := range []struct{ dsn, want string }{
+		{dsn, postgres.StallTimeout.String()},
+		{pgtest.WithParams(dsn, map[string]string{"idle_in_transaction_session_timeout": "0"}), "0"},
+	} {
+		var got string
+		if err := postgres.Pool(openAt(t, c.dsn)).QueryRow(t.Context(), `SHOW idle_in_transaction_session_timeout`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("idle_in_transaction_session_timeout %q, want %q", got, c.want)
+		}
+	}
+}
+
 // Every connection of the pool killed between calls (a server restart, a
 // failover): the following calls reconnect and succeed.
 func TestReconnectAfterAllConnectionsDie(t *testing.T) {

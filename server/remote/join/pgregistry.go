@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tack-run/tack/store/postgres"
 )
 
 // pgRegistry keeps the registrations of a cluster's members in the table
@@ -50,7 +52,7 @@ const pgForget = time.Hour
 // newPgRegistry connects to the database at dsn (lazily: the first query
 // dials) for cluster name.
 func newPgRegistry(dsn, name string) (*pgRegistry, error) {
-	cfg, err := pgxpool.ParseConfig(dsn)
+	cfg, err := postgres.ParseConfig(dsn) // a stalled member's registration must not lock the others out
 	if err != nil {
 		return nil, fmt.Errorf("cluster provider postgres: %w", err)
 	}
