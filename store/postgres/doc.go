@@ -8,7 +8,10 @@
 //	defer st.Close()
 //
 // Any pgx DSN parameter works; search_path picks the schema. Without
-// pool_max_conns the pool holds up to 16 connections.
+// pool_max_conns the pool holds up to 16 connections; without
+// idle_in_transaction_session_timeout the server ends a connection left
+// idle inside a transaction for StallTimeout (a stalled node's lock must
+// not outlive its lease).
 //
 // Schema (migrations/*.sql, embedded, recorded in schema_migrations):
 // sessions (record columns, tools text[], plugins json kept verbatim,
