@@ -72,7 +72,7 @@ func New(opts ...Option) (*Runtime, error) {
 		o(c)
 	}
 	own := append([]tools.Tool{builtin.Sleep(), builtin.SleepStubborn(), builtin.SleepImmune(), builtin.Echo()}, workspaceTools(c)...)
-	catalog, err := tools.NewCatalog(append(append(own, actors.SubagentTool(), actors.TodoWrite()), c.tools...)...)
+	catalog, err := tools.NewCatalog(append(append(own, actors.SubagentTool(), builtin.TodoWrite()), c.tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("tack: tools: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/internal/workers"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/llm/inlinetag"
 	"github.com/tack-run/tack/plugins"
 )
 
@@ -234,7 +235,7 @@ func (s *session) budget(c *llm.ContextConfig) int64 {
 func (s *session) commit(m *llm.Message) {
 	s.touch()
 	if s.title == "" && m.Role == "user" {
-		s.title = titleOf(m.Content)
+		s.title = inlinetag.CutTitle(m.Content)
 	}
 	s.history = append(s.history, m)
 	s.emit(&eventsv1.MessageCommitted{Index: int32(len(s.history) - 1), Message: m})

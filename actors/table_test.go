@@ -12,6 +12,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/builtin"
 )
 
 // The command × state table (docs/protocol.md, docs/control.md), one named test per cell
@@ -254,7 +255,7 @@ func TestCommandTable(t *testing.T) {
 // state with tools_updated (told as "+attached -detached"), and leave the
 // state and the run as they were.
 func testToolsCells(t *testing.T, cmd any, told string) {
-	catalog, err := tools.NewCatalog(TodoWrite())
+	catalog, err := tools.NewCatalog(builtin.TodoWrite())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,33 +1,9 @@
 package actors
 
 import (
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm/inlinetag"
 )
-
-// titleRunes is the longest title, in runes, before the ellipsis.
-const titleRunes = 80
-
-// titleOf is the title a prompt gives its session: its first line that is
-// not blank, trimmed, and cut at 80 runes with "…" when longer.
-func titleOf(prompt string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	line = strings.TrimSpace(line)
-	if utf8.RuneCountInString(line) <= titleRunes {
-		return line
-	}
-	n := 0
-	for i := range line {
-		if n == titleRunes {
-			return strings.TrimRightFunc(line[:i], unicode.IsSpace) + "…"
-		}
-		n++
-	}
-	return line
-}
 
 // restoreTitle sets the title from what the store holds, after a restore
 // or a rollback: the stored title, or, for a session stored before titles
@@ -39,7 +15,7 @@ func (s *session) restoreTitle() {
 	}
 	for _, m := range s.history {
 		if m.Role == "user" {
-			s.title = titleOf(m.Content)
+			s.title = inlinetag.CutTitle(m.Content)
 			if s.title != "" {
 				return
 			}
@@ -48,9 +24,9 @@ func (s *session) restoreTitle() {
 }
 
 // generatedTitle makes the title a model wrote with <title> the session's
-// (cut as titleOf cuts a prompt), stored with it, and tells it.
+// (cut as inlinetag.Title cuts a prompt), stored with it, and tells it.
 func (s *session) generatedTitle(text string) {
-	t := titleOf(text)
+	t := inlinetag.CutTitle(text)
 	if t == "" {
 		return
 	}

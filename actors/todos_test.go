@@ -64,14 +64,3 @@ func TestTodoWrite(t *testing.T) {
 }
 
 func todoEqual(a, b *eventsv1.Todo) bool { return proto.Equal(a, b) }
-
-// TestParseTodos: the error names the todo and its status.
-func TestParseTodos(t *testing.T) {
-	if _, err := parseTodos([]byte(`{"todos":[{"text":"a","status":"done"},{"text":"b","status":"later"}]}`)); err == nil ||
-		err.Error() != `invalid arguments for todo_write: /todos/1/status: "later" is not pending, in_progress or done` {
-		t.Fatalf("err = %v", err)
-	}
-	if _, err := parseTodos([]byte(`{"todos":"x"}`)); err == nil {
-		t.Fatal("a list that is not one was taken")
-	}
-}

@@ -16,7 +16,7 @@ import (
 // records the requests sent.
 func toolsHarness(t *testing.T, scriptJSON string, own []tools.Tool, names ...string) (*harness, *sentRequests) {
 	t.Helper()
-	catalog, err := tools.NewCatalog(append(builtin.Demo(), TodoWrite())...)
+	catalog, err := tools.NewCatalog(append(builtin.Demo(), builtin.TodoWrite())...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // Package builtin holds the tools Tack ships: the demo tools of
 // docs/protocol.md#demo-tools (sleep, sleep_stubborn, sleep_immune, echo,
-// shell) and the opt-in file tools (read_file, write_file, list_files) confined to a root
-// directory.
+// shell), the opt-in file tools (read_file, write_file, list_files) confined to a root
+// directory, and todo_write (TodoWrite), whose calls the session turns
+// into its todo list.
 //
 // # Usage
 //

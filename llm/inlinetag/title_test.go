@@ -1,13 +1,15 @@
-package actors
+package inlinetag_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/tack-run/tack/llm/inlinetag"
 )
 
-// TestTitleOf: a title is the first line that is not blank, trimmed, cut
+// TestCutTitle: a title is the first line that is not blank, trimmed, cut
 // at 80 runes with "…".
-func TestTitleOf(t *testing.T) {
+func TestCutTitle(t *testing.T) {
 	long := strings.Repeat("é", 79) + "xyz"
 	for _, tc := range []struct{ prompt, want string }{
 		{"", ""},
@@ -19,8 +21,8 @@ func TestTitleOf(t *testing.T) {
 		{long, strings.Repeat("é", 79) + "x…"},
 		{strings.Repeat("a", 79) + " b", strings.Repeat("a", 79) + "…"}, // no space before the ellipsis
 	} {
-		if got := titleOf(tc.prompt); got != tc.want {
-			t.Errorf("titleOf(%q) = %q, want %q", tc.prompt, got, tc.want)
+		if got := inlinetag.CutTitle(tc.prompt); got != tc.want {
+			t.Errorf("CutTitle(%q) = %q, want %q", tc.prompt, got, tc.want)
 		}
 	}
 }
