@@ -141,7 +141,7 @@ func (r *Registry) deletingLocked(id string) bool {
 // subscriptions kept for it; stored only, at what the store holds.
 func (r *Registry) unused(ctx context.Context, id string) error {
 	if pid, ok := r.Lookup(id); ok {
-		res, err := r.system.Root.RequestFuture(pid, &inUse{}, settleTimeout).Result()
+		res, err := r.system.Root.RequestFuture(pid, &inUse{}, r.answerWait).Result()
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInUse, err)
 		}

@@ -65,6 +65,9 @@ func (s *session) passivateLater() {
 	if d <= 0 || s.env.Store == nil || s.reg == nil {
 		return
 	}
+	if s.passivation != nil {
+		s.passivation.Stop()
+	}
 	mark, root, self := s.activity, s.root, s.self
 	s.passivation = time.AfterFunc(d, func() { root.Send(self, &passivateDue{mark: mark}) })
 }
@@ -127,7 +130,7 @@ func (r *Registry) passivate(id string, pid *actor.PID, mark uint64) {
 	r.restoring[id] = c
 	r.mu.Unlock()
 
-	res, err := r.system.Root.RequestFuture(pid, &passivateNow{mark: mark}, settleTimeout).Result()
+	res, err := r.system.Root.RequestFuture(pid, &passivateNow{mark: mark}, r.answerWait).Result()
 	p, _ := res.(*passivated)
 	if err != nil || p == nil || !p.ok {
 		r.mu.Lock()
@@ -135,6 +138,13 @@ func (r *Registry) passivate(id string, pid *actor.PID, mark uint64) {
 		handover := r.settleQueueLocked(id, c)
 		r.mu.Unlock()
 		r.handOver(id, handover)
+		if p == nil && handover == nil {
+			// No answer in time (a session behind a long mailbox): it may
+			// still say ok, and then wait to be stopped with no timer of
+			// its own, loaded for good. It stays, so it judges afresh
+			// whether it is quiet: passivated again, or its timer set.
+			r.system.Root.Send(pid, &passivateDue{mark: mark})
+		}
 		return
 	}
 	_ = r.system.Root.StopFuture(pid).Wait()

@@ -53,6 +53,9 @@ type Registry struct {
 	child Respec
 
 	fail Failure
+	// answerWait bounds the wait for a session's answer to the registry
+	// (settleTimeout; tests shorten it).
+	answerWait time.Duration
 
 	mu   sync.Mutex
 	pids map[string]*actor.PID
@@ -131,7 +134,7 @@ func WithFailure(f Failure) RegistryOption {
 // NewRegistry returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
 func NewRegistry(system *actor.ActorSystem, env *Env, opts ...RegistryOption) *Registry {
-	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}}
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, answerWait: settleTimeout}
 	for _, o := range opts {
 		o(r)
 	}
@@ -389,7 +392,7 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, 
 
 // settle waits until the session has stored everything it has told.
 func (r *Registry) settle(pid *actor.PID) error {
-	res, err := r.system.Root.RequestFuture(pid, &settled{}, settleTimeout).Result()
+	res, err := r.system.Root.RequestFuture(pid, &settled{}, r.answerWait).Result()
 	if err != nil {
 		return fmt.Errorf("restoring the session: %w", err)
 	}
