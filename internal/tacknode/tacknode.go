@@ -5,6 +5,7 @@ package tacknode
 
 import (
 	"bufio"
+	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -41,6 +42,17 @@ var (
 // when the test ends.
 func Start(t testing.TB, bin string, args ...string) *Node {
 	t.Helper()
+	n, err := TryStart(t, bin, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TryStart is Start, but a node that exits before it listens is an error
+// (carrying what it wrote) for the caller to judge, not the test's end.
+func TryStart(t testing.TB, bin string, args ...string) (*Node, error) {
+	t.Helper()
 	return start(t, bin, listening, append([]string{"node", "--listen", "127.0.0.1:0"}, args...))
 }
 
@@ -49,12 +61,16 @@ func Start(t testing.TB, bin string, args ...string) *Node {
 // is stopped (SIGTERM) when the test ends.
 func Serve(t testing.TB, bin string, args ...string) *Node {
 	t.Helper()
-	return start(t, bin, serving, append([]string{"serve", "--addr", "127.0.0.1:0", "--ui=false"}, args...))
+	n, err := start(t, bin, serving, append([]string{"serve", "--addr", "127.0.0.1:0", "--ui=false"}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // start runs bin with args and waits for the line listening names the
-// address in.
-func start(t testing.TB, bin string, listening *regexp.Regexp, args []string) *Node {
+// address in; a process that exits first is an error.
+func start(t testing.TB, bin string, listening *regexp.Regexp, args []string) (*Node, error) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
@@ -92,11 +108,11 @@ func start(t testing.TB, bin string, listening *regexp.Regexp, args []string) *N
 	case n.Addr = <-addr:
 	case <-n.done:
 		_ = cmd.Wait()
-		t.Fatalf("%s exited: %v", n.name, n.Log())
+		return nil, fmt.Errorf("%s exited: %v", n.name, n.Log())
 	case <-time.After(Wait):
 		t.Fatalf("%s did not listen: %v", n.name, n.Log())
 	}
-	return n
+	return n, nil
 }
 
 // Stop ends the node with SIGTERM and waits for it; a node that is gone

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net"
 	"regexp"
 	"slices"
 	"strconv"
@@ -50,12 +49,16 @@ func (tc *testCluster) member(i int) *tacknode.Node {
 // waits until they and the client see each other.
 func startCluster(t *testing.T) *testCluster {
 	t.Helper()
-	seeds := make([]string, len(ports))
-	for j, p := range ports {
-		seeds[j] = net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
+	addrs := make([]string, len(seeds))
+	for j, p := range seeds {
+		addrs[j] = p.Addr()
 	}
 	tc := startMembers(t, func(i int) []string {
-		return []string{"--cluster-seeds", strings.Join(seeds, ","), "--cluster-port", strconv.Itoa(ports[i]), "--cluster-refresh", refresh.String(), "--cluster-ttl", registrationTTL}
+		port, err := pickPort(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []string{"--cluster-seeds", strings.Join(addrs, ","), "--cluster-port", strconv.Itoa(port), "--cluster-refresh", refresh.String(), "--cluster-ttl", registrationTTL}
 	})
 	waitMembers(t, 3)
 	return tc
@@ -139,8 +142,20 @@ func (tc *testCluster) converged(t *testing.T, d time.Duration) {
 // start starts member i (again).
 func (tc *testCluster) start(t *testing.T, i int) *tacknode.Node {
 	t.Helper()
-	m := tacknode.Start(t, tackBin, append([]string{"--store", tc.dsn, "--cluster", clusterName,
-		"--lease-ttl", leaseTTL, "--passivate-after", "0", "-v"}, tc.provider(i)...)...)
+	var m *tacknode.Node
+	for try := 1; ; try++ {
+		var err error
+		m, err = tacknode.TryStart(t, tackBin, append([]string{"--store", tc.dsn, "--cluster", clusterName,
+			"--lease-ttl", leaseTTL, "--passivate-after", "0", "-v"}, tc.provider(i)...)...)
+		if err == nil {
+			break
+		}
+		// Another process took the port provider picked for the member's
+		// automanaged endpoint before the member bound it: it picks again.
+		if try == 5 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
+	}
 	tc.mu.Lock()
 	tc.members[i] = m
 	tc.mu.Unlock()

@@ -20,17 +20,22 @@ import (
 // The tests share one cluster client: protoactor's remote.Start sets
 // gRPC's global logger, racing with the gRPC goroutines of a remote
 // started before, so a test process holds one remote. Each test starts
-// its own three members on the same three automanaged ports (ports), one
-// test after another, and the client follows them there, through a
-// proxy in front of each port (proxies).
+// its own three members, one test after another, and the client follows
+// them: its seeds are proxies, one per member (proxies), and the
+// members' seeds are proxies of their own (seeds), which forward to the
+// automanaged port member i listens on now. That port is picked afresh
+// each time the member starts (pickPort): a port picked once for the
+// whole package and left unbound between tests could be taken meanwhile
+// by any other process on the machine (a test of another package
+// listening on :0, or a connection's local port), and the member would
+// then fail to start.
 var (
 	tackBin string
-	ports   [3]int
-	// proxies are the client's seeds: each forwards to the automanaged
-	// port of the same index.
-	proxies [3]*tcpProxy
-	client  *join.Cluster
-	sys     *actor.ActorSystem
+	// proxies are the client's seeds, seeds the members': both forward
+	// to the automanaged port of the member of the same index.
+	proxies, seeds [3]*tcpProxy
+	client         *join.Cluster
+	sys            *actor.ActorSystem
 )
 
 // clusterName is the cluster of every test.
@@ -62,27 +67,28 @@ func run(m *testing.M) (int, error) {
 	if out, err := exec.Command("go", "build", "-o", tackBin, "../../../cmd/tack").CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	seeds := make([]string, len(ports))
-	for i := range ports {
-		if ports[i], err = freePort(); err != nil {
+	clientSeeds := make([]string, len(proxies))
+	for i := range proxies {
+		// Nothing listens at the target until member i starts (pickPort).
+		if proxies[i], err = newTCPProxy("127.0.0.1:1"); err != nil {
 			return 0, err
 		}
-		if proxies[i], err = newTCPProxy(net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))); err != nil {
+		if seeds[i], err = newTCPProxy("127.0.0.1:1"); err != nil {
 			return 0, err
 		}
-		seeds[i] = proxies[i].Addr()
+		clientSeeds[i] = proxies[i].Addr()
 	}
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
-	client, err = join.Client(sys, "127.0.0.1", join.Config{Name: clusterName, Seeds: seeds, Refresh: refresh, TTL: ttl})
+	client, err = join.Client(sys, "127.0.0.1", join.Config{Name: clusterName, Seeds: clientSeeds, Refresh: refresh, TTL: ttl})
 	if err != nil {
 		return 0, err
 	}
 	code := m.Run()
 	join.Close(client)
 	sys.Shutdown()
-	for _, p := range proxies {
+	for _, p := range append(proxies[:], seeds[:]...) {
 		p.Close()
 	}
 	if code == 0 {
@@ -92,6 +98,19 @@ func run(m *testing.M) (int, error) {
 		}
 	}
 	return code, nil
+}
+
+// pickPort picks a free port for member i's automanaged endpoint and
+// points the proxies of member i there.
+func pickPort(i int) (int, error) {
+	port, err := freePort()
+	if err != nil {
+		return 0, err
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	proxies[i].Retarget(addr)
+	seeds[i].Retarget(addr)
+	return port, nil
 }
 
 // freePort is a loopback port free at the time of asking.

@@ -14,7 +14,7 @@ import (
 // member runs on; members reach PostgreSQL through one to lose it.
 type tcpProxy struct {
 	ln     net.Listener
-	target string
+	target atomic.Pointer[string]
 	cut    atomic.Bool
 
 	mu    sync.Mutex
@@ -28,10 +28,15 @@ func newTCPProxy(target string) (*tcpProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &tcpProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p := &tcpProxy{ln: ln, conns: map[net.Conn]struct{}{}}
+	p.Retarget(target)
 	p.wg.Go(p.accept)
 	return p, nil
 }
+
+// Retarget makes the proxy forward the connections made from now on to
+// target.
+func (p *tcpProxy) Retarget(target string) { p.target.Store(&target) }
 
 // Addr is where the proxy listens.
 func (p *tcpProxy) Addr() string { return p.ln.Addr().String() }
@@ -70,7 +75,7 @@ func (p *tcpProxy) accept() {
 // either side ends.
 func (p *tcpProxy) forward(c net.Conn) {
 	defer c.Close()
-	t, err := net.Dial("tcp", p.target)
+	t, err := net.Dial("tcp", *p.target.Load())
 	if err != nil {
 		return
 	}
