@@ -12,6 +12,7 @@ import (
 
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/store"
@@ -53,7 +54,7 @@ func (s *Session) Export(ctx context.Context) (*eventsv1.SessionExport, error) {
 	}
 	return &eventsv1.SessionExport{Format: ExportFormat, Session: s.id, Config: &eventsv1.RawJSON{Json: cfg},
 		Messages: e.Messages, Todos: e.Todos, Title: e.Title, Usage: e.Usage, SubagentUsage: e.SubagentUsage,
-		ExportedAt: events.Timestamp(s.rt.now())}, nil
+		ExportedAt: eventjson.Timestamp(s.rt.now())}, nil
 }
 
 // createObject is a create_session object (less its session), as an

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	cmds "github.com/tack-run/tack/server/command"
@@ -94,7 +95,7 @@ func TestExportImportAcrossStores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := events.AppendMessageJSON(nil, data)
+			doc, err := eventjson.AppendMessage(nil, data)
 			if err != nil {
 				t.Fatal(err)
 			}

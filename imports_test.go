@@ -14,7 +14,7 @@ var layers = []struct {
 }{
 	{0, []string{"events", "internal/strictjson", "internal/otelenv", "internal/workers", "web"}}, // web: the UI's files, importing nothing
 	{1, []string{"fsm", "llm", "tools", "store", "policy"}},
-	{2, []string{"plugins"}},
+	{2, []string{"plugins", "config"}}, // config: the file's providers, MCP servers and agents
 	{3, []string{"actors"}},
 	{4, []string{"metrics", "tracing"}}, // implement actors.Observer, actors.Tracer
 	{5, []string{""}},                   // the root package tack
@@ -38,7 +38,7 @@ func layerOf(pkg string) int {
 }
 
 // TestImportsFlowOneWay keeps the rule of docs/architecture.md: events ← {fsm, llm,
-// tools, store, policy} ← plugins ← actors ← metrics ← tack ← {server, cmd/tack}.
+// tools, store, policy} ← {plugins, config} ← actors ← metrics ← tack ← {server, cmd/tack}.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
 	if err != nil {

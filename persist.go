@@ -11,6 +11,7 @@ import (
 
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
@@ -213,7 +214,7 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 		if sum == nil {
 			sum = &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount), Title: s.Title}
 		}
-		sum.UpdatedAt = events.Timestamp(s.UpdatedAt)
+		sum.UpdatedAt = eventjson.Timestamp(s.UpdatedAt)
 		list.Sessions = append(list.Sessions, sum)
 	}
 	list.Next = page.Next

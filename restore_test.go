@@ -10,6 +10,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/store"
@@ -222,7 +223,7 @@ func TestTitleSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := list.Sessions[1]; got.Session != "s" || got.Loaded || got.Title != "Plan the release" ||
-		got.UpdatedAt != events.Timestamp(snap.UpdatedAt) {
+		got.UpdatedAt != eventjson.Timestamp(snap.UpdatedAt) {
 		t.Fatalf("listed after the restart: %v; want s, not loaded, titled, updated at %v", got, snap.UpdatedAt)
 	}
 	if got := list.Sessions[0]; got.Session != "old" || got.Title != "" {

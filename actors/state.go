@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -50,7 +51,7 @@ func (s *session) summary() *eventsv1.SessionSummary {
 		MessageCount: int32(len(s.history)),
 		Loaded:       true,
 		Title:        s.title,
-		UpdatedAt:    events.Timestamp(s.updated),
+		UpdatedAt:    eventjson.Timestamp(s.updated),
 	}
 }
 

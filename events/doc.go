@@ -1,7 +1,7 @@
 // Package events is Tack's event vocabulary at run time: it builds events,
-// names them, writes and reads their JSON-lines form, numbers them per
-// session, keeps the newest in a ring buffer for replay and delivers them to
-// filtered subscribers.
+// names them, numbers them per session, keeps the newest in a ring buffer
+// for replay and delivers them to filtered subscribers. Package
+// events/eventjson writes and reads their JSON-lines form.
 //
 // The messages themselves are protobuf (package eventsv1, generated from
 // events/v1/*.proto): an Event envelope with a session, a seq, a timestamp
@@ -23,20 +23,14 @@
 //	go func() {
 //		var line []byte
 //		for ev := range ch.C() {
-//			line = events.AppendJSON(line[:0], ev)
+//			line = eventjson.Append(line[:0], ev)
 //			// write line + "\n"
 //		}
 //	}()
 //
-// Commands arrive as JSON lines and are read with UnmarshalJSON (or, once
-// the line's own keys are taken off, UnmarshalJSONObject) into their
-// eventsv1 message, which reject keys that are no field of it; replies are written with MarshalJSON or
-// AppendMessageJSON, which apply the same rules as AppendJSON.
-//
 // Type and Types name events; New and Type are type switches generated
 // from the proto (events/internal/gentypes, run by go generate), so the hot
-// path does no reflection. The JSON encoder and decoder walk protoreflect
-// descriptors, with each message's layout computed once.
+// path does no reflection.
 //
 // # Concurrency
 //
@@ -52,8 +46,7 @@
 // Replay or from a Channel that dropped events) carry seq 0: they are not
 // part of the session's sequence, which starts at 1 and has no gaps.
 //
-// The JSON functions, Type, Types, New and Filter are safe for concurrent
-// use.
+// Type, Types, New and Filter are safe for concurrent use.
 //
 // # Testing
 //

@@ -16,7 +16,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -149,7 +149,7 @@ func eventKeys(t *testing.T, fd protoreflect.FieldDescriptor) []string {
 	ev := &eventsv1.Event{}
 	m := ev.ProtoReflect()
 	m.Set(fd, m.NewField(fd))
-	keys := jsonKeys(t, events.AppendJSON(nil, ev))
+	keys := jsonKeys(t, eventjson.Append(nil, ev))
 	if !slices.Equal(keys[:len(envelopeKeys)], envelopeKeys) {
 		t.Fatalf("%s: envelope keys %v, want %v", fd.Name(), keys, envelopeKeys)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -22,27 +23,11 @@ func Example() {
 	ch.Close()
 
 	for ev := range ch.C() {
-		fmt.Println(string(events.AppendJSON(nil, ev)))
+		fmt.Println(string(eventjson.Append(nil, ev)))
 	}
 	// Output:
 	// {"type":"tool_execution_start","session":"s1","seq":2,"ts":"2026-11-21T10:00:00.123456Z","name":"sleep","call_id":"c-1","args":{"ms":500}}
 	// {"type":"tool_execution_end","session":"s1","seq":3,"ts":"2026-11-21T10:00:00.123456Z","name":"sleep","call_id":"c-1","ok":true,"result":"slept 500ms"}
-}
-
-func ExampleUnmarshalJSON() {
-	var steer eventsv1.Steer
-	err := events.UnmarshalJSON([]byte(`{"text":"stop that"}`), &steer)
-	fmt.Println(steer.GetText(), steer.InterruptTools == nil, err)
-
-	err = events.UnmarshalJSON([]byte(`{"text":42}`), &steer)
-	fmt.Println(err)
-
-	err = events.UnmarshalJSON([]byte(`{"text":"stop","interupt_tools":false}`), &steer)
-	fmt.Println(err)
-	// Output:
-	// stop that true <nil>
-	// field "text": expected a string
-	// unknown field "interupt_tools"
 }
 
 func ExampleNewFilter() {
@@ -54,14 +39,4 @@ func ExampleNewFilter() {
 	// Output:
 	// true false <nil>
 	// unknown event type: "tool_exec"
-}
-
-func ExampleMarshalJSON() {
-	data, _ := events.MarshalJSON(&eventsv1.MessageList{Messages: []*eventsv1.Message{
-		{Role: "user", Content: "hi"},
-		{Role: "tool", ToolCallId: "c-1", Content: "done"},
-	}})
-	fmt.Println(string(data))
-	// Output:
-	// {"messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c-1","content":"done","is_error":false}]}
 }

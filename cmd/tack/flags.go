@@ -14,8 +14,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/config"
 	"github.com/tack-run/tack/llm"
-	"github.com/tack-run/tack/llm/config"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/builtin"
 	"github.com/tack-run/tack/store"

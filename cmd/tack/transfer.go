@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	"github.com/tack-run/tack/server/command"
 )
 
@@ -41,7 +41,7 @@ func exportCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	doc, err := events.AppendMessageJSON(nil, data)
+	doc, err := eventjson.AppendMessage(nil, data)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func importCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := events.AppendMessageJSON(nil, data)
+	b, err := eventjson.AppendMessage(nil, data)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@
 //	p := openai.New("http://127.0.0.1:8000/v1", openai.WithAPIKey(key), openai.WithAPIKeyEnv("LOCAL_API_KEY"))
 //	resp, err := p.Stream(ctx, &llm.Request{Model: "qwen3-8b", System: sys, Messages: history, Tools: specs}, emit)
 //
-// Package llm/config builds Providers from the configuration file; most
-// callers get one through its Resolver.
+// Package config (github.com/tack-run/tack/config) builds Providers from
+// the configuration file; most callers get one through its Resolver.
 //
 // The request carries the system prompt first, then the history after
 // llm.Repair and llm.MergeSameRole, with each batch of tool results in the

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -297,7 +298,7 @@ var (
 
 // custom wraps a Tack event as a CUSTOM event: its type and its JSON.
 func custom(ev *eventsv1.Event) Event {
-	return &CustomEvent{Type: Custom, Name: events.Type(ev), Value: events.AppendJSON(nil, ev)}
+	return &CustomEvent{Type: Custom, Name: events.Type(ev), Value: eventjson.Append(nil, ev)}
 }
 
 // rest is what full holds beyond prefix: "" unless full extends prefix.

@@ -13,6 +13,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -111,7 +112,7 @@ func Run(ctx context.Context, env Env, name, id string, body []byte) (proto.Mess
 	obj := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(body)) > 0 {
 		var err error
-		if obj, err = events.ParseObject(body); err != nil {
+		if obj, err = eventjson.ParseObject(body); err != nil {
 			return nil, badRequest("the body is not a JSON object: " + err.Error())
 		}
 	}
@@ -172,8 +173,8 @@ func Decode(name string, obj map[string]json.RawMessage) (proto.Message, error) 
 // values in range.
 func (c command) decode(name string, obj map[string]json.RawMessage) (proto.Message, error) {
 	msg := c.new()
-	if err := events.UnmarshalJSONObject(obj, msg); err != nil {
-		var uf *events.UnknownFieldError
+	if err := eventjson.UnmarshalObject(obj, msg); err != nil {
+		var uf *eventjson.UnknownFieldError
 		if errors.As(err, &uf) {
 			err = uf.Within(name)
 		}

@@ -5,7 +5,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -27,7 +27,7 @@ func TestCreateMessage(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &eventsv1.CreateSession{}
-			if err := events.UnmarshalJSON([]byte(tc.json), m); err != nil {
+			if err := eventjson.Unmarshal([]byte(tc.json), m); err != nil {
 				t.Fatal(err)
 			}
 			cfg := sessionConfig(m, "alice")

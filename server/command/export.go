@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
-	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -46,7 +46,7 @@ func Imported(doc *eventsv1.SessionExport, user string) (tack.SessionConfig, tac
 	if doc.GetFormat() != tack.ExportFormat {
 		return tack.SessionConfig{}, tack.History{}, badRequest(fmt.Sprintf("document.format is %q: this runtime reads %q", doc.GetFormat(), tack.ExportFormat))
 	}
-	obj, err := events.ParseObject(doc.GetConfig().GetJson())
+	obj, err := eventjson.ParseObject(doc.GetConfig().GetJson())
 	if err != nil {
 		return tack.SessionConfig{}, tack.History{}, badRequest("document.config is not a JSON object: " + err.Error())
 	}

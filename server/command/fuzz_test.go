@@ -8,6 +8,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 )
 
 // FuzzDecode decodes arbitrary fields for a command name: it must
@@ -28,7 +29,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, name, body string) {
-		obj, err := events.ParseObject([]byte(body))
+		obj, err := eventjson.ParseObject([]byte(body))
 		if err != nil {
 			return
 		}
@@ -43,11 +44,11 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		data, err := events.MarshalJSON(msg)
+		data, err := eventjson.Marshal(msg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := events.ParseObject(data)
+		again, err := eventjson.ParseObject(data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
-	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 )
 
 // Header is the part of a command object that is not the command's own
@@ -27,7 +27,7 @@ type Header struct {
 // fields (what RunObject takes). An error is bad_request; the header
 // holds what could be read before it (the id, for the response).
 func Parse(line []byte) (Header, map[string]json.RawMessage, error) {
-	obj, err := events.ParseObject(line)
+	obj, err := eventjson.ParseObject(line)
 	if err != nil {
 		return Header{}, nil, badRequest(err.Error())
 	}
@@ -86,7 +86,7 @@ func AppendResponse(b []byte, h Header, data proto.Message, err error) []byte {
 	b = append(b, `,"ok":true,"data":`...)
 	if data == nil {
 		b = append(b, "{}"...)
-	} else if b, err = events.AppendMessageJSON(b, data); err != nil {
+	} else if b, err = eventjson.AppendMessage(b, data); err != nil {
 		panic(err) // every eventsv1 message can be written
 	}
 	return append(b, '}')

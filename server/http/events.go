@@ -10,6 +10,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/sse"
 	"github.com/tack-run/tack/metrics"
@@ -139,7 +140,7 @@ func (f *feed) close() {
 // whose seq is 0, so the client's Last-Event-ID stays the last event it
 // got), event its type, data its JSON. buf is reused.
 func writeEvent(sw *sse.Writer, ev *eventsv1.Event, buf []byte) []byte {
-	buf = events.AppendJSON(buf[:0], ev)
+	buf = eventjson.Append(buf[:0], ev)
 	id := ""
 	if ev.GetSeq() != 0 {
 		id = strconv.FormatUint(ev.GetSeq(), 10)

@@ -14,7 +14,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/tack-run/tack"
-	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	"github.com/tack-run/tack/store/sqlite"
 )
 
@@ -304,7 +304,7 @@ func TestOwnershipSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"sessions":[{"session":"s","state":"idle","model":"script:inline","message_count":4,"loaded":false,` +
-		`"title":"one","updated_at":"` + events.Timestamp(snap.UpdatedAt) + `"}],"next":""}`
+		`"title":"one","updated_at":"` + eventjson.Timestamp(snap.UpdatedAt) + `"}],"next":""}`
 	if body := ts.must("GET", "/v1/sessions", aliceToken, "", 200); body != want {
 		t.Fatalf("alice lists %s\nwant       %s", body, want)
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	"github.com/tack-run/tack/server/command"
 )
 
@@ -181,7 +182,7 @@ func writeData(w http.ResponseWriter, status int, data proto.Message) {
 	b := []byte("{}")
 	if data != nil {
 		var err error
-		if b, err = events.AppendMessageJSON(nil, data); err != nil {
+		if b, err = eventjson.AppendMessage(nil, data); err != nil {
 			writeError(w, err)
 			return
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/server/command"
 )
@@ -105,7 +106,7 @@ func (ws *wsConn) write(ctx context.Context, sub *feed) {
 				ws.running.Unlock()
 				return
 			}
-			buf = events.AppendJSON(buf[:0], ev)
+			buf = eventjson.Append(buf[:0], ev)
 			if ws.send(ctx, buf) != nil {
 				return
 			}

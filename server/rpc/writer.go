@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/command"
 )
@@ -22,7 +22,7 @@ type writer struct {
 func (w *writer) event(ev *eventsv1.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = append(events.AppendJSON(w.buf[:0], ev), '\n')
+	w.buf = append(eventjson.Append(w.buf[:0], ev), '\n')
 	w.write()
 }
 

@@ -6,19 +6,27 @@ import (
 	"testing"
 )
 
-// TestGeneratedFileIsCurrent fails when events/types_gen.go differs from
-// what the generator writes for the current proto: run go generate in
-// events/.
-func TestGeneratedFileIsCurrent(t *testing.T) {
-	want, err := generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile("../../types_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("events/types_gen.go is stale: run `go generate` in events/")
+// TestGeneratedFilesAreCurrent fails when events/types_gen.go or
+// events/eventjson/payload_gen.go differs from what the generator writes
+// for the current proto: run go generate ./events/...
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		gen  func() ([]byte, error)
+	}{
+		{"../../types_gen.go", generate},
+		{"../../eventjson/payload_gen.go", generateCodec},
+	} {
+		want, err := c.gen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run `go generate ./events/...`", c.path)
+		}
 	}
 }

@@ -3,7 +3,7 @@ package config_test
 import (
 	"fmt"
 
-	"github.com/tack-run/tack/llm/config"
+	"github.com/tack-run/tack/config"
 )
 
 // A configuration with two local servers: a bare name resolves when one

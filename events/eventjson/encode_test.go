@@ -1,4 +1,4 @@
-package events_test
+package eventjson_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -199,16 +200,16 @@ func TestAppendJSONGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := events.AppendJSON([]byte("prefix:"), tt.ev)
+			got := eventjson.Append([]byte("prefix:"), tt.ev)
 			if string(got) != "prefix:"+tt.want {
-				t.Errorf("AppendJSON\n got: %s\nwant: prefix:%s", got, tt.want)
+				t.Errorf("Append\n got: %s\nwant: prefix:%s", got, tt.want)
 			}
 			if !json.Valid(got[len("prefix:"):]) {
 				t.Errorf("output is not valid JSON: %s", got)
 			}
-			m, err := events.MarshalJSON(tt.ev)
+			m, err := eventjson.Marshal(tt.ev)
 			if err != nil || string(m) != tt.want {
-				t.Errorf("MarshalJSON = %s, %v; want the AppendJSON form", m, err)
+				t.Errorf("Marshal = %s, %v; want the Append form", m, err)
 			}
 		})
 	}
@@ -241,7 +242,7 @@ func TestGetStateShape(t *testing.T) {
 		Title:            "Deploy the build",
 		Todos:            []*eventsv1.Todo{{Text: "build", Status: "done"}, {Text: "deploy", Status: "in_progress"}},
 	}
-	got, err := events.MarshalJSON(st)
+	got, err := eventjson.Marshal(st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestGetStateShape(t *testing.T) {
 		`"context":{"used":900,"window":8000,"percent":11.25},"abandoned_tools":0,"title":"Deploy the build",` +
 		`"todos":[{"text":"build","status":"done"},{"text":"deploy","status":"in_progress"}],"subagent_usage":null}`
 	if string(got) != want {
-		t.Errorf("MarshalJSON(SessionState)\n got: %s\nwant: %s", got, want)
+		t.Errorf("Marshal(SessionState)\n got: %s\nwant: %s", got, want)
 	}
 
 	// Beyond the example, the proto adds only these keys.
@@ -335,7 +336,7 @@ func TestTimestamp(t *testing.T) {
 		{time.Date(2026, 11, 24, 11, 0, 0, 123456789, time.FixedZone("CET", 3600)), "2026-11-24T10:00:00.123456Z"},
 		{time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "2026-01-02T03:04:05.000000Z"},
 	} {
-		if got := events.Timestamp(tc.in); got != tc.want {
+		if got := eventjson.Timestamp(tc.in); got != tc.want {
 			t.Errorf("Timestamp(%v) = %s, want %s", tc.in, got, tc.want)
 		}
 	}

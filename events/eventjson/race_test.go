@@ -1,6 +1,6 @@
 //go:build race
 
-package events_test
+package eventjson_test
 
 // raceEnabled is true under the race detector, which makes sync.Pool drop
 // items at random, so allocation counts are not meaningful.

@@ -1,4 +1,4 @@
-package events_test
+package eventjson_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -101,8 +102,8 @@ func TestUnmarshalJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := events.UnmarshalJSON([]byte(tt.in), tt.into); err != nil {
-				t.Fatalf("UnmarshalJSON: %v", err)
+			if err := eventjson.Unmarshal([]byte(tt.in), tt.into); err != nil {
+				t.Fatalf("Unmarshal: %v", err)
 			}
 			if !proto.Equal(tt.into, tt.want) {
 				t.Errorf("got %v\nwant %v", tt.into, tt.want)
@@ -153,9 +154,9 @@ func TestUnmarshalJSONErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := events.UnmarshalJSON([]byte(tt.in), tt.into)
+			err := eventjson.Unmarshal([]byte(tt.in), tt.into)
 			if err == nil || err.Error() != tt.want {
-				t.Errorf("UnmarshalJSON(%s) error = %v, want %q", tt.in, err, tt.want)
+				t.Errorf("Unmarshal(%s) error = %v, want %q", tt.in, err, tt.want)
 			}
 		})
 	}
@@ -174,15 +175,15 @@ func FuzzUnmarshalJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, m := range []proto.Message{&eventsv1.CreateSession{}, &eventsv1.Event{}, &eventsv1.Steer{}, &eventsv1.Subscribe{}} {
-			if events.UnmarshalJSON([]byte(s), m) != nil {
+			if eventjson.Unmarshal([]byte(s), m) != nil {
 				continue
 			}
-			data, err := events.MarshalJSON(m)
+			data, err := eventjson.Marshal(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if in, err := events.ParseObject([]byte(s)); err == nil {
-				written, err := events.ParseObject(data)
+			if in, err := eventjson.ParseObject([]byte(s)); err == nil {
+				written, err := eventjson.ParseObject(data)
 				if err != nil {
 					t.Fatalf("wrote %s: %v", data, err)
 				}
@@ -193,7 +194,7 @@ func FuzzUnmarshalJSON(f *testing.F) {
 				}
 			}
 			back := m.ProtoReflect().New().Interface()
-			if err := events.UnmarshalJSON(data, back); err != nil {
+			if err := eventjson.Unmarshal(data, back); err != nil {
 				t.Fatalf("reading back %s: %v", data, err)
 			}
 			if !proto.Equal(m, back) {

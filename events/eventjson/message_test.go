@@ -1,4 +1,4 @@
-package events_test
+package eventjson_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -68,16 +68,16 @@ func TestMarshalJSONReplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := events.MarshalJSON(tt.m)
+			got, err := eventjson.Marshal(tt.m)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(got) != tt.want {
-				t.Errorf("MarshalJSON\n got: %s\nwant: %s", got, tt.want)
+				t.Errorf("Marshal\n got: %s\nwant: %s", got, tt.want)
 			}
-			got2, err := events.AppendMessageJSON([]byte("x"), tt.m)
+			got2, err := eventjson.AppendMessage([]byte("x"), tt.m)
 			if err != nil || string(got2) != "x"+tt.want {
-				t.Errorf("AppendMessageJSON = %s, %v", got2, err)
+				t.Errorf("AppendMessage = %s, %v", got2, err)
 			}
 		})
 	}
@@ -99,7 +99,7 @@ func encodingJSON(t testing.TB, v any) string {
 // deltaJSON returns the "delta" value of the JSON form of a message_delta.
 func deltaJSON(delta string) string {
 	ev := &eventsv1.Event{Payload: &eventsv1.Event_MessageDelta{MessageDelta: &eventsv1.MessageDelta{Delta: delta}}}
-	out := string(events.AppendJSON(nil, ev))
+	out := string(eventjson.Append(nil, ev))
 	_, v, _ := strings.Cut(out, `"delta":`)
 	return strings.TrimSuffix(v, "}")
 }
@@ -127,7 +127,7 @@ func TestFloatFormatting(t *testing.T) {
 	} {
 		t.Run(encodingJSON(t, f), func(t *testing.T) {
 			ev := &eventsv1.Event{Payload: &eventsv1.Event_TokenUsage{TokenUsage: &eventsv1.TokenUsage{CostUsd: f}}}
-			out := string(events.AppendJSON(nil, ev))
+			out := string(eventjson.Append(nil, ev))
 			_, got, _ := strings.Cut(out, `"cost_usd":`)
 			got = strings.TrimSuffix(got, "}")
 			if want := encodingJSON(t, f); got != want {
@@ -154,7 +154,7 @@ func TestTimestampFormatting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev := &eventsv1.Event{TsUnixNano: tt.ns}
-			out := string(events.AppendJSON(nil, ev))
+			out := string(eventjson.Append(nil, ev))
 			if !strings.Contains(out, `"ts":"`+tt.want+`"`) {
 				t.Errorf("got %s, want ts %s", out, tt.want)
 			}

@@ -1,4 +1,4 @@
-package events
+package eventjson
 
 import (
 	"fmt"
@@ -6,8 +6,11 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
+
+//go:generate go run ../internal/gentypes -codec -o payload_gen.go
 
 // shape says how a message is written in JSON.
 type shape uint8
@@ -49,11 +52,12 @@ var (
 // the hot path needs no lock.
 var (
 	staticPlans map[protoreflect.MessageDescriptor]*msgPlan
-	// payloadPlans[i] is the plan of the payload message of typeNames[i].
+	// payloadPlans[i] is the plan of the payload message of the event
+	// type events.Types()[i].
 	payloadPlans [numTypes]*msgPlan
-	// eventPrefix[i] is `{"type":"<typeNames[i]>","session":`.
+	// eventPrefix[i] is `{"type":"<events.Types()[i]>","session":`.
 	eventPrefix [numTypes]string
-	// typeIndexes maps a wire name to its index in typeNames.
+	// typeIndexes maps a wire name to its index in events.Types().
 	typeIndexes map[string]int
 )
 
@@ -79,14 +83,15 @@ func init() {
 	staticPlans = p.plans
 
 	fields := payloadDesc.Fields()
-	if fields.Len() != numTypes {
-		panic("events: types_gen.go is stale; run go generate in events/")
+	typeNames := events.Types()
+	if fields.Len() != numTypes || len(typeNames) != numTypes {
+		panic("eventjson: generated code is stale; run go generate ./events/...")
 	}
 	typeIndexes = make(map[string]int, numTypes)
 	for i := range numTypes {
 		fd := fields.Get(i)
 		if string(fd.Name()) != typeNames[i] {
-			panic("events: types_gen.go is stale; run go generate in events/")
+			panic("eventjson: generated code is stale; run go generate ./events/...")
 		}
 		payloadPlans[i] = staticPlans[fd.Message()]
 		eventPrefix[i] = `{"type":"` + typeNames[i] + `","session":`

@@ -1,4 +1,4 @@
-package events
+package eventjson
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"github.com/tack-run/tack/internal/strictjson"
 )
 
-// UnmarshalJSON resets m and fills it from data, a JSON object whose keys
+// Unmarshal resets m and fills it from data, a JSON object whose keys
 // are m's proto field names, such as the fields of a `tack rpc` command:
 //
 //	{"text":"stop","interrupt_tools":false}
@@ -28,20 +28,20 @@ import (
 // misspelt option is never silently ignored: a *UnknownFieldError such as
 // `unknown field "kill_tool"` or `unknown field "x" in plugins[0]`. A
 // caller whose objects carry keys of its own (a command line's cmd and id)
-// takes them off first and calls UnmarshalJSONObject. A JSON null is the
+// takes them off first and calls UnmarshalObject. A JSON null is the
 // same as an absent key, so an optional
 // field (Steer.interrupt_tools) is set only when the key is present with a
 // value. Repeated fields take arrays, message fields objects, and RawJSON
 // fields any JSON value, kept verbatim (but for invalid UTF-8, which becomes
 // U+FFFD as in strings). Numbers must be integers that fit an
-// integer field. An Event is read in the form AppendJSON writes (type,
-// session, seq and ts beside the payload's fields), so UnmarshalJSON reads
-// back what AppendMessageJSON writes.
+// integer field. An Event is read in the form Append writes (type,
+// session, seq and ts beside the payload's fields), so Unmarshal reads
+// back what AppendMessage writes.
 //
 // A value of the wrong JSON type is an error naming the field, such as
 // `field "text": expected a string` or `field "plugins[0].name": expected a
 // string`; unparseable JSON is an error too.
-func UnmarshalJSON(data []byte, m proto.Message) error {
+func Unmarshal(data []byte, m proto.Message) error {
 	proto.Reset(m)
 	rm := m.ProtoReflect()
 	mp, err := planFor(rm.Descriptor())
@@ -65,7 +65,7 @@ func UnmarshalJSON(data []byte, m proto.Message) error {
 }
 
 // ParseObject splits data, one JSON object, into its keys and their raw
-// values, with UnmarshalJSON's errors for anything else: `invalid JSON:
+// values, with Unmarshal's errors for anything else: `invalid JSON:
 // ...` or `expected a JSON object`.
 func ParseObject(data []byte) (map[string]json.RawMessage, error) {
 	if jsonKind(data) != '{' {
@@ -81,9 +81,9 @@ func ParseObject(data []byte) (map[string]json.RawMessage, error) {
 	return obj, nil
 }
 
-// UnmarshalJSONObject is UnmarshalJSON for an object already split into
+// UnmarshalObject is Unmarshal for an object already split into
 // its keys, as ParseObject returns it. m is not a RawJSON.
-func UnmarshalJSONObject(obj map[string]json.RawMessage, m proto.Message) error {
+func UnmarshalObject(obj map[string]json.RawMessage, m proto.Message) error {
 	proto.Reset(m)
 	rm := m.ProtoReflect()
 	mp, err := planFor(rm.Descriptor())
@@ -91,7 +91,7 @@ func UnmarshalJSONObject(obj map[string]json.RawMessage, m proto.Message) error 
 		return err
 	}
 	if mp.shape == shapeRawJSON {
-		return errors.New("UnmarshalJSONObject: RawJSON takes any JSON value, not an object's keys")
+		return errors.New("UnmarshalObject: RawJSON takes any JSON value, not an object's keys")
 	}
 	return decodeObject(rm, mp, obj, "")
 }
@@ -228,7 +228,7 @@ func decodeEvent(m protoreflect.Message, obj map[string]json.RawMessage, path st
 			return fieldError(joinPath(path, "type"), "expected a string")
 		}
 	}
-	// An event without payload (no type, or "" as AppendJSON writes it)
+	// An event without payload (no type, or "" as Append writes it)
 	// has the header keys only.
 	known := func(k string) bool { return slices.Contains(eventKeys, k) }
 	if name != "" {

@@ -1,4 +1,4 @@
-package events
+package eventjson
 
 import (
 	"bytes"
@@ -13,13 +13,13 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
-// AppendJSON appends the JSON-lines form of ev (docs/protocol.md), without a
+// Append appends the JSON-lines form of ev (docs/protocol.md), without a
 // trailing newline, and returns the extended buffer:
 //
 //	{"type":"message_delta","session":"s1","seq":14,"ts":"2026-11-21T10:00:00.123456Z","delta":"Hi"}
 //
-// type is the wire name of the payload (see Type), ts is ts_unix_nano in UTC
-// with exactly six fractional digits, and the payload's fields follow in
+// type is the wire name of the payload (see events.Type), ts is ts_unix_nano
+// in UTC with exactly six fractional digits, and the payload's fields follow in
 // proto declaration order, keyed by proto field name. Every field is always
 // present:
 //   - unset proto3 optional scalars and unset message fields are null;
@@ -32,15 +32,15 @@ import (
 //     its tokens are removed so the output stays one line, invalid UTF-8
 //     becomes U+FFFD, and bytes that are not valid JSON are written as a
 //     JSON string instead;
-//   - a conversation Message has its per-role shape (see AppendMessageJSON);
+//   - a conversation Message has its per-role shape (see AppendMessage);
 //   - a nested Event (sub_agent_event.event) is written in this form.
 //
 // A nil ev is written as null; an Event without payload has type "".
-// AppendJSON allocates nothing beyond growing dst, except for non-empty
+// Append allocates nothing beyond growing dst, except for non-empty
 // repeated fields of scalars (protoreflect boxes them; only rare events
 // have any) and to repair RawJSON that spans lines or is not valid UTF-8 or
 // JSON.
-func AppendJSON(dst []byte, ev *eventsv1.Event) []byte {
+func Append(dst []byte, ev *eventsv1.Event) []byte {
 	if ev == nil {
 		return append(dst, "null"...)
 	}
@@ -62,8 +62,8 @@ func AppendJSON(dst []byte, ev *eventsv1.Event) []byte {
 	return append(dst, '}')
 }
 
-// AppendMessageJSON appends the JSON form of m and returns the extended
-// buffer. The rules are those of AppendJSON, applied to any message, which
+// AppendMessage appends the JSON form of m and returns the extended
+// buffer. The rules are those of Append, applied to any message, which
 // is how command replies are written: a SessionState gives the get_state
 // object of docs/protocol.md, a MessageList {"messages":[...]}, an EventList
 // {"events":[...]} with each event in event form. Members of a oneof other
@@ -79,9 +79,9 @@ func AppendJSON(dst []byte, ev *eventsv1.Event) []byte {
 // any other role is written like user. The error reports a message type the
 // encoder cannot write (one with a map field); every message of eventsv1 can
 // be written. On error dst is returned unchanged.
-func AppendMessageJSON(dst []byte, m proto.Message) ([]byte, error) {
+func AppendMessage(dst []byte, m proto.Message) ([]byte, error) {
 	if ev, ok := m.(*eventsv1.Event); ok {
-		return AppendJSON(dst, ev), nil
+		return Append(dst, ev), nil
 	}
 	rm := m.ProtoReflect()
 	mp, err := planFor(rm.Descriptor())
@@ -91,9 +91,9 @@ func AppendMessageJSON(dst []byte, m proto.Message) ([]byte, error) {
 	return appendMessage(dst, rm, mp), nil
 }
 
-// MarshalJSON returns the JSON form of m (see AppendMessageJSON).
-func MarshalJSON(m proto.Message) ([]byte, error) {
-	return AppendMessageJSON(nil, m)
+// Marshal returns the JSON form of m (see AppendMessage).
+func Marshal(m proto.Message) ([]byte, error) {
+	return AppendMessage(nil, m)
 }
 
 func appendMessage(dst []byte, m protoreflect.Message, mp *msgPlan) []byte {
@@ -105,7 +105,7 @@ func appendMessage(dst []byte, m protoreflect.Message, mp *msgPlan) []byte {
 		return appendRaw(dst, m.Get(mp.fields[0].fd).Bytes())
 	case shapeEvent:
 		if ev, ok := m.Interface().(*eventsv1.Event); ok {
-			return AppendJSON(dst, ev)
+			return Append(dst, ev)
 		}
 	case shapeMessage:
 		if msg, ok := m.Interface().(*eventsv1.Message); ok {

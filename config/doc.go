@@ -1,5 +1,7 @@
-// Package config reads the models configuration
-// (docs/protocol.md#configuration-and-storage) and resolves model names to llm.Models streamed by llm/openai Providers.
+// Package config reads Tack's configuration file
+// (docs/protocol.md#configuration-and-storage) — its model providers, MCP
+// servers, A2A agents and agents — and resolves model names to llm.Models
+// streamed by llm/openai Providers.
 //
 // # Usage
 //
