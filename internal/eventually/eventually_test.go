@@ -96,8 +96,9 @@ func TestWithinBacksOff(t *testing.T) {
 	if fatal == "" {
 		t.Fatal("Within did not fail the test")
 	}
-	// 5+10+20+40+80 = 155 ms in 6 tries, then one every 100 ms: about 15.
-	if tries < 6 || tries > 20 {
+	// 5+10+20+40+80 = 155 ms in 6 tries, then one every 100 ms: about 15
+	// (fewer on a loaded machine; without the backoff, 200).
+	if tries < 3 || tries > 20 {
 		t.Errorf("check ran %d times in a second, want about 15", tries)
 	}
 }
