@@ -1,11 +1,13 @@
 package tack_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
 )
 
 // TestAbortBehindFastStream: a model that streams faster than the session
@@ -49,20 +51,16 @@ func TestAbortBehindFastStream(t *testing.T) {
 		}
 	}()
 	// Let the stream run ahead of the session for a while.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	eventually.Within(t, 10*time.Second, func() error {
 		st, err := s.State(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.GetState() == "streaming" {
-			break
+		if st.GetState() != "streaming" {
+			return fmt.Errorf("never streaming: %v", st)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never streaming: %v", st)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 	time.Sleep(100 * time.Millisecond)
 	start := time.Now()
 	if err := s.Abort(ctx, tack.AbortOptions{}); err != nil {

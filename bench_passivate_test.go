@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 	"github.com/tack-run/tack/store/sqlite"
@@ -45,13 +46,12 @@ func BenchmarkPassivation(b *testing.B) {
 		b.Fatal(err)
 	}
 	ids, created := createSessions(b, loaded, n)
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if s, err := loaded.State(ctx, ids[n-1]); err == nil && s.MessageCount == 2 {
-			break
-		} else if time.Now().After(deadline) {
-			b.Fatalf("the last session's run did not end: %v, %v", s, err)
+	eventually.Within(b, time.Minute, func() error {
+		if s, err := loaded.State(ctx, ids[n-1]); err != nil || s.MessageCount != 2 {
+			return fmt.Errorf("the last session's run did not end: %v, %v", s, err)
 		}
-	}
+		return nil
+	})
 	loadedRSS, loadedHeap := rssBytes(b), heapAlloc()
 	loaded.Close()
 
@@ -167,11 +167,12 @@ func createSessions(b *testing.B, rt *tack.Runtime, n int) ([]string, time.Durat
 // waitPassivated waits until rt holds no session loaded, then returns the
 // process's RSS and Go heap, memory freed to the OS first.
 func waitPassivated(b *testing.B, rt *tack.Runtime) (rss, heap uint64) {
-	for deadline := time.Now().Add(30 * time.Minute); len(rt.Sessions()) > 0; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			b.Fatalf("%d sessions still loaded after 30 minutes", len(rt.Sessions()))
+	eventually.Within(b, 30*time.Minute, func() error {
+		if n := len(rt.Sessions()); n > 0 {
+			return fmt.Errorf("%d sessions still loaded", n)
 		}
-	}
+		return nil
+	})
 	debug.FreeOSMemory()
 	return rssBytes(b), heapAlloc()
 }

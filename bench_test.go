@@ -26,6 +26,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/metrics"
 )
 
@@ -40,13 +41,13 @@ const benchWait = 30 * time.Second
 // top-level benchmark settles before it returns (its sub-benchmarks have
 // closed their runtimes by then).
 func settle(b *testing.B) {
-	deadline := time.Now().Add(stubbornMS*time.Millisecond + 5*time.Second)
+	b.Helper()
 	buf := make([]byte, 1<<20)
-	for {
+	eventually.Within(b, stubbornMS*time.Millisecond+5*time.Second, func() error {
 		n := runtime.Stack(buf, true)
-		if n == len(buf) {
+		for n == len(buf) {
 			buf = make([]byte, 2*len(buf))
-			continue
+			n = runtime.Stack(buf, true)
 		}
 		// The first goroutine is this one.
 		var left []string
@@ -55,15 +56,11 @@ func settle(b *testing.B) {
 				left = append(left, g)
 			}
 		}
-		if len(left) == 0 {
-			return
+		if len(left) > 0 {
+			return fmt.Errorf("%d runtime goroutines still running, the first:\n%s", len(left), left[0])
 		}
-		if time.Now().After(deadline) {
-			b.Errorf("%d runtime goroutines still running, the first:\n%s", len(left), left[0])
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // newBenchRuntime returns a runtime that the benchmark closes at its end.

@@ -3,6 +3,7 @@ package tack_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/store/memory"
 )
 
@@ -127,17 +129,14 @@ func record(ctx context.Context, s *tack.Session) (*recorder, error) {
 // await waits until an event that match accepts was delivered.
 func (r *recorder) await(t *testing.T, match func(*eventsv1.Event) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	eventually.Within(t, 10*time.Second, func() error {
 		r.mu.Lock()
-		found := slices.ContainsFunc(r.seen, match)
-		r.mu.Unlock()
-		if found {
-			return
+		defer r.mu.Unlock()
+		if !slices.ContainsFunc(r.seen, match) {
+			return fmt.Errorf("the awaited event never came; %d others did", len(r.seen))
 		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatal("the awaited event never came")
+		return nil
+	})
 }
 
 // close ends the subscription and returns what it delivered.

@@ -12,7 +12,7 @@ var layers = []struct {
 	layer    int
 	prefixes []string
 }{
-	{0, []string{"events", "internal/strictjson", "internal/otelenv", "internal/workers", "web"}}, // web: the UI's files, importing nothing
+	{0, []string{"events", "internal/strictjson", "internal/otelenv", "internal/workers", "internal/eventually", "web"}}, // web: the UI's files, importing nothing
 	{1, []string{"fsm", "llm", "tools", "store", "policy"}},
 	{2, []string{"plugins", "config"}}, // config: the file's providers, MCP servers and agents
 	{3, []string{"actors"}},

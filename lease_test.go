@@ -3,6 +3,7 @@ package tack_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 )
@@ -86,15 +88,12 @@ func TestLeaseWait(t *testing.T) {
 			t.Fatalf("the request that waited got %v, %v; want a dead letter", res, err)
 		}
 		c := node("c")
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			_, err := c.Session("moved")
-			if err == nil {
-				break
+		eventually.Within(t, 10*time.Second, func() error {
+			if _, err := c.Session("moved"); err != nil {
+				return fmt.Errorf("b kept the lease: %w", err)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("b kept the lease: %v", err)
-			}
-		}
+			return nil
+		})
 		if b.Loaded("moved") || !c.Loaded("moved") {
 			t.Fatalf("loaded on b %v, on c %v; want c only", b.Loaded("moved"), c.Loaded("moved"))
 		}

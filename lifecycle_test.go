@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 	"github.com/tack-run/tack/store/postgres"
@@ -216,16 +218,12 @@ func waitState(t *testing.T, s *tack.Session, state string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	for {
-		st, err := s.State(ctx)
-		if err == nil && st.State == state {
-			return
+	eventually.Within(t, 10*time.Second, func() error {
+		if st, err := s.State(ctx); err != nil || st.State != state {
+			return fmt.Errorf("%s stayed %v (%v), want %s", s.ID(), st.GetState(), err, state)
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("%s stayed %v (%v), want %s", s.ID(), st.GetState(), err, state)
-		}
-		time.Sleep(5 * time.Millisecond) // polling, not asserting
-	}
+		return nil
+	})
 }
 
 func TestSweepEvery(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/store/sqlite"
 	"github.com/tack-run/tack/tools"
@@ -264,8 +265,7 @@ func TestMCPStartFails(t *testing.T) {
 // name.
 func child(t *testing.T, name string) int {
 	t.Helper()
-	deadline := time.Now().Add(mcpWait)
-	for {
+	return eventually.Value(t, mcpWait, func() (int, error) {
 		dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
 		for _, f := range dirs {
 			stat, err := os.ReadFile(f)
@@ -280,14 +280,11 @@ func child(t *testing.T, name string) int {
 			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 			if strings.Contains(string(cmdline), name) {
-				return pid
+				return pid, nil
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no child process %s", name)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return 0, fmt.Errorf("no child process %s", name)
+	})
 }
 
 // TestMCPToolsChanged: when an MCP server's tool list changes, a session

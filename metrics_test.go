@@ -11,6 +11,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
 	"github.com/tack-run/tack/metrics"
@@ -400,11 +401,13 @@ func TestMetricsCountStoreFailures(t *testing.T) {
 	// The prompt is answered store_failed once its write failed for good;
 	// the session then takes the run down, so its end is counted a moment
 	// after the answer: wait for it.
-	got := metricstest.Scrape(t, m.Handler())
-	for deadline := time.Now().Add(10 * time.Second); got.Value("tack_runs_ended_total", "reason", "error") == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-		got = metricstest.Scrape(t, m.Handler())
-	}
+	got := eventually.Value(t, 10*time.Second, func() (metricstest.Scraped, error) {
+		got := metricstest.Scrape(t, m.Handler())
+		if got.Value("tack_runs_ended_total", "reason", "error") == 0 {
+			return got, errors.New("runs ended error: 0, want 1")
+		}
+		return got, nil
+	})
 	writes, failed := st.counts()
 	if failed != 5 {
 		t.Fatalf("the store failed %d writes, want 5", failed)

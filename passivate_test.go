@@ -16,6 +16,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/store/sqlite"
 )
 
@@ -38,12 +39,12 @@ func passiveRuntime(t *testing.T, d time.Duration) *tack.Runtime {
 // waitUnloaded polls until session id is no longer loaded.
 func waitUnloaded(t *testing.T, rt *tack.Runtime, id string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); rt.Loaded(id); {
-		if time.Now().After(deadline) {
-			t.Fatalf("session %s still loaded after 10 s", id)
+	eventually.Within(t, 10*time.Second, func() error {
+		if rt.Loaded(id) {
+			return fmt.Errorf("session %s still loaded", id)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // TestPassivationReleasesAndRestores: a quiet session leaves memory; the
@@ -176,10 +177,12 @@ func TestPassivationKeepsActorSubscribers(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"session_created", "events_lost", "agent_start", "agent_status", "agent_status", "agent_end"}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(c.types()) < len(want) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually.Within(t, 10*time.Second, func() error {
+		if got := c.types(); len(got) < len(want) {
+			return fmt.Errorf("subscriber got %v, want %v", got, want)
+		}
+		return nil
+	})
 	got := c.types()
 	if len(got) != len(want) {
 		t.Fatalf("subscriber got %v, want %v", got, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/store/postgres"
 	"github.com/tack-run/tack/store/postgres/pgtest"
@@ -198,17 +200,16 @@ func TestPostgresStopsMidRun(t *testing.T) {
 	// Back: the next prompt is taken (a few may still be refused while
 	// the pool reconnects) and runs to its end.
 	srv.run("start")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	eventually.Within(t, 20*time.Second, func() error {
 		_, err := s.Prompt(ctx, "three")
 		if err == nil {
-			break
+			return nil
 		}
-		if codeOf(err) != "store_failed" || time.Now().After(deadline) {
+		if codeOf(err) != "store_failed" { // a few are refused while the pool reconnects; nothing else
 			t.Fatalf("prompt once the server is back: %v", err)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return fmt.Errorf("prompt once the server is back: %w", err)
+	})
 	end, evs := f.next(t, "run three's end", isEnd)
 	committed(told, evs)
 	if end.GetAgentEnd().Reason != "completed" {

@@ -14,6 +14,7 @@ import (
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventstest"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
 	"github.com/tack-run/tack/tools"
@@ -305,20 +306,13 @@ func holdTool(name string, kind tools.Kind, g gate) tools.Tool {
 // failing after wait. It is for what no event announces (abandoned tools).
 func (h *harness) pollState(what string, ok func(*eventsv1.SessionState) bool) *eventsv1.SessionState {
 	h.t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(wait)
-	for {
+	return eventually.Value(h.t, wait, func() (*eventsv1.SessionState, error) {
 		st := h.state()
-		if ok(st) {
-			return st
+		if !ok(st) {
+			return nil, fmt.Errorf("get_state never showed %s; last: %v", what, st)
 		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			h.t.Fatalf("get_state never showed %s; last: %v", what, st)
-		}
-	}
+		return st, nil
+	})
 }
 
 // findType returns the first event of type name in evs, or nil.

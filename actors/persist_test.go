@@ -3,11 +3,13 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/approval"
@@ -193,16 +195,12 @@ func TestRestorePendingApproval(t *testing.T) {
 // waitStored polls the store until ok holds (writes are asynchronous).
 func waitStored(t *testing.T, st store.Store, ok func(*store.Snapshot) bool) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		if snap, err := st.Load(context.Background(), "s1"); err == nil && ok(snap) {
-			return
+	eventually.Within(t, wait, func() error {
+		if snap, err := st.Load(context.Background(), "s1"); err != nil || !ok(snap) {
+			return fmt.Errorf("the store never reached the expected state (load error %v)", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the store never reached the expected state")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // TestIdleSessionTrimsItsEvents: a session idle for IdleTrim keeps only
@@ -211,15 +209,11 @@ func TestIdleSessionTrimsItsEvents(t *testing.T) {
 	h := newHarness(t, `{"turns":[{"text":"a long enough answer","chunk_size":1}]}`, &Env{IdleTrim: 20 * time.Millisecond, IdleKeep: 4})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	last := h.waitFor("agent_end", 1).Seq
-	deadline := time.Now().Add(wait)
-	for {
+	eventually.Within(t, wait, func() error {
 		evs := h.ok(&eventsv1.Subscribe{Since: 0}).GetEvents().GetEvents()
 		if len(evs) == 5 && evs[0].GetEventsLost() != nil && evs[4].Seq == last {
-			return // events_lost, then the newest four
+			return nil // events_lost, then the newest four
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the buffer still holds %d events", len(evs))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return fmt.Errorf("the buffer still holds %d events", len(evs))
+	})
 }

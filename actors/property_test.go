@@ -18,6 +18,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/tools"
 )
@@ -547,10 +548,9 @@ func (p *prop) checkRequests(evs []*eventsv1.Event) {
 	// stream goroutine, which may not have called the provider yet: it
 	// will, with a cancelled context. Summary requests have no
 	// request_start; their compactions are over (compacted).
-	var reqs []*llm.Request
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+	reqs := eventually.Value(p.t, 5*time.Second, func() ([]*llm.Request, error) {
 		p.sent.mu.Lock()
-		reqs = slices.Clone(p.sent.reqs)
+		reqs := slices.Clone(p.sent.reqs)
 		p.sent.mu.Unlock()
 		reqs = slices.DeleteFunc(reqs, func(r *llm.Request) bool {
 			if r.System != SummarisePrompt {
@@ -561,10 +561,11 @@ func (p *prop) checkRequests(evs []*eventsv1.Event) {
 			}
 			return true
 		})
-		if len(reqs) >= len(starts) || time.Now().After(deadline) {
-			break
+		if len(reqs) < len(starts) {
+			return nil, fmt.Errorf("%d request_start events for %d requests", len(starts), len(reqs))
 		}
-	}
+		return reqs, nil
+	})
 	if len(starts) != len(reqs) {
 		p.t.Fatalf("%d request_start events for %d requests", len(starts), len(reqs))
 	}

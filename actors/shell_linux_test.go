@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -75,17 +77,10 @@ func TestShellAbortKillsProcessGroup(t *testing.T) {
 
 	// SIGKILL is immediate, but the kernel takes a moment to tear the
 	// processes down: poll, bounded.
-	deadline := time.Now().Add(2 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		members := groupMembers(t, pgid)
-		if len(members) == 0 {
-			break
+	eventually.Within(t, 2*time.Second, func() error {
+		if members := groupMembers(t, pgid); len(members) > 0 {
+			return fmt.Errorf("processes of group %d survived the abort: %q", pgid, members)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes of group %d survived the abort: %q", pgid, members)
-		}
-		<-tick.C
-	}
+		return nil
+	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/internal/otlptest"
 )
 
@@ -27,13 +29,13 @@ func TestServeOTLP(t *testing.T) {
 	call := caller(t, serveProcess(t, cmd), http.Header{"Traceparent": {"00-" + traceID + "-" + spanID + "-01"}})
 	call("POST", "/v1/sessions", `{"session":"x","script":{"turns":[{"text":"hi"}]}}`, 201)
 	call("POST", "/v1/sessions/x/prompt", `{"text":"hello"}`, 200)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(call("GET", "/v1/sessions/x", "", 200), `"state":"idle","model"`) || !strings.Contains(call("GET", "/v1/sessions/x/messages", "", 200), `"content":"hi"`) {
-		if time.Now().After(deadline) {
-			t.Fatal("no answer")
+	awaitMessages(t, call, "x", `"content":"hi"`, 10*time.Second)
+	eventually.Within(t, 10*time.Second, func() error {
+		if st := call("GET", "/v1/sessions/x", "", 200); !strings.Contains(st, `"state":"idle","model"`) {
+			return fmt.Errorf("the session is not idle: %s", st)
 		}
-		time.Sleep(10 * time.Millisecond) // polling
-	}
+		return nil
+	})
 	http.DefaultClient.CloseIdleConnections()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

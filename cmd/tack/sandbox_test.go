@@ -67,14 +67,7 @@ func TestServeSandboxEscapes(t *testing.T) {
 	}
 	call("POST", "/v1/sessions", `{"session":"a","script":{"turns":[{"tool_calls":[`+strings.Join(calls, ",")+`]},{"text":"done"}]}}`, 201)
 	call("POST", "/v1/sessions/a/prompt", `{"text":"get out"}`, 200)
-	deadline := time.Now().Add(60 * time.Second)
-	var msgs string
-	for msgs = call("GET", "/v1/sessions/a/messages", "", 200); !strings.Contains(msgs, `"content":"done"`); msgs = call("GET", "/v1/sessions/a/messages", "", 200) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not end: %s", msgs)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the server
-	}
+	msgs := awaitMessages(t, call, "a", `"content":"done"`, 60*time.Second)
 	if strings.Contains(msgs, secret) {
 		t.Fatalf("a secret leaked: %s", msgs)
 	}

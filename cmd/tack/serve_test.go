@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tack-run/tack/internal/eventually"
 )
 
 // serveProcess starts cmd, a tack serve, and returns the base URL its
@@ -33,6 +36,19 @@ func serveProcess(t *testing.T, cmd *exec.Cmd) string {
 	}
 	go io.Copy(io.Discard, r) // a full pipe would stop it at its next log line
 	return base
+}
+
+// awaitMessages asks the server of call for the messages of session until
+// they hold want, for up to d, and returns them.
+func awaitMessages(t *testing.T, call func(method, path, body string, status int) string, session, want string, d time.Duration) string {
+	t.Helper()
+	return eventually.Value(t, d, func() (string, error) {
+		msgs := call("GET", "/v1/sessions/"+session+"/messages", "", 200)
+		if !strings.Contains(msgs, want) {
+			return "", fmt.Errorf("no %s in the messages of %s yet: %s", want, session, msgs)
+		}
+		return msgs, nil
+	})
 }
 
 // caller returns call, which sends a request with header to base and
@@ -66,13 +82,7 @@ func TestServeSubprocess(t *testing.T) {
 		t.Fatalf("create: %s", got)
 	}
 	call("POST", "/v1/sessions/x/prompt", `{"text":"hello"}`, 200)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(call("GET", "/v1/sessions/x/messages", "", 200), `{"role":"assistant","content":"hi"}`) {
-		if time.Now().After(deadline) {
-			t.Fatal("no answer")
-		}
-		time.Sleep(10 * time.Millisecond) // polling
-	}
+	awaitMessages(t, call, "x", `{"role":"assistant","content":"hi"}`, 10*time.Second)
 	http.DefaultClient.CloseIdleConnections()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -159,15 +169,7 @@ func TestServeWithAuthGivesNoShell(t *testing.T) {
 			call("POST", "/v1/sessions", `{"session":"x","script":{"turns":[`+
 				`{"tool_calls":[{"name":"shell","args":{"command":"cat `+authFile+`; echo $TACK_JWT_SECRET"}}]},{"text":"done"}]}}`, 201)
 			call("POST", "/v1/sessions/x/prompt", `{"text":"go"}`, 200)
-			deadline := time.Now().Add(10 * time.Second)
-			msgs := ""
-			for !strings.Contains(msgs, `"content":"done"`) {
-				if time.Now().After(deadline) {
-					t.Fatalf("no answer: %s", msgs)
-				}
-				time.Sleep(10 * time.Millisecond) // polling
-				msgs = call("GET", "/v1/sessions/x/messages", "", 200)
-			}
+			msgs := awaitMessages(t, call, "x", `"content":"done"`, 10*time.Second)
 			if !strings.Contains(msgs, `unknown tool \"shell\"`) || strings.Contains(msgs, "hunter2") || strings.Contains(msgs, "tk_bob") {
 				t.Fatalf("bob's shell call: %s", msgs)
 			}

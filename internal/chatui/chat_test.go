@@ -3,6 +3,7 @@ package chatui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
 )
 
 // lineTerm feeds lines to a Chat, one at a time: the next once the
@@ -80,13 +82,12 @@ func TestChatControlCommands(t *testing.T) {
 	}
 	for _, want := range wants {
 		term.next <- struct{}{}
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(term.output(), want) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the chat never printed %q; it printed %q", want, term.output())
+		eventually.Within(t, 10*time.Second, func() error {
+			if out := term.output(); !strings.Contains(out, want) {
+				return fmt.Errorf("the chat never printed %q; it printed %q", want, out)
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)

@@ -1,12 +1,15 @@
 package workers
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/tack-run/tack/internal/eventually"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -50,16 +53,13 @@ func TestWorkerIsReused(t *testing.T) {
 	first := <-ids
 	// The worker is idle once it waits on the channel; hand over until a
 	// function lands on it (the first send may race its return to the loop).
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	eventually.Within(t, 5*time.Second, func() error {
 		p.Go(func() { ids <- goid() })
-		if <-ids == first {
-			break
+		if <-ids != first {
+			return errors.New("no function ran on the idle worker")
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no function ran on the idle worker")
-		}
-	}
+		return nil
+	})
 	// goleak (TestMain) fails the package if the worker outlives its idle
 	// time.
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/builtin"
 	"github.com/tack-run/tack/server/auth"
@@ -155,18 +156,14 @@ func (ts *testServer) must(method, path, token, body string, status int) string 
 // waitState polls get_state until the session is in state.
 func (ts *testServer) waitState(path, token, state string) map[string]any {
 	ts.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	return eventually.Value(ts.t, 5*time.Second, func() (map[string]any, error) {
 		var st map[string]any
 		_ = json.Unmarshal([]byte(ts.must("GET", path, token, "", 200)), &st)
-		if st["state"] == state && (state != "idle" || st["run_id"] == nil) {
-			return st
+		if st["state"] != state || state == "idle" && st["run_id"] != nil {
+			return nil, fmt.Errorf("%s stayed %v, want %s", path, st["state"], state)
 		}
-		if time.Now().After(deadline) {
-			ts.t.Fatalf("%s stayed %v, want %s", path, st["state"], state)
-		}
-		time.Sleep(5 * time.Millisecond) // polling, not asserting
-	}
+		return st, nil
+	})
 }
 
 // stream is an open event stream.

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/internal/eventually"
 )
 
 // Scripts of the scenarios' session "s", owned by alice.
@@ -163,13 +165,12 @@ func TestScenarios(t *testing.T) {
 func (ts *testServer) hold() {
 	ts.t.Helper()
 	ts.must("POST", "/v1/sessions/s/prompt", aliceToken, `{"text":"go"}`, 200)
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(ts.must("GET", "/v1/sessions/s", aliceToken, "", 200), `"approval_id":"ap-1"`) {
-		if time.Now().After(deadline) {
-			ts.t.Fatal("no approval pending")
+	eventually.Within(ts.t, 5*time.Second, func() error {
+		if !strings.Contains(ts.must("GET", "/v1/sessions/s", aliceToken, "", 200), `"approval_id":"ap-1"`) {
+			return errors.New("no approval pending")
 		}
-		time.Sleep(5 * time.Millisecond) // polling
-	}
+		return nil
+	})
 }
 
 func (sc scenario) run(t *testing.T) {
@@ -254,24 +255,23 @@ func TestMessagesAllOverHTTP(t *testing.T) {
 	for _, p := range []string{"p1", "p2"} {
 		ts.must("POST", "/v1/sessions/c/prompt", "", `{"text":"`+p+`"}`, 200)
 		ts.waitState("/v1/sessions/c", "", "idle")
-		for deadline := time.Now().Add(5 * time.Second); !strings.Contains(ts.must("GET", "/v1/sessions/c/messages", "", "", 200), `"a`+p[1:]+`"`); {
-			if time.Now().After(deadline) {
-				t.Fatalf("the answer to %s was not committed", p)
+		eventually.Within(t, 5*time.Second, func() error {
+			if !strings.Contains(ts.must("GET", "/v1/sessions/c/messages", "", "", 200), `"a`+p[1:]+`"`) {
+				return fmt.Errorf("the answer to %s was not committed", p)
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	ts.must("POST", "/v1/sessions/c/compact", "", `{}`, 200)
 	want := `{"messages":[{"role":"user","content":"p1","compacted":true},{"role":"assistant","content":"a1","compacted":true},` +
 		`{"role":"user","content":"[Summary of the earlier conversation]\np1 was answered.","summary":true},` +
 		`{"role":"user","content":"p2"},{"role":"assistant","content":"a2"}]}`
-	var got string
-	for deadline := time.Now().Add(5 * time.Second); got != want; got = ts.must("GET", "/v1/sessions/c/messages?all=true", "", "", 200) {
-		if time.Now().After(deadline) {
-			t.Fatalf("GET messages?all=true:\n got: %s\nwant: %s", got, want)
+	eventually.Within(t, 5*time.Second, func() error {
+		if got := ts.must("GET", "/v1/sessions/c/messages?all=true", "", "", 200); got != want {
+			return fmt.Errorf("GET messages?all=true:\n got: %s\nwant: %s", got, want)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 	if got := ts.must("GET", "/v1/sessions/c/messages?all=false", "", "", 200); strings.Contains(got, "compacted") {
 		t.Fatalf("all=false shows compacted messages: %s", got)
 	}

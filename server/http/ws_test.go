@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/tack-run/tack/internal/eventually"
 )
 
 // wsClient is a WebSocket client of the test server that reads every
@@ -444,13 +446,12 @@ func TestWSPeerThatDoesNotPongIsDropped(t *testing.T) {
 	ts := start(t, nil, WithKeepAlive(50*time.Millisecond))
 	ts.must("POST", "/v1/sessions", "", idleSession, 201)
 	c := ts.dialWS("ws"+strings.TrimPrefix(ts.url, "http")+"/v1/sessions/s/ws", "", false, nil)
-	deadline := time.Now().Add(5 * time.Second)
-	for ts.srv.sockets.open() != 0 || !c.dropped() {
-		if time.Now().After(deadline) {
-			t.Fatal("the server kept the socket")
+	eventually.Within(t, 5*time.Second, func() error {
+		if ts.srv.sockets.open() != 0 || !c.dropped() {
+			return errors.New("the server kept the socket")
 		}
-		time.Sleep(10 * time.Millisecond) // polling
-	}
+		return nil
+	})
 }
 
 // dropped reads what is left: true when the connection is gone.

@@ -1,6 +1,8 @@
 package remote_test
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -95,11 +98,12 @@ func TestRemoteResumeAfterReconnect(t *testing.T) {
 
 	// Meanwhile, a second run.
 	c.reply(t, s, &eventsv1.Prompt{Text: "second"})
-	for deadline := time.Now().Add(wait); c.state(t, s).MessageCount != 4; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the second run did not end")
+	eventually.Within(t, wait, func() error {
+		if n := c.state(t, s).MessageCount; n != 4 {
+			return fmt.Errorf("the second run did not end: %d messages", n)
 		}
-	}
+		return nil
+	})
 	resumed := c.subscribe(t, s, last)
 	missed := resumed.until(t, "agent_end")
 	consecutive(t, missed, last+1)
@@ -173,15 +177,13 @@ func TestRemoteErrors(t *testing.T) {
 	// connection, not the node its life: the next request connects again.
 	c.sys.Root.Send(s, unknownMessage(t))
 	n.WaitLog(t, "dropped a remote connection")
-	var st *eventsv1.SessionState
-	for deadline := time.Now().Add(wait); st == nil; {
+	st := eventually.Value(t, wait, func() (*eventsv1.SessionState, error) {
 		res, err := c.sys.Root.RequestFuture(s, &eventsv1.GetState{}, time.Second).Result()
-		if r, ok := res.(*eventsv1.Reply); ok && err == nil {
-			st = r.GetState()
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the node does not answer after an unknown message: %v", err)
+		if r, ok := res.(*eventsv1.Reply); ok && err == nil && r.GetState() != nil {
+			return r.GetState(), nil
 		}
-	}
+		return nil, fmt.Errorf("the node does not answer after an unknown message: %v", err)
+	})
 	if st.State != "idle" {
 		t.Fatalf("after an unknown message: %v", st)
 	}
@@ -228,11 +230,12 @@ func TestRemotePassivation(t *testing.T) {
 	sub := c.subscribe(t, s, 0, "agent_end", "events_lost")
 	c.reply(t, s, &eventsv1.Prompt{Text: "first"})
 	end := sub.next(t)
-	for deadline := time.Now().Add(wait); c.listLoaded(t, "p1"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("not passivated")
+	eventually.Within(t, wait, func() error {
+		if c.listLoaded(t, "p1") {
+			return errors.New("not passivated")
 		}
-	}
+		return nil
+	})
 	c.reply(t, s, &eventsv1.Prompt{Text: "second"})
 	lost, end2 := sub.next(t), sub.next(t)
 	wantTypes(t, []*eventsv1.Event{lost, end2}, "events_lost", "agent_end")

@@ -3,6 +3,7 @@ package a2a_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/server/a2aserver"
 	"github.com/tack-run/tack/server/agentrun/agentruntest"
 	"github.com/tack-run/tack/tools"
@@ -153,31 +155,28 @@ func TestRemoteInputRequired(t *testing.T) {
 // a history (its contents) that done accepts.
 func waitRemote(t *testing.T, rt *tack.Runtime, done func(msgs []string) bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	eventually.Within(t, 5*time.Second, func() error {
 		ids := rt.Sessions()
-		if len(ids) == 1 {
-			s, err := rt.Session(ids[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := s.State(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var msgs []string
-			for _, m := range agentruntest.Messages(t, rt, ids[0]) {
-				msgs = append(msgs, m.Content)
-			}
-			if st.GetState() == "idle" && len(st.GetPendingApprovals()) == 0 && done(msgs) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the remote session: %s, pending %v, history %q", st.GetState(), st.GetPendingApprovals(), msgs)
-			}
+		if len(ids) != 1 {
+			return fmt.Errorf("the remote runtime has sessions %q, want one", ids)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		s, err := rt.Session(ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.State(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, m := range agentruntest.Messages(t, rt, ids[0]) {
+			msgs = append(msgs, m.Content)
+		}
+		if st.GetState() != "idle" || len(st.GetPendingApprovals()) > 0 || !done(msgs) {
+			return fmt.Errorf("the remote session: %s, pending %v, history %q", st.GetState(), st.GetPendingApprovals(), msgs)
+		}
+		return nil
+	})
 }
 
 // TestConfig: bad entries are errors naming the entry.

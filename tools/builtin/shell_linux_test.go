@@ -5,6 +5,7 @@ package builtin_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
 )
@@ -91,17 +93,12 @@ func TestShellCancelKillsProcessGroup(t *testing.T) {
 		t.Fatal("cancelled shell did not return within 10 s")
 	}
 
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		left := groupMembers(t, pgid)
-		if len(left) == 0 {
-			return
+	eventually.Within(t, 2*time.Second, func() error { // real processes: poll the kernel
+		if left := groupMembers(t, pgid); len(left) > 0 {
+			return fmt.Errorf("processes %v of group %d survived the cancel", left, pgid)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v of group %d survived the cancel", left, pgid)
-		}
-		time.Sleep(10 * time.Millisecond) // real processes: poll the kernel
-	}
+		return nil
+	})
 }
 
 func TestShellBackgroundHoldsOutput(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/tools/sandbox"
 )
 
@@ -325,7 +326,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	done()
-	waitFor(t, func() bool { return count("sleep\x00876543") == 2 })
+	waitCount(t, "sleep\x00876543", 2)
 	cancel()
 	_ = cmd.Wait()
 	waitGone(t, "sleep\x00876543")
@@ -360,17 +361,17 @@ func count(s string) int {
 // waitGone waits until no process's command line holds s.
 func waitGone(t *testing.T, s string) {
 	t.Helper()
-	waitFor(t, func() bool { return count(s) == 0 })
+	waitCount(t, s, 0)
 }
 
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, cond func() bool) {
+// waitCount waits up to 10 s until n processes' command lines hold s
+// (polling /proc: there is nothing to wait on).
+func waitCount(t *testing.T, s string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
+	eventually.Within(t, 10*time.Second, func() error {
+		if got := count(s); got != n {
+			return fmt.Errorf("%d processes' command lines hold %q, want %d", got, s, n)
 		}
-		time.Sleep(10 * time.Millisecond) // polling /proc: nothing to wait on
-	}
+		return nil
+	})
 }

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/internal/tacknode"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
@@ -48,11 +48,12 @@ func TestClusterRegistries(t *testing.T) {
 			tc.loadedOn(t, id)
 			survivors := slices.DeleteFunc(tc.ids(), func(id string) bool { return id == dead })
 			slices.Sort(survivors)
-			for deadline := time.Now().Add(wait); !slices.Equal(tc.view((host+1)%3), survivors) || !slices.Equal(tc.view((host+2)%3), survivors); time.Sleep(50 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the survivors' views %q and %q, want %q", tc.view((host+1)%3), tc.view((host+2)%3), survivors)
+			eventually.Within(t, wait, func() error {
+				if a, b := tc.view((host+1)%3), tc.view((host+2)%3); !slices.Equal(a, survivors) || !slices.Equal(b, survivors) {
+					return fmt.Errorf("the survivors' views %q and %q, want %q", a, b, survivors)
 				}
-			}
+				return nil
+			})
 		})
 	}
 }
@@ -87,15 +88,12 @@ func secondTurn(t *testing.T, m *tacknode.Node, id string) {
 // in its history.
 func waitState(t *testing.T, pid *actor.PID, state string, messages int32) {
 	t.Helper()
-	for deadline := time.Now().Add(3 * wait); ; time.Sleep(20 * time.Millisecond) {
-		st := request(t, pid, &eventsv1.GetState{}).GetState()
-		if st.State == state && st.MessageCount == messages {
-			return
+	eventually.Within(t, 3*wait, func() error {
+		if st := request(t, pid, &eventsv1.GetState{}).GetState(); st.State != state || st.MessageCount != messages {
+			return fmt.Errorf("session at %s is %s with %d messages, want %s with %d", pid, st.State, st.MessageCount, state, messages)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("session at %s is %s with %d messages, want %s with %d", pid, st.State, st.MessageCount, state, messages)
-		}
-	}
+		return nil
+	})
 }
 
 // loadedOn is the index of the member session id is loaded on, asked of
@@ -142,17 +140,17 @@ func startEtcd(t *testing.T) (string, *os.Process) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	for deadline := time.Now().Add(wait); ; time.Sleep(50 * time.Millisecond) {
-		if r, err := http.Get(clientURL + "/health"); err == nil {
-			r.Body.Close()
-			if r.StatusCode == http.StatusOK {
-				break
-			}
+	eventually.Within(t, wait, func() error {
+		r, err := http.Get(clientURL + "/health")
+		if err != nil {
+			return fmt.Errorf("etcd did not come up: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("etcd did not come up")
+		r.Body.Close()
+		if r.StatusCode != http.StatusOK {
+			return fmt.Errorf("etcd did not come up: %s", r.Status)
 		}
-	}
+		return nil
+	})
 
 	return clientURL, cmd.Process
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/internal/tacknode"
 	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
@@ -116,27 +118,24 @@ func (tc *testCluster) view(i int) []string {
 // any stall, kill or outage, whatever route it took there.
 func (tc *testCluster) converged(t *testing.T, d time.Duration) {
 	t.Helper()
-	var views [][]string
-	for deadline := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
+	eventually.Within(t, d, func() error {
 		want := make([]string, len(tc.members))
 		for i := range tc.members {
 			want[i] = tc.id(i)
 		}
 		slices.Sort(want)
-		views = views[:0]
+		var views [][]string
 		agree := true
 		for i := range tc.members {
 			v := tc.view(i)
 			views = append(views, v)
 			agree = agree && slices.Equal(v, want)
 		}
-		if agree {
-			return
+		if !agree {
+			return fmt.Errorf("the members' views %q did not come to the members %q", views, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the members' views %q did not come to the members %q", views, want)
-		}
-	}
+		return nil
+	})
 }
 
 // start starts member i (again).
@@ -181,11 +180,12 @@ func (tc *testCluster) host(t *testing.T, id string) int {
 // waitMembers waits until the client sees n members.
 func waitMembers(t *testing.T, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(wait); client.Members() != n; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the client sees %d members, want %d", client.Members(), n)
+	eventually.Within(t, wait, func() error {
+		if got := client.Members(); got != n {
+			return fmt.Errorf("the client sees %d members, want %d", got, n)
 		}
-	}
+		return nil
+	})
 }
 
 // sessionID is a fresh session id.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
@@ -83,11 +84,12 @@ func TestClusterJepsen(t *testing.T) {
 	// Twice: once some prompts got through, kill the session's member and
 	// start it again.
 	for round, from := 1, int32(0); round <= 2; round++ {
-		for deadline := time.Now().Add(3 * wait); acks.Load() < from+workers*each/4; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("round %d: only %d prompts accepted", round, acks.Load())
+		eventually.Within(t, 3*wait, func() error {
+			if n := acks.Load(); n < from+workers*each/4 {
+				return fmt.Errorf("round %d: only %d prompts accepted", round, n)
 			}
-		}
+			return nil
+		})
 		from = acks.Load()
 		host := tc.host(t, id)
 		tc.member(host).Kill()
@@ -98,17 +100,13 @@ func TestClusterJepsen(t *testing.T) {
 	wg.Wait()
 
 	// Let the session settle: idle, and every run told.
-	var st *eventsv1.SessionState
-	for deadline := time.Now().Add(3 * wait); ; time.Sleep(50 * time.Millisecond) {
+	st := eventually.Value(t, 3*wait, func() (*eventsv1.SessionState, error) {
 		r, err := join.Reply(within(t, wait), client, id, &eventsv1.GetState{})
-		if err == nil && r.GetState().State == "idle" {
-			st = r.GetState()
-			break
+		if err != nil || r.GetState().State != "idle" {
+			return nil, fmt.Errorf("the session did not settle: %v %v", r, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the session did not settle: %v %v", r, err)
-		}
-	}
+		return r.GetState(), nil
+	})
 	r, err := join.Reply(within(t, wait), client, id, &eventsv1.GetMessages{All: true})
 	if err != nil {
 		t.Fatal(err)

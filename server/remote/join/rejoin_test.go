@@ -1,12 +1,13 @@
 package join_test
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/store/postgres/pgtest"
 )
 
@@ -73,11 +74,12 @@ func registryOutage(t *testing.T, tc *testCluster, stop, resume func()) {
 	}
 	resume()
 	// No member keeps a registration that lapsed: each joins again.
-	for deadline := time.Now().Add(3 * wait); slices.ContainsFunc(tc.ids(), func(id string) bool { return slices.Contains(before, id) }); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("members %q after the registry was away past their registrations, %q before: one kept its registration", tc.ids(), before)
+	eventually.Within(t, 3*wait, func() error {
+		if ids := tc.ids(); slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(before, id) }) {
+			return fmt.Errorf("members %q after the registry was away past their registrations, %q before: one kept its registration", ids, before)
 		}
-	}
+		return nil
+	})
 	tc.converged(t, 3*wait)
 	secondTurn(t, tc.member(1), id)
 	tc.loadedOn(t, id)
@@ -127,13 +129,15 @@ func stallAndRejoin(t *testing.T, tc *testCluster) {
 	stalled, old := tc.member(host), tc.id(host)
 	other := (host + 1) % 3
 	stalled.Pause()
-	for deadline := time.Now().Add(3 * wait); slices.Contains(tc.view(other), old); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			stalled.Resume()
-			t.Fatalf("member %d still sees the stalled member %s: %q", other, old, tc.view(other))
-		}
-	}
-	stalled.Resume()
+	func() {
+		defer stalled.Resume() // also when the wait fails the test
+		eventually.Within(t, 3*wait, func() error {
+			if v := tc.view(other); slices.Contains(v, old) {
+				return fmt.Errorf("member %d still sees the stalled member %s: %q", other, old, v)
+			}
+			return nil
+		})
+	}()
 	tc.converged(t, 3*wait)
 	if tc.id(host) == old {
 		t.Fatalf("the stalled member is back under its old id %s", old)
