@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/proto"
 
+	"github.com/tack-run/tack/actors/history"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
@@ -79,24 +79,10 @@ func (s *session) awaitCompaction() bool {
 	return true
 }
 
-// compactCut is how many of the oldest messages a compaction replaces:
-// all but the newest keep, moved back to a turn boundary (the first
-// message kept is never a tool result). 0 means nothing to compact.
-func (s *session) compactCut() int {
-	cut := len(s.history) - s.spec.Context.Keep()
-	for cut > 0 && s.history[min(cut, len(s.history)-1)].Role == llm.RoleTool && cut < len(s.history) {
-		cut--
-	}
-	if cut == 1 && s.history[0].Summary {
-		return 0 // only the summary of the last compaction
-	}
-	return max(cut, 0)
-}
-
 // startCompaction sends the summary request, unless there is nothing to
 // compact; it reports whether it did.
 func (s *session) startCompaction(overflow bool) bool {
-	cut := s.compactCut()
+	cut := s.hist.CompactCut(s.spec.Context.Keep())
 	if cut == 0 {
 		return false
 	}
@@ -115,8 +101,8 @@ func (s *session) startCompaction(overflow bool) bool {
 	req := &llm.Request{
 		Model:       model.ID,
 		System:      SummarisePrompt,
-		Messages:    []*llm.Message{llm.UserMessage(transcript(s.history[:cut]))},
-		CallsBefore: s.callsOutside() + countCalls(s.history),
+		Messages:    []*llm.Message{llm.UserMessage(transcript(s.hist.Messages()[:cut]))},
+		CallsBefore: s.hist.CallsOutside() + history.CountCalls(s.hist.Messages()),
 	}
 	root, self, n, p := s.root, s.self, s.compactions, model.Provider
 	go func() {
@@ -161,36 +147,19 @@ func (s *session) compactionDone(m *compactDone) {
 // applySummary asks before_compact, then replaces history[:cut] with the
 // summary; it returns how many messages it replaced (0 when vetoed).
 func (s *session) applySummary(cut int, summary string) int {
-	out := s.hook(&plugins.Event{Hook: plugins.BeforeCompact, Messages: s.history[:cut], Text: summary})
+	out := s.hook(&plugins.Event{Hook: plugins.BeforeCompact, Messages: s.hist.Messages()[:cut], Text: summary})
 	if out.Stop != nil {
 		return 0
 	}
 	if out.Summary != "" {
 		summary = out.Summary
 	}
-	msg := &llm.Message{Role: llm.RoleUser, Content: SummaryPrefix + summary, Summary: true}
-	s.keepBefore() // what a failed write goes back to
-	archived := s.compactRolled(cut)
-	s.archive = append(s.archive, archived...)
-	s.archivedCalls += countCalls(archived)
-	s.base += len(archived)
-	s.history = append([]*llm.Message{msg}, s.history[cut:]...)
-	s.checked = 0
+	s.hist.Compact(cut, &llm.Message{Role: llm.RoleUser, Content: SummaryPrefix + summary, Summary: true})
+	if s.run != nil {
+		s.run.ctl.from = max(s.run.ctl.from-cut+1, 1)
+	}
 	s.touch()
 	return cut
-}
-
-// allMessages is every message ever committed, in order: the archive,
-// marked compacted, then the working history with what rollbacks took
-// out in its places, marked rolled back.
-func (s *session) allMessages() []*llm.Message {
-	out := make([]*llm.Message, 0, len(s.archive)+len(s.history)+s.rolledCount())
-	for _, m := range s.archive {
-		c := proto.Clone(m).(*llm.Message)
-		c.Compacted = true
-		out = append(out, c)
-	}
-	return append(out, s.storedView()...)
 }
 
 // transcript renders messages as plain text for the summary request.

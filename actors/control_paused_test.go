@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tack-run/tack/actors/history"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
@@ -176,9 +177,9 @@ func TestControlRollbackStored(t *testing.T) {
 	if got := contents(snap.Messages); !slices.Equal(got, want) || !slices.Equal(marks, []bool{true, true, true, true, false, false}) {
 		t.Fatalf("stored %q, rolled back %v", got, marks)
 	}
-	history, spans := splitRolled(snap.Messages)
-	if got := contents(history); !slices.Equal(got, want[4:]) || len(spans) != 1 || spans[0].at != 0 || len(spans[0].msgs) != 4 {
-		t.Errorf("split: history %q, spans %v", got, spans)
+	restored := history.Restore(snap.Messages, 0)
+	if got, all := contents(restored.Messages()), contents(restored.All()); !slices.Equal(got, want[4:]) || !slices.Equal(all, want) {
+		t.Errorf("restored: working history %q, all %q", got, all)
 	}
 }
 

@@ -33,7 +33,7 @@ type Exported struct {
 // exportPoint answers ExportPoint.
 func (s *session) exportPoint(ctx actor.Context) {
 	st := s.state()
-	ctx.Respond(&Exported{Config: s.spec.Stored, Messages: s.allMessages(), Todos: st.Todos, Title: st.Title,
+	ctx.Respond(&Exported{Config: s.spec.Stored, Messages: s.hist.All(), Todos: st.Todos, Title: st.Title,
 		Usage: st.Usage, SubagentUsage: st.SubagentUsage})
 }
 

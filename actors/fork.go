@@ -48,15 +48,16 @@ type Fork struct {
 
 // forkPoint answers ForkPoint.
 func (s *session) forkPoint(ctx actor.Context, m *ForkPoint) {
-	if m.Index < 0 || m.Index > len(s.history) {
+	msgs := s.hist.Messages()
+	if m.Index < 0 || m.Index > len(msgs) {
 		ctx.Respond(&eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeBadRequest,
-			Message: fmt.Sprintf("index %d is out of range: the history has %d messages", m.Index, len(s.history))}})
+			Message: fmt.Sprintf("index %d is out of range: the history has %d messages", m.Index, len(msgs))}})
 		return
 	}
-	n := TurnBoundary(s.history, m.Index)
+	n := TurnBoundary(msgs, m.Index)
 	ctx.Respond(&ForkSource{
 		Config: s.spec.Stored,
-		Fork:   Fork{From: s.spec.ID, Index: n, Messages: slices.Clone(s.history[:n])},
+		Fork:   Fork{From: s.spec.ID, Index: n, Messages: slices.Clone(msgs[:n])},
 	})
 }
 
@@ -81,7 +82,7 @@ func (s *session) startFork() {
 	}
 	s.spec.Fork = nil
 	s.touch()
-	s.history = slices.Clone(f.Messages)
+	s.hist.Fork(f.Messages)
 	s.restoreTitle()
 	s.emit(&eventsv1.SessionForked{FromSession: f.From, Index: int32(f.Index)})
 }

@@ -152,7 +152,7 @@ func (s *session) finishHook() (handled bool) {
 
 // requestHook asks before_request; it reports whether the request may go.
 func (s *session) requestHook() bool {
-	out := s.hook(&plugins.Event{Hook: plugins.BeforeRequest, Messages: s.history})
+	out := s.hook(&plugins.Event{Hook: plugins.BeforeRequest, Messages: s.hist.Messages()})
 	d := out.Stop
 	if d == nil {
 		return true

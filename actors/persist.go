@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/tack-run/tack/actors/history"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -63,19 +64,12 @@ type persistence struct {
 	inflight   bool // a write is under way
 	dirtyAfter bool // changes since the write in flight started
 	// probe asks flush for a try at the store without holding events.
-	probe     bool
-	failures  int       // writes failed in a row
-	outbox    []outItem // what waits, in order
-	upTo      int       // outbox items the write in flight releases
-	saved     int       // messages of the history stored
-	savedBase int       // the history's start as stored
-	// before is the history as it was before a compaction or a rollback
-	// the store does not hold yet: what a failed write goes back to.
-	before *rewind
-	// savedRollbacks is the rollbacks the store holds.
-	savedRollbacks uint64
-	savedSeq       uint64 // event sequence stored
-	savedTitle     string // title stored
+	probe      bool
+	failures   int       // writes failed in a row
+	outbox     []outItem // what waits, in order
+	upTo       int       // outbox items the write in flight releases
+	savedSeq   uint64    // event sequence stored
+	savedTitle string    // title stored
 	// kept is the volatile state as stored: what a failed write falls back to.
 	kept *store.Volatile
 	// down is the error of the write that failed for good; nil while the
@@ -85,19 +79,14 @@ type persistence struct {
 	held []heldCommand
 }
 
-// stored acknowledges a write: count messages are durable, and seq, and
-// the volatile state kept.
+// stored acknowledges a write: what it carried of the history is
+// durable, and seq, and the volatile state kept.
 type stored struct {
 	err   error
-	count int
-	base  int
-	// rolled and rollbacks are the session's rolled-back messages and
-	// rollbacks when the write started.
-	rolled    int
-	rollbacks uint64
-	seq       uint64
-	title     string
-	kept      *store.Volatile
+	hist  history.Write
+	seq   uint64
+	title string
+	kept  *store.Volatile
 }
 
 // rewrite asks for another try at a write that failed.
@@ -155,25 +144,21 @@ func (s *session) write() {
 	if !probe {
 		s.p.gate = true
 	}
-	b := s.batch()
-	if s.p.down != nil || s.rewritePending() {
-		// A write that failed may have landed all the same (a commit whose
-		// answer was lost): the first write after it replaces the history,
-		// so the store holds exactly what the session does. A compaction
-		// writes the history anew from its start, in the same way.
-		b.From, b.Messages, b.Rewrite, b.HistoryStart = s.base, s.storedView(), true, s.base
-	}
+	// A write that failed may have landed all the same (a commit whose
+	// answer was lost): the first write after it replaces the history, so
+	// the store holds exactly what the session does. A compaction or a
+	// rollback writes the history anew from its start, in the same way.
+	w := s.hist.Pending(s.p.down != nil)
+	b := s.batch(w)
 	s.p.inflight, s.p.upTo, s.p.dirtyAfter = true, len(s.p.outbox), false
-	st, id, root, self, obs, base := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer(), s.base
-	rolled, rollbacks := s.rolledCount(), s.rollbacks
+	st, id, root, self, obs := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		start := time.Now()
 		err := st.Apply(ctx, id, b)
 		obs.StoreWrite(time.Since(start), err)
 		cancel()
-		root.Send(self, &stored{err: err, count: b.From + len(b.Messages), base: base, rolled: rolled, rollbacks: rollbacks,
-			seq: b.EventSeq, title: b.Title, kept: b.Volatile})
+		root.Send(self, &stored{err: err, hist: w, seq: b.EventSeq, title: b.Title, kept: b.Volatile})
 	}()
 }
 
@@ -192,11 +177,8 @@ func (s *session) stored(m *stored) {
 		return
 	}
 	s.p.failures = 0
-	s.p.saved, s.p.savedBase, s.p.savedSeq, s.p.kept = m.count-m.base-m.rolled, m.base, m.seq, m.kept
-	s.p.savedRollbacks = m.rollbacks
-	if !s.rewritePending() {
-		s.p.before = nil
-	}
+	s.hist.Stored(m.hist)
+	s.p.savedSeq, s.p.kept = m.seq, m.kept
 	if m.title != "" {
 		s.p.savedTitle = m.title
 	}
@@ -321,15 +303,8 @@ func (s *session) rollback(dropped []outItem) {
 			s.trimLater()
 		}
 	}
-	if s.rewritePending() { // a compaction or a rollback the store does not hold
-		s.history, s.rolled, s.base = s.p.before.history, s.p.before.rolled, s.p.savedBase
-		s.rollbacks = s.p.savedRollbacks
-		s.archive = slices.Clip(s.archive[:s.base])
-		s.archivedCalls, s.p.before, s.checked = countCalls(s.archive), nil, 0
-	}
-	s.history = slices.Clip(s.history[:s.p.saved]) // a cancelled request may still read the old tail
+	s.hist.Revert()
 	s.restoreTitle()
-	s.checked = min(s.checked, s.p.saved)
 	kept := s.p.kept
 	if kept == nil {
 		kept = &store.Volatile{}
@@ -340,7 +315,10 @@ func (s *session) rollback(dropped []outItem) {
 	for _, r := range kept.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}
-	s.closeCalls()
+	// The calls of the last assistant message that have no result are
+	// answered, so the history stays valid for the provider; the answers
+	// are stored with the next write, and no event tells them.
+	s.hist.CloseCalls(interruptedByStore)
 }
 
 // told reports whether the start of run id reached subscribers, that is,
@@ -352,27 +330,6 @@ func told(dropped []outItem, id string) bool {
 // interruptedByStore is the result of a call whose result was lost with a
 // failed write.
 const interruptedByStore = "interrupted: the store failed"
-
-// closeCalls answers the calls of the last assistant message that have no
-// result after a rollback, so the history stays valid for the provider.
-// The answers are stored with the next write; no event tells them.
-func (s *session) closeCalls() {
-	ai := lastAssistant(s.history)
-	if ai < 0 {
-		return
-	}
-	answered := map[string]bool{}
-	for _, m := range s.history[ai+1:] {
-		if m.Role == "tool" {
-			answered[m.ToolCallId] = true
-		}
-	}
-	for _, tc := range s.history[ai].ToolCalls {
-		if !answered[tc.Id] {
-			s.history = append(s.history, llm.ToolResultMessage(tc.Id, interruptedByStore, true))
-		}
-	}
-}
 
 // holdWhileDown holds a command that would need a write while the session
 // is down, and asks for a try at the store: the command goes through if
@@ -414,8 +371,9 @@ func (s *session) resend() {
 // codeStoreFailed is the code of the error event for a failed write.
 const codeStoreFailed = "store_failed"
 
-// batch is everything not yet stored, and the volatile state as a whole.
-func (s *session) batch() *store.Batch {
+// batch is everything not yet stored — w of the history — and the
+// volatile state as a whole.
+func (s *session) batch(w history.Write) *store.Batch {
 	seq := s.log.LastSeq()
 	for _, it := range s.p.outbox {
 		if it.ev != nil {
@@ -424,12 +382,16 @@ func (s *session) batch() *store.Batch {
 	}
 	b := &store.Batch{
 		Owner:    s.env.Node,
-		From:     s.base + s.rolledCount() + s.p.saved,
-		Messages: slices.Clone(s.history[min(s.p.saved, len(s.history)):]), // a rewrite replaces it when the history shrank
+		From:     w.From,
+		Messages: w.Messages,
+		Rewrite:  w.Rewrite,
 		State:    string(s.machine.Current()),
 		Usage:    s.usage.proto(),
 		EventSeq: seq,
 		Volatile: s.volatile(),
+	}
+	if w.Rewrite {
+		b.HistoryStart = w.From
 	}
 	if s.title != s.p.savedTitle {
 		b.Title = s.title
@@ -518,11 +480,8 @@ func (s *session) publish(ev *eventsv1.Event) {
 // shows the session as it is now.
 func (s *session) recover(snap *store.Snapshot) {
 	v := snap.Volatile
-	start := min(snap.HistoryStart, len(snap.Messages))
-	s.archive = slices.Clip(snap.Messages[:start])
-	s.history, s.rolled = splitRolled(snap.Messages[start:])
-	s.base, s.archivedCalls = start, countCalls(s.archive)
-	s.p.saved, s.p.savedBase, s.p.savedSeq = len(s.history), start, snap.EventSeq
+	s.hist = history.Restore(snap.Messages, snap.HistoryStart)
+	s.p.savedSeq = snap.EventSeq
 	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
 	s.restoreTitle()
 	s.prompts, s.steering, s.todos = v.PromptQueue, v.SteeringQueue, v.Todos
@@ -550,7 +509,7 @@ func (s *session) recover(snap *store.Snapshot) {
 	if held {
 		s.run = newRun(s.runs, v.RunID)
 		s.run.batch = b
-		s.run.ctl.from = recoveredFrom(s.history)
+		s.run.ctl.from = recoveredFrom(s.hist.Messages())
 		s.emit(rec)
 		s.commitSettled(b)
 		s.restartTimers(b)
@@ -594,12 +553,13 @@ const EndInterrupted = "interrupted"
 // again, the rest are answered "interrupted: process restarted". It
 // returns nil when nothing is open, and the number of calls interrupted.
 func (s *session) openBatch(v store.Volatile) (*batch, int) {
-	ai := lastAssistant(s.history)
-	if ai < 0 || len(s.history[ai].ToolCalls) == 0 {
+	msgs := s.hist.Messages()
+	ai := history.LastAssistant(msgs)
+	if ai < 0 || len(msgs[ai].ToolCalls) == 0 {
 		return nil, 0
 	}
 	answered := map[string]*tools.Result{}
-	for _, m := range s.history[ai+1:] {
+	for _, m := range msgs[ai+1:] {
 		if m.Role == "tool" {
 			answered[m.ToolCallId] = &tools.Result{Content: m.Content, IsError: m.IsError}
 		}
@@ -612,7 +572,7 @@ func (s *session) openBatch(v store.Volatile) (*batch, int) {
 		holds[q.Pending.CallId] = &hold{id: q.Pending.Ref, question: true, text: q.Pending.Question, options: q.Pending.Options}
 	}
 	b, interrupted := &batch{}, 0
-	for i, tc := range s.history[ai].ToolCalls {
+	for i, tc := range msgs[ai].ToolCalls {
 		c := &call{index: i, tc: tc, args: tc.GetArgs().GetJson()}
 		b.calls = append(b.calls, c)
 		switch {
@@ -629,16 +589,6 @@ func (s *session) openBatch(v store.Volatile) (*batch, int) {
 		return nil, 0
 	}
 	return b, interrupted
-}
-
-// lastAssistant is the index of the last assistant message, or -1.
-func lastAssistant(msgs []*eventsv1.Message) int {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "assistant" {
-			return i
-		}
-	}
-	return -1
 }
 
 // commitSettled commits the results of the batch's settled calls that are

@@ -2,10 +2,10 @@ package actors
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"time"
 
+	"github.com/tack-run/tack/actors/history"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/internal/workers"
@@ -92,7 +92,7 @@ func (s *session) startRun(in input) {
 	s.countRun()
 	s.env.observer().RunStarted()
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
-	s.run.ctl.from = len(s.history)
+	s.run.ctl.from = s.hist.Len()
 	for _, m := range s.queued(in) {
 		s.commit(m)
 	}
@@ -182,19 +182,15 @@ func (s *session) applySteering() {
 // prefix that needed fixing stays unchecked, so it is fixed (and logged)
 // again on every request.
 func (s *session) request() *llm.Request {
-	msgs := s.history
-	tail, fixes := llm.Repair(s.history[s.checked:])
+	msgs, fixes := s.hist.Repaired()
 	if len(fixes) > 0 {
 		s.env.logger().Sugar().Errorw("history needed repair before a request; this is a runtime bug",
 			"session", s.spec.ID, "fixes", fixes)
-		msgs = append(slices.Clone(s.history[:s.checked]), tail...)
-	} else {
-		s.checked = len(s.history)
 	}
-	before := s.callsOutside()
+	before := s.hist.CallsOutside()
 	if c := s.spec.Context; c != nil {
 		window := llm.Trim(msgs, c.MaxMessages, s.budget(c))
-		before += countCalls(msgs[:len(msgs)-len(window)])
+		before += history.CountCalls(msgs[:len(msgs)-len(window)])
 		msgs = window
 	}
 	return &llm.Request{
@@ -204,15 +200,6 @@ func (s *session) request() *llm.Request {
 		Tools:       s.env.toolSpecs(s.spec.Tools),
 		CallsBefore: before,
 	}
-}
-
-// countCalls counts the tool calls of msgs.
-func countCalls(msgs []*llm.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(m.ToolCalls)
-	}
-	return n
 }
 
 // budget is the token budget of the next request's history, in the
@@ -237,8 +224,7 @@ func (s *session) commit(m *llm.Message) {
 	if s.title == "" && m.Role == "user" {
 		s.title = inlinetag.CutTitle(m.Content)
 	}
-	s.history = append(s.history, m)
-	s.emit(&eventsv1.MessageCommitted{Index: int32(len(s.history) - 1), Message: m})
+	s.emit(&eventsv1.MessageCommitted{Index: int32(s.hist.Commit(m)), Message: m})
 }
 
 // turnDone ends a turn whose response and tools are committed. After a

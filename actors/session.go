@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tack-run/tack/actors/history"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -81,24 +83,13 @@ type session struct {
 	// made; nil for a session spawned from Props alone.
 	reg *Registry
 
-	history []*llm.Message
-	// archive holds the messages compaction took out of the history, in
-	// order; base is their number, the store index the history starts at.
-	archive []*llm.Message
-	base    int
-	// archivedCalls counts the tool calls of the archive.
-	archivedCalls int
+	// hist is the conversation: working history, archive, rolled-back
+	// spans, and how much of it the store holds.
+	hist *history.History
 	// compacting is the compaction in flight; compactions numbers them.
 	compacting  *compaction
 	compactions uint64
-	// rolled are the messages rollbacks took out of the working history
-	// since base, in their places (rollback.go); rollbacks counts the
-	// rollbacks.
-	rolled    []rolledSpan
-	rollbacks uint64
-	// checked is how much of the history the repair pass has found valid.
-	checked int
-	prompts []string
+	prompts     []string
 	// images are the images of the queued prompts and steering; nil
 	// while none has any.
 	images   *queuedImages
@@ -164,6 +155,7 @@ func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 		return &session{
 			spec:    sp,
 			env:     env,
+			hist:    &history.History{},
 			reg:     reg,
 			machine: fsm.New(),
 			chain:   newChain(env, sp.Plugins),
@@ -229,9 +221,9 @@ func (s *session) common(ctx actor.Context) bool {
 		list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{s.summary()}}
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Sessions{Sessions: list}})
 	case *eventsv1.GetMessages:
-		msgs := append([]*llm.Message(nil), s.history...)
+		msgs := slices.Clone(s.hist.Messages())
 		if m.All {
-			msgs = s.allMessages()
+			msgs = s.hist.All()
 		}
 		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}})
 	case *eventsv1.Subscribe:

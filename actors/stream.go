@@ -264,7 +264,7 @@ func (s *session) streamFailed(err error) {
 func (s *session) retryCompacted(e *llm.Error) bool {
 	p := s.run.stream
 	if s.spec.Context == nil || s.run.overflowed || p == nil || p.text.Len() > 0 || p.thinking.Len() > 0 || p.tags.Holding() ||
-		s.compacting != nil || s.compactCut() == 0 {
+		s.compacting != nil || s.hist.CompactCut(s.spec.Context.Keep()) == 0 {
 		return false
 	}
 	s.run.stream = nil

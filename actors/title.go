@@ -13,7 +13,7 @@ func (s *session) restoreTitle() {
 	if s.title != "" {
 		return
 	}
-	for _, m := range s.history {
+	for _, m := range s.hist.Messages() {
 		if m.Role == "user" {
 			s.title = inlinetag.CutTitle(m.Content)
 			if s.title != "" {

@@ -1,0 +1,344 @@
+// Package history is a session's conversation as a plain value: the
+// working history a model is sent, the archive compaction took out of it,
+// the spans rollbacks took out, and how much of all that the store holds.
+// The session actor changes it (Commit, RollBack, Compact) and asks it
+// what a write must carry (Pending) and where a failed write leaves it
+// (Revert); nothing here does I/O or knows of actors.
+//
+// # The store's order
+//
+// The store keeps every message ever committed, in order: the archive
+// (indices before Base, marked compacted when read back), then the
+// working history with each rolled-back span in its place (RolledBack set
+// in the message itself). A compaction or a rollback rewrites that order
+// from Base in one write, so a crash leaves the history either before or
+// after it.
+package history
+
+import (
+	"slices"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tack-run/tack/llm"
+)
+
+// History is a session's conversation. Its zero value is an empty history
+// the store holds nothing of. The slices it returns are its own: read
+// them, never change them.
+type History struct {
+	msgs []*llm.Message // the working history
+	// archive holds the messages compaction took out, in order; base is
+	// their number, the store index the working history starts at.
+	archive []*llm.Message
+	base    int
+	// archivedCalls counts the tool calls of the archive.
+	archivedCalls int
+	// rolled are the messages rollbacks took out since base, in their
+	// places; rollbacks counts the rollbacks.
+	rolled    []span
+	rollbacks uint64
+	// checked is how much of msgs the repair pass has found valid.
+	checked int
+	// stored is what the store holds.
+	stored mark
+}
+
+// span is messages a rollback took out, sitting before working-history
+// index at.
+type span struct {
+	at   int
+	msgs []*llm.Message
+}
+
+// mark is what the store holds of a history.
+type mark struct {
+	count     int // messages of the working history stored
+	base      int
+	rollbacks uint64
+	// before is the working history as the store holds it, kept while a
+	// compaction or a rollback it does not hold yet waits: what Revert
+	// goes back to.
+	before *rewind
+}
+
+// rewind is a working history and its spans.
+type rewind struct {
+	msgs   []*llm.Message
+	rolled []span
+}
+
+// Restore is the history the store holds: msgs in the store's order,
+// the working history starting at start.
+func Restore(msgs []*llm.Message, start int) *History {
+	start = min(start, len(msgs))
+	h := &History{archive: slices.Clip(msgs[:start]), base: start}
+	h.msgs, h.rolled = splitRolled(msgs[start:])
+	h.archivedCalls = CountCalls(h.archive)
+	h.stored = mark{count: len(h.msgs), base: start}
+	return h
+}
+
+// Messages is the working history.
+func (h *History) Messages() []*llm.Message { return h.msgs }
+
+// Len is the length of the working history.
+func (h *History) Len() int { return len(h.msgs) }
+
+// Commit appends m to the working history and returns its index.
+func (h *History) Commit(m *llm.Message) int {
+	h.msgs = append(h.msgs, m)
+	return len(h.msgs) - 1
+}
+
+// Fork makes msgs the working history of a new session (a fork's copy).
+func (h *History) Fork(msgs []*llm.Message) { h.msgs = slices.Clone(msgs) }
+
+// RollBack takes the working history from index from on out: the
+// messages stay, marked rolled back, in the store's order. It reports
+// whether it took anything.
+func (h *History) RollBack(from int) bool {
+	from = max(from, 0)
+	if from >= len(h.msgs) {
+		return false
+	}
+	h.keepBefore()
+	out := make([]*llm.Message, len(h.msgs)-from)
+	for i, m := range h.msgs[from:] {
+		c := proto.Clone(m).(*llm.Message)
+		c.RolledBack = true
+		out[i] = c
+	}
+	h.rolled = append(h.rolled, span{at: from, msgs: out})
+	h.msgs = slices.Clip(h.msgs[:from])
+	h.checked = min(h.checked, from)
+	h.rollbacks++
+	return true
+}
+
+// CompactCut is how many of the oldest messages a compaction that keeps
+// the newest keep replaces, moved back to a turn boundary (the first
+// message kept is never a tool result); 0 means nothing to compact.
+func (h *History) CompactCut(keep int) int {
+	cut := len(h.msgs) - keep
+	for cut > 0 && h.msgs[min(cut, len(h.msgs)-1)].Role == llm.RoleTool && cut < len(h.msgs) {
+		cut--
+	}
+	if cut == 1 && h.msgs[0].Summary {
+		return 0 // only the summary of the last compaction
+	}
+	return max(cut, 0)
+}
+
+// Compact replaces the working history's first cut messages with
+// summary; they move to the archive, with the rolled-back spans among
+// them. A working-history index past cut moves by 1-cut.
+func (h *History) Compact(cut int, summary *llm.Message) {
+	h.keepBefore()
+	var in, kept []span
+	for _, sp := range h.rolled {
+		if sp.at <= cut {
+			in = append(in, sp)
+		} else {
+			kept = append(kept, span{at: sp.at - cut + 1, msgs: sp.msgs})
+		}
+	}
+	archived := interleave(h.msgs[:cut], in)
+	h.rolled = kept
+	h.archive = append(h.archive, archived...)
+	h.archivedCalls += CountCalls(archived)
+	h.base += len(archived)
+	h.msgs = append([]*llm.Message{summary}, h.msgs[cut:]...)
+	h.checked = 0
+}
+
+// keepBefore records the working history as the store holds it before a
+// change that rewrites it, unless one such change is already unsaved
+// (then the record is older still, and right).
+func (h *History) keepBefore() {
+	if h.rewritePending() {
+		return
+	}
+	h.stored.before = &rewind{msgs: h.msgs, rolled: slices.Clone(h.rolled)}
+}
+
+// rewritePending reports whether the store has yet to take a compaction
+// or a rollback.
+func (h *History) rewritePending() bool {
+	return h.base != h.stored.base || h.rollbacks != h.stored.rollbacks
+}
+
+// All is every message ever committed, in the store's order: the
+// archive, marked compacted, then the working history with what
+// rollbacks took out in its places, marked rolled back.
+func (h *History) All() []*llm.Message {
+	out := make([]*llm.Message, 0, len(h.archive)+len(h.msgs)+h.rolledCount())
+	for _, m := range h.archive {
+		c := proto.Clone(m).(*llm.Message)
+		c.Compacted = true
+		out = append(out, c)
+	}
+	return append(out, h.storedView()...)
+}
+
+// storedView is the messages from base on in the store's order.
+func (h *History) storedView() []*llm.Message { return interleave(h.msgs, h.rolled) }
+
+// rolledCount is the number of rolled-back messages from base on.
+func (h *History) rolledCount() int {
+	n := 0
+	for _, sp := range h.rolled {
+		n += len(sp.msgs)
+	}
+	return n
+}
+
+// CallsOutside counts the tool calls of the session that are not in the
+// working history: those compaction archived and those rollbacks took
+// out. A model that numbers its call ids after every call of the session
+// never gives an id twice.
+func (h *History) CallsOutside() int {
+	n := h.archivedCalls
+	for _, sp := range h.rolled {
+		n += CountCalls(sp.msgs)
+	}
+	return n
+}
+
+// Repaired is the working history as a request sends it, repaired if it
+// ever needs to be (it should not: the repair is defence in depth), and
+// the fixes made. The history only grows, and at each request every tool
+// call in it has its result, so the pass checks what was added since the
+// last request that needed no fix; a prefix that needed fixing stays
+// unchecked, so it is fixed again on every request.
+func (h *History) Repaired() ([]*llm.Message, []string) {
+	tail, fixes := llm.Repair(h.msgs[h.checked:])
+	if len(fixes) == 0 {
+		h.checked = len(h.msgs)
+		return h.msgs, nil
+	}
+	return append(slices.Clone(h.msgs[:h.checked]), tail...), fixes
+}
+
+// Write is what a write must carry of the history: Messages, stored from
+// store index From on; with Rewrite they replace everything from From,
+// which is then also the working history's start.
+type Write struct {
+	From     int
+	Messages []*llm.Message
+	Rewrite  bool
+	// mark is the history's state as the write started (Stored takes it).
+	base, rolled int
+	rollbacks    uint64
+}
+
+// Pending is what the next write carries: the messages the store does
+// not hold, or — after a compaction or a rollback the store does not
+// hold yet, or when rewrite asks for it (a failed write may have landed
+// all the same) — everything from Base, to replace what it holds.
+func (h *History) Pending(rewrite bool) Write {
+	w := Write{base: h.base, rolled: h.rolledCount(), rollbacks: h.rollbacks}
+	if rewrite || h.rewritePending() {
+		w.From, w.Messages, w.Rewrite = h.base, h.storedView(), true
+		return w
+	}
+	// A rewrite replaces this when the working history shrank.
+	w.From = h.base + w.rolled + h.stored.count
+	w.Messages = slices.Clone(h.msgs[min(h.stored.count, len(h.msgs)):])
+	return w
+}
+
+// Stored records that w landed.
+func (h *History) Stored(w Write) {
+	h.stored.count = w.From + len(w.Messages) - w.base - w.rolled
+	h.stored.base, h.stored.rollbacks = w.base, w.rollbacks
+	if !h.rewritePending() {
+		h.stored.before = nil
+	}
+}
+
+// Revert takes the history back to what the store holds, after a write
+// failed for good: a compaction or rollback it does not hold is undone,
+// and the working history is cut to what it stored.
+func (h *History) Revert() {
+	if h.rewritePending() {
+		h.msgs, h.rolled, h.base = h.stored.before.msgs, h.stored.before.rolled, h.stored.base
+		h.rollbacks = h.stored.rollbacks
+		h.archive = slices.Clip(h.archive[:h.base])
+		h.archivedCalls, h.stored.before, h.checked = CountCalls(h.archive), nil, 0
+	}
+	h.msgs = slices.Clip(h.msgs[:h.stored.count]) // a cancelled request may still read the old tail
+	h.checked = min(h.checked, h.stored.count)
+}
+
+// CloseCalls answers, with content as an error result, the tool calls of
+// the last assistant message that have no result, so the history stays
+// valid for a provider; it returns how many it answered.
+func (h *History) CloseCalls(content string) int {
+	ai := LastAssistant(h.msgs)
+	if ai < 0 {
+		return 0
+	}
+	answered := map[string]bool{}
+	for _, m := range h.msgs[ai+1:] {
+		if m.Role == llm.RoleTool {
+			answered[m.ToolCallId] = true
+		}
+	}
+	n := 0
+	for _, tc := range h.msgs[ai].ToolCalls {
+		if !answered[tc.Id] {
+			h.msgs = append(h.msgs, llm.ToolResultMessage(tc.Id, content, true))
+			n++
+		}
+	}
+	return n
+}
+
+// LastAssistant is the index of the last assistant message of msgs, or -1.
+func LastAssistant(msgs []*llm.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant {
+			return i
+		}
+	}
+	return -1
+}
+
+// CountCalls counts the tool calls of msgs.
+func CountCalls(msgs []*llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.ToolCalls)
+	}
+	return n
+}
+
+// interleave puts spans back into msgs.
+func interleave(msgs []*llm.Message, spans []span) []*llm.Message {
+	out := make([]*llm.Message, 0, len(msgs))
+	i := 0
+	for _, sp := range spans {
+		out = append(out, msgs[i:sp.at]...)
+		out = append(out, sp.msgs...)
+		i = sp.at
+	}
+	return append(out, msgs[i:]...)
+}
+
+// splitRolled separates stored messages into the working history and the
+// rolled-back spans.
+func splitRolled(msgs []*llm.Message) (history []*llm.Message, spans []span) {
+	for _, m := range msgs {
+		if !m.RolledBack {
+			history = append(history, m)
+			continue
+		}
+		if n := len(spans); n > 0 && spans[n-1].at == len(history) {
+			spans[n-1].msgs = append(spans[n-1].msgs, m)
+		} else {
+			spans = append(spans, span{at: len(history), msgs: []*llm.Message{m}})
+		}
+	}
+	return history, spans
+}

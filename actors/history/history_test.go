@@ -1,0 +1,190 @@
+package history_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tack-run/tack/actors/history"
+	"github.com/tack-run/tack/llm"
+)
+
+// msgs parses "role:content" words; "assistant:x>c1,c2" calls c1 and c2,
+// "tool:c1=r" answers c1, "-" before a word marks it rolled back.
+func msgs(words ...string) []*llm.Message {
+	var out []*llm.Message
+	for _, w := range words {
+		rolled := strings.HasPrefix(w, "-")
+		w = strings.TrimPrefix(w, "-")
+		role, content, _ := strings.Cut(w, ":")
+		m := &llm.Message{Role: role, Content: content, RolledBack: rolled}
+		switch role {
+		case llm.RoleAssistant:
+			text, calls, ok := strings.Cut(content, ">")
+			m.Content = text
+			if ok {
+				for _, id := range strings.Split(calls, ",") {
+					m.ToolCalls = append(m.ToolCalls, &llm.ToolCall{Id: id, Name: "t"})
+				}
+			}
+		case llm.RoleTool:
+			id, res, _ := strings.Cut(content, "=")
+			m.ToolCallId, m.Content = id, res
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// words renders messages back, with "~" for compacted.
+func words(ms []*llm.Message) []string {
+	var out []string
+	for _, m := range ms {
+		w := m.Role + ":" + m.Content
+		if m.Role == llm.RoleTool {
+			w = m.Role + ":" + m.ToolCallId + "=" + m.Content
+		}
+		if m.RolledBack {
+			w = "-" + w
+		}
+		if m.Compacted {
+			w = "~" + w
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func same(t *testing.T, what string, got []*llm.Message, want ...string) {
+	t.Helper()
+	if g := words(got); !slices.Equal(g, want) {
+		t.Fatalf("%s = %q, want %q", what, g, want)
+	}
+}
+
+// TestPending: what each write carries — the new messages after a plain
+// commit, the whole order from the working history's start after a
+// rollback or a compaction (and when asked, after a failed write) — and
+// that Stored moves the mark, so the next write carries only what is new.
+func TestPending(t *testing.T) {
+	h := &history.History{}
+	for _, m := range msgs("user:p1", "assistant:a1") {
+		h.Commit(m)
+	}
+	w := h.Pending(false)
+	if w.From != 0 || w.Rewrite {
+		t.Fatalf("first write %+v", w)
+	}
+	same(t, "first write", w.Messages, "user:p1", "assistant:a1")
+	h.Stored(w)
+	h.Commit(msgs("user:p2")[0])
+	w = h.Pending(false)
+	if w.From != 2 || w.Rewrite {
+		t.Fatalf("second write %+v", w)
+	}
+	same(t, "second write", w.Messages, "user:p2")
+	if w = h.Pending(true); !w.Rewrite || w.From != 0 {
+		t.Fatalf("a rewrite asked for: %+v", w)
+	}
+	same(t, "asked rewrite", w.Messages, "user:p1", "assistant:a1", "user:p2")
+	h.Stored(h.Pending(false))
+
+	h.Commit(msgs("assistant:a2")[0])
+	if !h.RollBack(2) {
+		t.Fatal("RollBack(2) took nothing")
+	}
+	same(t, "after the rollback", h.Messages(), "user:p1", "assistant:a1")
+	w = h.Pending(false)
+	if !w.Rewrite || w.From != 0 {
+		t.Fatalf("write after a rollback %+v", w)
+	}
+	same(t, "write after a rollback", w.Messages, "user:p1", "assistant:a1", "-user:p2", "-assistant:a2")
+	h.Stored(w)
+	h.Commit(msgs("user:p3")[0])
+	w = h.Pending(false)
+	if w.Rewrite || w.From != 4 {
+		t.Fatalf("write after the stored rollback %+v", w)
+	}
+	same(t, "write after the stored rollback", w.Messages, "user:p3")
+}
+
+// TestCompact: the first cut messages move to the archive with the
+// rolled-back spans among them, a summary takes their place, and the
+// spans past the cut move with the working history.
+func TestCompact(t *testing.T) {
+	h := history.Restore(msgs("user:p1", "assistant:a1>c1", "tool:c1=r", "-user:x", "user:p2", "assistant:a2", "-user:y", "user:p3"), 0)
+	same(t, "working", h.Messages(), "user:p1", "assistant:a1", "tool:c1=r", "user:p2", "assistant:a2", "user:p3")
+	if cut := h.CompactCut(2); cut != 4 {
+		t.Fatalf("CompactCut(2) = %d, want 4", cut)
+	}
+	h.Compact(4, &llm.Message{Role: llm.RoleUser, Content: "sum", Summary: true})
+	same(t, "working", h.Messages(), "user:sum", "assistant:a2", "user:p3")
+	same(t, "all", h.All(), "~user:p1", "~assistant:a1", "~tool:c1=r", "~-user:x", "~user:p2", "user:sum", "assistant:a2", "-user:y", "user:p3")
+	if n := h.CallsOutside(); n != 1 {
+		t.Fatalf("CallsOutside = %d, want 1 (c1, archived)", n)
+	}
+	w := h.Pending(false)
+	if !w.Rewrite || w.From != 5 {
+		t.Fatalf("write after a compaction %+v", w)
+	}
+	same(t, "write after a compaction", w.Messages, "user:sum", "assistant:a2", "-user:y", "user:p3")
+	if cut := h.CompactCut(2); cut != 0 {
+		t.Fatalf("CompactCut with only a summary before the kept: %d", cut)
+	}
+}
+
+// TestCompactCutTurnBoundary: the first message kept is never a tool result.
+func TestCompactCutTurnBoundary(t *testing.T) {
+	h := history.Restore(msgs("user:p1", "assistant:a1>c1,c2", "tool:c1=r", "tool:c2=r", "assistant:done"), 0)
+	for keep, want := range map[int]int{1: 4, 2: 1, 3: 1, 4: 1, 5: 0, 9: 0} {
+		if cut := h.CompactCut(keep); cut != want {
+			t.Errorf("CompactCut(%d) = %d, want %d", keep, cut, want)
+		}
+	}
+}
+
+// TestRevert: a write that failed for good leaves the history as the
+// store holds it — a rollback or compaction it does not hold undone, the
+// tail it does not hold cut — and CloseCalls answers what is left open.
+func TestRevert(t *testing.T) {
+	h := &history.History{}
+	for _, m := range msgs("user:p1", "assistant:a1>c1,c2", "tool:c1=r") {
+		h.Commit(m)
+	}
+	h.Stored(h.Pending(false))
+	h.Commit(msgs("tool:c2=r")[0])
+	h.RollBack(1)
+	h.Compact(1, &llm.Message{Role: llm.RoleUser, Content: "sum", Summary: true})
+	h.Revert()
+	same(t, "reverted", h.Messages(), "user:p1", "assistant:a1", "tool:c1=r")
+	same(t, "all", h.All(), "user:p1", "assistant:a1", "tool:c1=r")
+	if w := h.Pending(false); w.Rewrite || w.From != 3 || len(w.Messages) != 0 {
+		t.Fatalf("after the revert the store holds everything: %+v", w)
+	}
+	if n := h.CloseCalls("interrupted"); n != 1 {
+		t.Fatalf("CloseCalls answered %d, want 1 (c2)", n)
+	}
+	same(t, "closed", h.Messages(), "user:p1", "assistant:a1", "tool:c1=r", "tool:c2=interrupted")
+}
+
+// TestRepaired: a history that needs no fix is sent as it is and counted
+// checked; one with an open call is sent repaired, each time.
+func TestRepaired(t *testing.T) {
+	h := history.Restore(msgs("user:p1", "assistant:a1"), 0)
+	got, fixes := h.Repaired()
+	if len(fixes) != 0 {
+		t.Fatalf("fixes %v", fixes)
+	}
+	same(t, "sent", got, "user:p1", "assistant:a1")
+	h.Commit(msgs("assistant:a2>c9")[0])
+	h.Commit(msgs("user:p2")[0])
+	for range 2 {
+		got, fixes = h.Repaired()
+		if len(fixes) == 0 {
+			t.Fatal("an open call was not repaired")
+		}
+		if slices.Equal(words(got), words(h.Messages())) {
+			t.Fatal("the repaired request is the broken history")
+		}
+	}
+}
