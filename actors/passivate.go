@@ -105,7 +105,7 @@ func (s *session) quiet() bool {
 		s.compacting != nil || s.compactWanted || s.abandoned.Load() > 0 {
 		return false
 	}
-	if s.p.inflight || s.p.gate || s.p.down != nil || len(s.p.outbox) > 0 || len(s.p.held) > 0 {
+	if !s.p.j.Settled() {
 		return false
 	}
 	for _, k := range s.sinks {

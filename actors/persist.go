@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/actors/history"
+	"github.com/tack-run/tack/actors/journal"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -44,39 +45,14 @@ const (
 	seqGap        = 1 << 15
 )
 
-// outItem is an event or a reply waiting for a write.
-type outItem struct {
-	ev    *eventsv1.Event
-	to    *actor.PID
-	reply *eventsv1.Reply
-}
-
-// heldCommand is a command that waits, while the store is down, for the
-// try that tells whether it is back.
-type heldCommand struct {
-	msg    any
-	sender *actor.PID
-}
-
-// persistence is a session's write state.
+// persistence is a session's write state: its gate, and what the store
+// holds besides the history.
 type persistence struct {
-	gate       bool // changes await a write: hold events and replies
-	inflight   bool // a write is under way
-	dirtyAfter bool // changes since the write in flight started
-	// probe asks flush for a try at the store without holding events.
-	probe      bool
-	failures   int       // writes failed in a row
-	outbox     []outItem // what waits, in order
-	upTo       int       // outbox items the write in flight releases
-	savedSeq   uint64    // event sequence stored
-	savedTitle string    // title stored
+	j          journal.Journal
+	savedSeq   uint64 // event sequence stored
+	savedTitle string // title stored
 	// kept is the volatile state as stored: what a failed write falls back to.
 	kept *store.Volatile
-	// down is the error of the write that failed for good; nil while the
-	// store takes the session's writes.
-	down error
-	// held are the commands that wait for that try.
-	held []heldCommand
 }
 
 // stored acknowledges a write: what it carried of the history is
@@ -92,10 +68,6 @@ type stored struct {
 // rewrite asks for another try at a write that failed.
 type rewrite struct{}
 
-// writeRetries are the waits before the tries after a failed write: a
-// dropped connection usually comes back; the gate stays shut meanwhile.
-var writeRetries = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 800 * time.Millisecond}
-
 // writeTimeout bounds one try at a write, so a store that hangs rather than
 // fails is given up on like one that fails: the four tries and their waits
 // stay within the runtime's default command timeout of 10 s.
@@ -107,10 +79,7 @@ func (s *session) touch() {
 	if s.env.Store == nil {
 		return
 	}
-	s.p.gate = true
-	if s.p.inflight {
-		s.p.dirtyAfter = true
-	}
+	s.p.j.Touch()
 }
 
 // flush ends the handling of a message: it starts a write when changes
@@ -125,32 +94,20 @@ func (s *session) flush() {
 		return
 	}
 	s.write()
-	if !s.p.gate {
-		s.release(len(s.p.outbox))
-	}
+	s.p.j.Open(s.tell)
 }
 
 // write starts the write or the try flush asks for.
 func (s *session) write() {
-	if s.p.inflight {
+	if !s.p.j.Start(s.log.LastSeq() >= s.p.savedSeq+seqCheckpoint) {
 		return
-	}
-	probe := s.p.probe
-	s.p.probe = false
-	due := s.p.down == nil && s.log.LastSeq() >= s.p.savedSeq+seqCheckpoint
-	if !s.p.gate && !probe && !due {
-		return
-	}
-	if !probe {
-		s.p.gate = true
 	}
 	// A write that failed may have landed all the same (a commit whose
 	// answer was lost): the first write after it replaces the history, so
 	// the store holds exactly what the session does. A compaction or a
 	// rollback writes the history anew from its start, in the same way.
-	w := s.hist.Pending(s.p.down != nil)
+	w := s.hist.Pending(s.p.j.Err() != nil)
 	b := s.batch(w)
-	s.p.inflight, s.p.upTo, s.p.dirtyAfter = true, len(s.p.outbox), false
 	st, id, root, self, obs := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
@@ -162,64 +119,38 @@ func (s *session) write() {
 	}()
 }
 
-// stored releases what the acknowledged write made safe to tell.
+// stored releases what the acknowledged write made safe to tell, or
+// tries a failed write again, or takes the session down.
 func (s *session) stored(m *stored) {
-	s.p.inflight = false
-	if m.err != nil && s.p.down == nil && !errors.Is(m.err, store.ErrOwned) && s.p.failures < len(writeRetries) {
-		s.p.inflight = true // no other write until the retry
-		root, self := s.root, s.self
-		time.AfterFunc(writeRetries[s.p.failures], func() { root.Send(self, &rewrite{}) })
-		s.p.failures++
-		return
-	}
 	if m.err != nil {
+		if d, ok := s.p.j.Failed(!errors.Is(m.err, store.ErrOwned)); ok {
+			root, self := s.root, s.self
+			time.AfterFunc(d, func() { root.Send(self, &rewrite{}) })
+			return
+		}
 		s.storeFailed(m.err)
 		return
 	}
-	s.p.failures = 0
 	s.hist.Stored(m.hist)
 	s.p.savedSeq, s.p.kept = m.seq, m.kept
 	if m.title != "" {
 		s.p.savedTitle = m.title
 	}
-	if s.p.down != nil {
-		s.p.down = nil
-		s.resend()
-	}
-	upTo := s.p.upTo
-	if !s.p.dirtyAfter {
-		upTo, s.p.gate = len(s.p.outbox), false
-	}
-	s.release(upTo)
+	s.p.j.Landed(s.resend, s.tell)
 }
 
-// release publishes the first n outbox items: events in order, replies to
-// the commands that wait for them.
-func (s *session) release(n int) {
-	if n == 0 {
-		return
+// tell publishes an event, or sends an answer to the command that waits
+// for it.
+func (s *session) tell(it journal.Item) {
+	if it.Event != nil {
+		s.log.Publish(it.Event)
+	} else if it.To != nil {
+		s.root.Send(it.To, it.Reply)
 	}
-	items := s.p.outbox[:n]
-	for _, it := range items {
-		if it.ev != nil {
-			s.log.Publish(it.ev)
-		} else if it.to != nil {
-			s.root.Send(it.to, it.reply)
-		}
-	}
-	if n < len(s.p.outbox) {
-		s.p.outbox = slices.Clone(s.p.outbox[n:])
-		return
-	}
-	clear(items)
-	s.p.outbox = s.p.outbox[:0] // its room serves the next message's items
 }
 
 // retryWrite tries a failed write again, with whatever changed since.
-func (s *session) retryWrite() {
-	s.p.inflight = false
-	s.p.gate = true
-}
+func (s *session) retryWrite() { s.p.j.Retry() }
 
 // storeFailed takes the session down after a write that failed for good.
 // The stored history is as it was (writes are all or nothing), so nothing
@@ -228,23 +159,18 @@ func (s *session) retryWrite() {
 // and the run in progress ends; the error event is emitted once, when the
 // session goes down, not for each failed try while it is down.
 func (s *session) storeFailed(err error) {
-	first := s.p.down == nil
-	s.p.down, s.p.failures = err, 0
-	s.p.gate, s.p.dirtyAfter = false, false
-	dropped := s.p.outbox
-	s.p.outbox = nil
+	dropped, held, first := s.p.j.Down(err)
 	refusal := s.refusal()
 	for _, it := range dropped {
-		if it.reply != nil {
-			s.root.Send(it.to, refused(it.reply, refusal))
+		if it.Reply != nil {
+			s.root.Send(it.To, refused(it.Reply, refusal))
 		}
 	}
-	for _, c := range s.p.held {
-		if c.sender != nil {
-			s.root.Send(c.sender, &eventsv1.Reply{Error: refusal})
+	for _, c := range held {
+		if c.Sender != nil {
+			s.root.Send(c.Sender, &eventsv1.Reply{Error: refusal})
 		}
 	}
-	s.p.held = nil
 	if first {
 		s.emit(&eventsv1.Error{Code: refusal.Code, Message: fmt.Sprintf("storing the session failed: %v", err)})
 	}
@@ -255,10 +181,10 @@ func (s *session) storeFailed(err error) {
 // session is down: store_failed, or not_alive when another node owns it.
 func (s *session) refusal() *eventsv1.ErrorInfo {
 	code := codeStoreFailed
-	if errors.Is(s.p.down, store.ErrOwned) {
+	if errors.Is(s.p.j.Err(), store.ErrOwned) {
 		code = events.CodeNotAlive
 	}
-	return &eventsv1.ErrorInfo{Code: code, Message: fmt.Sprintf("the store did not take the write, nothing was changed: %v", s.p.down)}
+	return &eventsv1.ErrorInfo{Code: code, Message: fmt.Sprintf("the store did not take the write, nothing was changed: %v", s.p.j.Err())}
 }
 
 // refused is the answer a held reply becomes when its write failed for
@@ -276,12 +202,12 @@ func refused(r *eventsv1.Reply, refusal *eventsv1.ErrorInfo) *eventsv1.Reply {
 // if anything of it was told (its start, or an abort, which is never
 // held) it ends with agent_end reason error, and a busy state that was
 // told is left with state_changed.
-func (s *session) rollback(dropped []outItem) {
+func (s *session) rollback(dropped []journal.Item) {
 	if r := s.run; r != nil {
 		r.cancelAll()
 		heard := s.machine.Current()
-		if i := slices.IndexFunc(dropped, func(it outItem) bool { return it.ev.GetStateChanged() != nil }); i >= 0 {
-			heard = fsm.State(dropped[i].ev.GetStateChanged().From)
+		if i := slices.IndexFunc(dropped, func(it journal.Item) bool { return it.Event.GetStateChanged() != nil }); i >= 0 {
+			heard = fsm.State(dropped[i].Event.GetStateChanged().From)
 		}
 		if s.machine.Current() != fsm.Idle {
 			from, to, err := s.machine.Fire(fsm.Abort)
@@ -323,8 +249,8 @@ func (s *session) rollback(dropped []outItem) {
 
 // told reports whether the start of run id reached subscribers, that is,
 // was not among the dropped events.
-func told(dropped []outItem, id string) bool {
-	return !slices.ContainsFunc(dropped, func(it outItem) bool { return it.ev.GetAgentStart().GetRunId() == id })
+func told(dropped []journal.Item, id string) bool {
+	return !slices.ContainsFunc(dropped, func(it journal.Item) bool { return it.Event.GetAgentStart().GetRunId() == id })
 }
 
 // interruptedByStore is the result of a call whose result was lost with a
@@ -335,12 +261,10 @@ const interruptedByStore = "interrupted: the store failed"
 // is down, and asks for a try at the store: the command goes through if
 // the try lands and is refused if not. It reports whether it held it.
 func (s *session) holdWhileDown(ctx actor.Context) bool {
-	if s.p.down == nil || !s.needsWrite(ctx.Message()) {
+	if s.p.j.Err() == nil || !s.needsWrite(ctx.Message()) {
 		return false
 	}
-	s.p.held = append(s.p.held, heldCommand{msg: ctx.Message(), sender: ctx.Sender()})
-	s.p.probe = true
-	return true
+	return s.p.j.Hold(journal.Held{Msg: ctx.Message(), Sender: ctx.Sender()})
 }
 
 // needsWrite reports whether a command changes what the store keeps.
@@ -357,15 +281,14 @@ func (s *session) needsWrite(msg any) bool {
 
 // resend hands the held commands to the session again, from their senders,
 // once the store took a write.
-func (s *session) resend() {
-	for _, c := range s.p.held {
-		if c.sender != nil {
-			s.root.RequestWithCustomSender(s.self, c.msg, c.sender)
+func (s *session) resend(held []journal.Held) {
+	for _, c := range held {
+		if c.Sender != nil {
+			s.root.RequestWithCustomSender(s.self, c.Msg, c.Sender)
 		} else {
-			s.root.Send(s.self, c.msg)
+			s.root.Send(s.self, c.Msg)
 		}
 	}
-	s.p.held = nil
 }
 
 // codeStoreFailed is the code of the error event for a failed write.
@@ -375,8 +298,8 @@ const codeStoreFailed = "store_failed"
 // volatile state as a whole.
 func (s *session) batch(w history.Write) *store.Batch {
 	seq := s.log.LastSeq()
-	for _, it := range s.p.outbox {
-		if it.ev != nil {
+	for _, it := range s.p.j.Waiting() {
+		if it.Event != nil {
 			seq++
 		}
 	}
@@ -457,7 +380,7 @@ func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
 		ctx.Respond(r)
 		return
 	}
-	s.p.outbox = append(s.p.outbox, outItem{to: ctx.Sender(), reply: r})
+	s.p.j.Add(journal.Item{To: ctx.Sender(), Reply: r})
 }
 
 // publish queues an event for flush to tell (with no store, tells it at
@@ -469,7 +392,7 @@ func (s *session) publish(ev *eventsv1.Event) {
 		s.log.Publish(ev)
 		return
 	}
-	s.p.outbox = append(s.p.outbox, outItem{ev: ev})
+	s.p.j.Add(journal.Item{Event: ev})
 }
 
 // recover takes a session up from the store: the history as stored, the

@@ -501,12 +501,11 @@ func (s *session) shutdown() {
 	}
 	// A reply still waiting for its write would never go: its caller
 	// hears not_alive now instead of waiting out its timeout.
-	for _, it := range s.p.outbox {
-		if it.to != nil && it.reply != nil {
-			s.root.Send(it.to, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
+	for _, it := range s.p.j.Drop() {
+		if it.To != nil && it.Reply != nil {
+			s.root.Send(it.To, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
 		}
 	}
-	s.p.outbox = nil
 	for _, c := range append([]events.Sink(nil), s.sinks...) {
 		s.unsubscribe(c)
 	}
