@@ -2,8 +2,6 @@ package actors
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -281,14 +279,9 @@ func (s *session) afterRun(r *run) {
 	switch {
 	case r.ctl.next != nil:
 		s.startRun(*r.ctl.next)
-	case r.ctl.restart && len(s.prompts) > 0:
-		last := len(s.prompts) - 1
-		in := input{text: s.prompts[last], images: s.imagesAt(last)}
-		s.prompts = s.prompts[:last]
-		if q := s.images; q != nil && len(q.prompts) > last {
-			q.prompts = q.prompts[:last]
-		}
-		s.startRun(in)
+	case r.ctl.restart && len(s.q.Prompts()) > 0:
+		text, images := s.q.PopLast()
+		s.startRun(input{text: text, images: images})
 	}
 }
 
@@ -313,26 +306,14 @@ func (s *session) nextQueued() *llm.Message {
 	if s.spec.QueueMode == QueueAll {
 		return s.queued(input{})[0]
 	}
-	next := llm.UserMessageWith(s.prompts[0], s.imagesAt(0))
-	s.prompts = s.prompts[1:]
-	if q := s.images; q != nil && len(q.prompts) > 0 {
-		q.prompts = q.prompts[1:]
-	}
-	return next
+	return llm.UserMessageWith(s.q.PopFirst())
 }
 
 // queued takes the queued prompts for the model, followed by in when it
 // has text or images: each its own user message, or, with queue_mode all,
 // one message joining them in order (and holding all their images).
 func (s *session) queued(in input) []*llm.Message {
-	var msgs []*llm.Message
-	for i, t := range s.prompts {
-		msgs = append(msgs, llm.UserMessageWith(t, s.imagesAt(i)))
-	}
-	s.prompts = nil
-	if s.images != nil {
-		s.images.prompts = nil
-	}
+	msgs := s.q.TakePrompts()
 	if in.text != "" || len(in.images) > 0 {
 		msgs = append(msgs, llm.UserMessageWith(in.text, in.images))
 	}
@@ -367,57 +348,6 @@ func inputOf(m userInput) input {
 
 // enqueue queues a prompt with its images and tells prompt_queued.
 func (s *session) enqueue(in input) {
-	if len(in.images) > 0 {
-		q := s.queuedImages()
-		for len(q.prompts) < len(s.prompts) {
-			q.prompts = append(q.prompts, nil)
-		}
-		q.prompts = append(q.prompts, in.images)
-	}
-	s.prompts = append(s.prompts, in.text)
-	s.emit(&eventsv1.PromptQueued{Text: in.text, Position: int32(len(s.prompts))})
-}
-
-// imagesAt is the images of queued prompt i.
-func (s *session) imagesAt(i int) []*llm.Image {
-	if q := s.images; q != nil && i < len(q.prompts) {
-		return q.prompts[i]
-	}
-	return nil
-}
-
-// queuedImages are the images of the queued prompts and steering
-// messages, behind a pointer of the session: most sessions never queue
-// one, and an idle session stays small.
-type queuedImages struct {
-	// prompts holds them by the prompt's index in the queue; shorter when
-	// the last prompts have none.
-	prompts [][]*llm.Image
-	// steering holds them by the steering message's ref.
-	steering map[string][]*llm.Image
-}
-
-// queuedImages returns s.images, made when there is none.
-func (s *session) queuedImages() *queuedImages {
-	if s.images == nil {
-		s.images = &queuedImages{}
-	}
-	return s.images
-}
-
-// steerImages is the images of the queued steering message ref.
-func (s *session) steerImages(ref string) []*llm.Image {
-	if s.images == nil {
-		return nil
-	}
-	return s.images.steering[ref]
-}
-
-// imagesOf is the queued images a stored volatile state holds (copied),
-// nil when it holds none.
-func imagesOf(prompts [][]*llm.Image, steering map[string][]*llm.Image) *queuedImages {
-	if len(prompts) == 0 && len(steering) == 0 {
-		return nil
-	}
-	return &queuedImages{prompts: slices.Clone(prompts), steering: maps.Clone(steering)}
+	pos := s.q.AddPrompt(in.text, in.images)
+	s.emit(&eventsv1.PromptQueued{Text: in.text, Position: int32(pos)})
 }

@@ -36,7 +36,7 @@ func (s *session) use() *eventsv1.ErrorInfo {
 	switch {
 	case s.machine.Current() != fsm.Idle || s.run != nil:
 		why = "a run is in progress"
-	case len(s.prompts) > 0 || len(s.steering) > 0:
+	case !s.q.Empty():
 		why = "input is queued"
 	case len(approvals) > 0 || question != nil:
 		why = "an approval or a question is pending"

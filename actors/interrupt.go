@@ -11,7 +11,6 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
-	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
@@ -32,8 +31,8 @@ func (s *session) queuePrompt(ctx actor.Context, in input) {
 	if !s.promptHook(ctx, in.text) {
 		return
 	}
-	if len(s.prompts) >= s.env.promptLimit() {
-		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("prompt queue holds %d prompts", len(s.prompts)))
+	if n := len(s.q.Prompts()); n >= s.env.promptLimit() {
+		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("prompt queue holds %d prompts", n))
 		return
 	}
 	s.touch()
@@ -49,20 +48,13 @@ func (s *session) queueSteer(ctx actor.Context, in input, interruptTools bool) {
 		return
 	}
 	ref := s.nextSteerRef()
-	if limit := s.env.steeringLimit(); len(s.steering) >= limit {
+	if limit := s.env.steeringLimit(); len(s.q.Steering()) >= limit {
 		s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "rejected_full"})
 		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("steering queue holds %d messages", limit))
 		return
 	}
 	s.touch()
-	s.steering = append(s.steering, &eventsv1.SteeringItem{Ref: ref, Text: text})
-	if len(in.images) > 0 {
-		q := s.queuedImages()
-		if q.steering == nil {
-			q.steering = map[string][]*llm.Image{}
-		}
-		q.steering[ref] = in.images
-	}
+	s.q.AddSteering(&eventsv1.SteeringItem{Ref: ref, Text: text}, in.images)
 	s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "accepted"})
 	if _, prompt := ctx.Message().(*eventsv1.Prompt); prompt { // if_busy steer
 		s.reply(ctx, promptReply(true))
@@ -166,17 +158,17 @@ func kills(killTools string, immune bool) bool {
 
 // clearQueues drops queued prompts and steering when the abort asks to.
 func (s *session) clearQueues(m *eventsv1.Abort) {
-	if !m.ClearQueue || len(s.prompts)+len(s.steering) == 0 {
+	if !m.ClearQueue || s.q.Empty() {
 		return
 	}
 	s.touch()
-	for _, p := range s.prompts {
+	prompts, steering := s.q.Clear()
+	for _, p := range prompts {
 		s.emit(&eventsv1.PromptDropped{Text: p})
 	}
-	for _, st := range s.steering {
+	for _, st := range steering {
 		s.emit(&eventsv1.SteeringDropped{Ref: st.Ref, Text: st.Text})
 	}
-	s.prompts, s.steering, s.images = nil, nil, nil
 }
 
 // promptIdle starts a run with a prompt, unless a plugin refuses it; with

@@ -101,7 +101,7 @@ func (s *session) passivateNow(ctx actor.Context, m *passivateNow) {
 
 // quiet reports whether the session may be passivated.
 func (s *session) quiet() bool {
-	if s.run != nil || s.machine.Current() != fsm.Idle || len(s.prompts) > 0 || len(s.steering) > 0 ||
+	if s.run != nil || s.machine.Current() != fsm.Idle || !s.q.Empty() ||
 		s.compacting != nil || s.compactWanted || s.abandoned.Load() > 0 {
 		return false
 	}

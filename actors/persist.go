@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/tack-run/tack/actors/history"
 	"github.com/tack-run/tack/actors/journal"
+	"github.com/tack-run/tack/actors/queue"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -235,8 +235,7 @@ func (s *session) rollback(dropped []journal.Item) {
 	if kept == nil {
 		kept = &store.Volatile{}
 	}
-	s.prompts, s.steering, s.rules = slices.Clone(kept.PromptQueue), slices.Clone(kept.SteeringQueue), nil
-	s.images = imagesOf(kept.PromptImages, kept.SteeringImages)
+	s.q, s.rules = queue.Restore(kept), nil
 	s.todos = kept.Todos
 	for _, r := range kept.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
@@ -274,7 +273,7 @@ func (s *session) needsWrite(msg any) bool {
 		*eventsv1.AttachTools, *eventsv1.DetachTools:
 		return true
 	case *eventsv1.Abort:
-		return m.ClearQueue && len(s.prompts)+len(s.steering) > 0 || m.Rollback && s.run != nil
+		return m.ClearQueue && !s.q.Empty() || m.Rollback && s.run != nil
 	}
 	return false
 }
@@ -329,15 +328,11 @@ func (s *session) batch(w history.Write) *store.Batch {
 // volatile is the session's state besides its history.
 func (s *session) volatile() *store.Volatile {
 	v := &store.Volatile{
-		PromptQueue:   slices.Clone(s.prompts),
-		SteeringQueue: slices.Clone(s.steering),
 		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds, Subagents: s.subagents},
 		Todos:         s.todos,
 		DetachedTools: s.detached,
 	}
-	if q := s.images; q != nil {
-		v.PromptImages, v.SteeringImages = slices.Clone(q.prompts), maps.Clone(q.steering)
-	}
+	s.q.Save(v)
 	if s.subRan {
 		v.SubagentUsage = s.subUsage.proto()
 	}
@@ -407,8 +402,7 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.p.savedSeq = snap.EventSeq
 	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
 	s.restoreTitle()
-	s.prompts, s.steering, s.todos = v.PromptQueue, v.SteeringQueue, v.Todos
-	s.images = imagesOf(v.PromptImages, v.SteeringImages)
+	s.q, s.todos = queue.Restore(&v), v.Todos
 	s.restoreDetached(v.DetachedTools)
 	s.runs, s.steers, s.holds, s.subagents = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds, v.Counters.Subagents
 	if v.SubagentUsage != nil {

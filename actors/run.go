@@ -160,17 +160,12 @@ func (s *session) fire(e fsm.Event) {
 
 // applySteering merges queued steering into the context as user messages.
 func (s *session) applySteering() {
-	if len(s.steering) == 0 {
+	if len(s.q.Steering()) == 0 {
 		return
 	}
-	refs := make([]string, len(s.steering))
-	for i, st := range s.steering {
-		refs[i] = st.Ref
-		s.commit(llm.UserMessageWith(st.Text, s.steerImages(st.Ref)))
-	}
-	s.steering = nil
-	if s.images != nil {
-		s.images.steering = nil
+	msgs, refs := s.q.TakeSteering()
+	for _, m := range msgs {
+		s.commit(m)
 	}
 	s.emit(&eventsv1.SteeringApplied{Refs: refs, Count: int32(len(refs))})
 }
@@ -238,9 +233,9 @@ func (s *session) turnDone(afterTools bool) {
 		s.finishRun(fsm.Abort, s.run.end)
 	case s.run.end != "":
 		s.finishRun(fsm.Finish, s.run.end)
-	case afterTools, len(s.steering) > 0, len(s.interventions) > 0:
+	case afterTools, len(s.q.Steering()) > 0, len(s.interventions) > 0:
 		s.startTurn()
-	case len(s.prompts) > 0:
+	case len(s.q.Prompts()) > 0:
 		s.commit(s.nextQueued())
 		s.startTurn()
 	case !s.finishHook():

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/actors/history"
+	"github.com/tack-run/tack/actors/queue"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -85,16 +86,13 @@ type session struct {
 
 	// hist is the conversation: working history, archive, rolled-back
 	// spans, and how much of it the store holds.
-	hist *history.History
+	hist history.History
 	// compacting is the compaction in flight; compactions numbers them.
 	compacting  *compaction
 	compactions uint64
-	prompts     []string
-	// images are the images of the queued prompts and steering; nil
-	// while none has any.
-	images   *queuedImages
-	steering []*eventsv1.SteeringItem
-	run      *run
+	// q holds the queued prompts and steering.
+	q   queue.Queues
+	run *run
 
 	chain         *plugins.Chain
 	interventions []string
@@ -155,7 +153,6 @@ func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 		return &session{
 			spec:    sp,
 			env:     env,
-			hist:    &history.History{},
 			reg:     reg,
 			machine: fsm.New(),
 			chain:   newChain(env, sp.Plugins),

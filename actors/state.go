@@ -15,8 +15,8 @@ func (s *session) state() *eventsv1.SessionState {
 	st := &eventsv1.SessionState{
 		State:          string(s.machine.Current()),
 		Model:          s.spec.Model.Name,
-		PromptQueue:    append([]string{}, s.prompts...),
-		SteeringQueue:  append([]*eventsv1.SteeringItem{}, s.steering...),
+		PromptQueue:    append([]string{}, s.q.Prompts()...),
+		SteeringQueue:  append([]*eventsv1.SteeringItem{}, s.q.Steering()...),
 		MessageCount:   int32(s.hist.Len()),
 		Usage:          s.usage.proto(),
 		AbandonedTools: s.abandoned.Load(),

@@ -70,9 +70,9 @@ type rewind struct {
 
 // Restore is the history the store holds: msgs in the store's order,
 // the working history starting at start.
-func Restore(msgs []*llm.Message, start int) *History {
+func Restore(msgs []*llm.Message, start int) History {
 	start = min(start, len(msgs))
-	h := &History{archive: slices.Clip(msgs[:start]), base: start}
+	h := History{archive: slices.Clip(msgs[:start]), base: start}
 	h.msgs, h.rolled = splitRolled(msgs[start:])
 	h.archivedCalls = CountCalls(h.archive)
 	h.stored = mark{count: len(h.msgs), base: start}
