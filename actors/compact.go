@@ -31,6 +31,15 @@ const SummarisePrompt = `You are summarising the earlier part of a conversation 
 // SummaryPrefix starts the content of every summary message.
 const SummaryPrefix = "[Summary of the earlier conversation]\n"
 
+// compactions is a session's compaction state: the one in flight, how
+// many were started (they are numbered), and whether one is wanted at
+// the run's next turn gap.
+type compactions struct {
+	running *compaction
+	n       uint64
+	wanted  bool
+}
+
 // compaction is a summary request in flight.
 type compaction struct {
 	n      uint64
@@ -53,9 +62,9 @@ type compactDone struct {
 // events tell the rest.
 func (s *session) compactCommand(ctx actor.Context) {
 	switch {
-	case s.compacting != nil:
+	case s.compaction.running != nil:
 	case s.run != nil:
-		s.compactWanted = true
+		s.compaction.wanted = true
 	default:
 		if !s.startCompaction(false) {
 			s.emit(&eventsv1.CompactStart{})
@@ -68,11 +77,11 @@ func (s *session) compactCommand(ctx actor.Context) {
 // awaitCompaction holds the run's next request while a compaction runs or
 // is wanted; it reports whether the run waits (compactionDone resumes it).
 func (s *session) awaitCompaction() bool {
-	if s.compacting == nil && s.compactWanted {
-		s.compactWanted = false
+	if s.compaction.running == nil && s.compaction.wanted {
+		s.compaction.wanted = false
 		s.startCompaction(false)
 	}
-	if s.compacting == nil {
+	if s.compaction.running == nil {
 		return false
 	}
 	s.run.awaitCompact = true
@@ -86,13 +95,13 @@ func (s *session) startCompaction(overflow bool) bool {
 	if cut == 0 {
 		return false
 	}
-	s.compactions++
+	s.compaction.n++
 	parent := context.Background()
 	if s.run != nil {
 		parent = s.run.ctx
 	}
 	ctx, cancel := context.WithCancel(parent)
-	s.compacting = &compaction{n: s.compactions, cut: cut, cancel: cancel, overflow: overflow}
+	s.compaction.running = &compaction{n: s.compaction.n, cut: cut, cancel: cancel, overflow: overflow}
 	s.emit(&eventsv1.CompactStart{})
 	model := s.spec.CompactModel
 	if model == nil {
@@ -104,7 +113,7 @@ func (s *session) startCompaction(overflow bool) bool {
 		Messages:    []*llm.Message{llm.UserMessage(transcript(s.hist.Messages()[:cut]))},
 		CallsBefore: s.hist.CallsOutside() + history.CountCalls(s.hist.Messages()),
 	}
-	root, self, n, p := s.root, s.self, s.compactions, model.Provider
+	root, self, n, p := s.root, s.self, s.compaction.n, model.Provider
 	go func() {
 		resp, err := stream(ctx, p, req, func(llm.Chunk) {})
 		cancel()
@@ -116,11 +125,11 @@ func (s *session) startCompaction(overflow bool) bool {
 // compactionDone applies a summary, unless the model failed or a plugin
 // vetoed it, and lets a waiting run go on.
 func (s *session) compactionDone(m *compactDone) {
-	c := s.compacting
+	c := s.compaction.running
 	if c == nil || c.n != m.n {
 		return
 	}
-	s.compacting = nil
+	s.compaction.running = nil
 	removed := 0
 	switch {
 	case m.err != nil && errors.Is(m.err, context.Canceled): // the run it served was aborted

@@ -44,7 +44,7 @@ func (s *session) queuePrompt(ctx actor.Context, in input) {
 // also cancels the killable tools of the running batch at once.
 func (s *session) queueSteer(ctx actor.Context, in input, interruptTools bool) {
 	text := in.text
-	if !s.steerHook(ctx, s.steers+1, text) {
+	if !s.steerHook(ctx, s.ids.Steers+1, text) {
 		return
 	}
 	ref := s.nextSteerRef()
@@ -195,7 +195,7 @@ func (s *session) steerIdle(ctx actor.Context, in input) {
 	if !s.admitRun(ctx) {
 		return
 	}
-	if !s.steerHook(ctx, s.steers+1, text) || !s.promptHook(ctx, text) {
+	if !s.steerHook(ctx, s.ids.Steers+1, text) || !s.promptHook(ctx, text) {
 		s.unadmit()
 		return
 	}
@@ -225,7 +225,7 @@ func (s *session) steerHook(ctx actor.Context, n uint64, text string) bool {
 	if d == nil {
 		return true
 	}
-	s.steers = n
+	s.ids.Steers = n
 	reason := fmt.Sprintf("plugin %s: %s", d.Plugin, d.Action.Reason)
 	s.emit(&eventsv1.SteeringReceived{Ref: "st-" + strconv.FormatUint(n, 10), Text: text, Status: "rejected_plugin"})
 	s.fail(ctx, events.CodeRejected, reason)

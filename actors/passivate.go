@@ -28,6 +28,15 @@ import (
 // session's PID (an old handle) reaches no one, and its sender gets a
 // dead-letter answer; Deliver and Get never hand out such a PID.
 
+// lull is what a session keeps to learn that it has been quiet: the
+// messages it took (passivation's own aside), its pending passivation
+// timer, and its pending idle trim (run.go).
+type lull struct {
+	activity    uint64
+	passivation *time.Timer
+	trim        *time.Timer
+}
+
 // passivateDue says a session may have been quiet for PassivateAfter;
 // mark is its activity count when the timer was set.
 type passivateDue struct{ mark uint64 }
@@ -65,17 +74,17 @@ func (s *session) passivateLater() {
 	if d <= 0 || s.env.Store == nil || s.reg == nil {
 		return
 	}
-	if s.passivation != nil {
-		s.passivation.Stop()
+	if s.lull.passivation != nil {
+		s.lull.passivation.Stop()
 	}
-	mark, root, self := s.activity, s.root, s.self
-	s.passivation = time.AfterFunc(d, func() { root.Send(self, &passivateDue{mark: mark}) })
+	mark, root, self := s.lull.activity, s.root, s.self
+	s.lull.passivation = time.AfterFunc(d, func() { root.Send(self, &passivateDue{mark: mark}) })
 }
 
 // passivateDue asks the registry to passivate the session if it stayed
 // quiet since the timer was set, or sets the timer again.
 func (s *session) passivateDue(m *passivateDue) {
-	if m.mark == s.activity && s.quiet() {
+	if m.mark == s.lull.activity && s.quiet() {
 		go s.reg.passivate(s.spec.ID, s.self, m.mark)
 		return
 	}
@@ -85,7 +94,7 @@ func (s *session) passivateDue(m *passivateDue) {
 // passivateNow stops the session if nothing happened since the timer's
 // mark; otherwise it stays and the timer starts again.
 func (s *session) passivateNow(ctx actor.Context, m *passivateNow) {
-	if m.mark != s.activity || !s.quiet() {
+	if m.mark != s.lull.activity || !s.quiet() {
 		ctx.Respond(&passivated{})
 		s.passivateLater()
 		return
@@ -102,7 +111,7 @@ func (s *session) passivateNow(ctx actor.Context, m *passivateNow) {
 // quiet reports whether the session may be passivated.
 func (s *session) quiet() bool {
 	if s.run != nil || s.machine.Current() != fsm.Idle || !s.q.Empty() ||
-		s.compacting != nil || s.compactWanted || s.abandoned.Load() > 0 {
+		s.compaction.running != nil || s.compaction.wanted || s.abandoned.Load() > 0 {
 		return false
 	}
 	if !s.p.j.Settled() {

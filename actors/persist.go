@@ -328,7 +328,7 @@ func (s *session) batch(w history.Write) *store.Batch {
 // volatile is the session's state besides its history.
 func (s *session) volatile() *store.Volatile {
 	v := &store.Volatile{
-		Counters:      store.Counters{Runs: s.runs, Steers: s.steers, Holds: s.holds, Subagents: s.subagents},
+		Counters:      s.ids,
 		Todos:         s.todos,
 		DetachedTools: s.detached,
 	}
@@ -404,7 +404,7 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.restoreTitle()
 	s.q, s.todos = queue.Restore(&v), v.Todos
 	s.restoreDetached(v.DetachedTools)
-	s.runs, s.steers, s.holds, s.subagents = v.Counters.Runs, v.Counters.Steers, v.Counters.Holds, v.Counters.Subagents
+	s.ids = v.Counters
 	if v.SubagentUsage != nil {
 		s.subUsage, s.subRan = tallyOf(v.SubagentUsage), true
 	}
@@ -424,7 +424,7 @@ func (s *session) recover(snap *store.Snapshot) {
 		rec.RunId = &v.RunID
 	}
 	if held {
-		s.run = newRun(s.runs, v.RunID)
+		s.run = newRun(s.ids.Runs, v.RunID)
 		s.run.batch = b
 		s.run.ctl.from = recoveredFrom(s.hist.Messages())
 		s.emit(rec)

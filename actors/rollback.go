@@ -19,10 +19,10 @@ func (s *session) rollBack(from int) {
 	if max(from, 0) >= s.hist.Len() {
 		return
 	}
-	if s.compacting != nil {
+	if s.compaction.running != nil {
 		// Its cut counts messages that are leaving: it is dropped.
-		s.compacting.cancel()
-		s.compacting = nil
+		s.compaction.running.cancel()
+		s.compaction.running = nil
 		s.emit(&eventsv1.CompactEnd{RemovedCount: 0})
 	}
 	s.hist.RollBack(from)

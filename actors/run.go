@@ -87,8 +87,8 @@ func (s *session) current(t tag) bool {
 func (s *session) startRun(in input) {
 	s.touch() // the run's start and its prompt are stored before they are told
 	s.emit(&eventsv1.PromptReceived{Text: in.text})
-	s.runs++
-	s.run = newRun(s.runs, "")
+	s.ids.Runs++
+	s.run = newRun(s.ids.Runs, "")
 	s.countRun()
 	s.env.observer().RunStarted()
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
@@ -259,8 +259,8 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 	s.endControl(r)
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
 	s.trimLater()
-	if s.compactWanted && s.compacting == nil {
-		s.compactWanted = false
+	if s.compaction.wanted && s.compaction.running == nil {
+		s.compaction.wanted = false
 		s.startCompaction(false)
 	}
 	s.afterRun(r)
@@ -274,16 +274,16 @@ func (s *session) finishRun(e fsm.Event, reason string) {
 // do nothing), and shutdown stops it: a pending timer holds the session's
 // PID, and through it a stopped session's memory.
 func (s *session) trimLater() {
-	runs, root, self := s.runs, s.root, s.self
-	if s.trimTimer != nil {
-		s.trimTimer.Stop()
+	runs, root, self := s.ids.Runs, s.root, s.self
+	if s.lull.trim != nil {
+		s.lull.trim.Stop()
 	}
-	s.trimTimer = time.AfterFunc(s.env.idleTrim(), func() { root.Send(self, &idleTrim{runs: runs}) })
+	s.lull.trim = time.AfterFunc(s.env.idleTrim(), func() { root.Send(self, &idleTrim{runs: runs}) })
 }
 
 // trim shrinks the buffer if no run started since the timer was set.
 func (s *session) trim(m *idleTrim) {
-	if s.run == nil && s.runs == m.runs {
+	if s.run == nil && s.ids.Runs == m.runs {
 		s.log.Trim(s.env.idleKeep())
 	}
 }

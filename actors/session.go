@@ -63,8 +63,6 @@ type session struct {
 	// admitted: a run is reserved for the prompt being handled; counted:
 	// the run in progress is counted (runlimit.go).
 	admitted, counted bool
-	// compactWanted asks for a compaction at the run's next turn gap.
-	compactWanted bool
 	// switched is set once the model was switched or the tools changed:
 	// every write then carries the configuration.
 	switched bool
@@ -86,10 +84,8 @@ type session struct {
 
 	// hist is the conversation: working history, archive, rolled-back
 	// spans, and how much of it the store holds.
-	hist history.History
-	// compacting is the compaction in flight; compactions numbers them.
-	compacting  *compaction
-	compactions uint64
+	hist       history.History
+	compaction compactions
 	// q holds the queued prompts and steering.
 	q   queue.Queues
 	run *run
@@ -114,27 +110,20 @@ type session struct {
 	updated time.Time
 
 	usage tally
-	// subUsage is the part of usage the sub-agents spent; subagents
-	// counts those started (<id>/sub-N).
+	// subUsage is the part of usage the sub-agents spent.
 	subUsage    tally
-	subagents   uint64
 	contextUsed int64
 	// tokenScale is the provider's reported input tokens of the last
 	// request over their 4-bytes-a-token estimate; 0 until one reported.
 	tokenScale float64
-	runs       uint64
-	steers     uint64
-	holds      uint64
-	sinks      []events.Sink
+	// ids counts the runs (r-N), steering refs (st-N), holds (ap-N, q-N)
+	// and sub-agents (<id>/sub-N) so far: ids never repeat.
+	ids   store.Counters
+	sinks []events.Sink
 	// trace watches the session for tracing; nil when the Env has no
 	// Tracer or the session is a sub-agent.
 	trace SessionTracer
-	// activity counts the messages the session took (passivation's own
-	// aside); passivation is its pending passivation timer.
-	activity    uint64
-	passivation *time.Timer
-	// trimTimer is the pending idle trim (run.go).
-	trimTimer *time.Timer
+	lull  lull
 }
 
 // Props returns the props of a session actor for spec. A session spawned
@@ -169,7 +158,7 @@ func (s *session) Receive(ctx actor.Context) {
 	defer s.flush()
 	defer s.recoverPanic()
 	if counts(ctx.Message()) {
-		s.activity++
+		s.lull.activity++
 	}
 	if s.holdWhileDown(ctx) || s.badOption(ctx) || s.common(ctx) {
 		return
@@ -425,8 +414,8 @@ func (s *session) recoverPanic() {
 }
 
 func (s *session) nextSteerRef() string {
-	s.steers++
-	return "st-" + strconv.FormatUint(s.steers, 10)
+	s.ids.Steers++
+	return "st-" + strconv.FormatUint(s.ids.Steers, 10)
 }
 
 func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
@@ -487,11 +476,11 @@ func (s *session) startHook() {
 
 // shutdown cancels whatever is running and closes channel subscribers.
 func (s *session) shutdown() {
-	if s.passivation != nil {
-		s.passivation.Stop()
+	if s.lull.passivation != nil {
+		s.lull.passivation.Stop()
 	}
-	if s.trimTimer != nil {
-		s.trimTimer.Stop()
+	if s.lull.trim != nil {
+		s.lull.trim.Stop()
 	}
 	if s.run != nil {
 		s.run.cancelAll()

@@ -264,7 +264,7 @@ func (s *session) streamFailed(err error) {
 func (s *session) retryCompacted(e *llm.Error) bool {
 	p := s.run.stream
 	if s.spec.Context == nil || s.run.overflowed || p == nil || p.text.Len() > 0 || p.thinking.Len() > 0 || p.tags.Holding() ||
-		s.compacting != nil || s.hist.CompactCut(s.spec.Context.Keep()) == 0 {
+		s.compaction.running != nil || s.hist.CompactCut(s.spec.Context.Keep()) == 0 {
 		return false
 	}
 	s.run.stream = nil
@@ -305,7 +305,7 @@ func (s *session) account(model *llm.Model, u *llm.Usage) {
 	window, percent := s.contextWindow(model)
 	defer s.checkOverflow(model, u)
 	if c := s.spec.Context; c != nil && c.CompactAtPercent > 0 && percent != nil && *percent >= c.CompactAtPercent {
-		s.compactWanted = true
+		s.compaction.wanted = true
 	}
 	s.emit(&eventsv1.TokenUsage{
 		ContextUsed:        s.contextUsed,

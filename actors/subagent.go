@@ -159,9 +159,9 @@ func (s *session) launchSubagent(c *call) {
 		s.root.Send(s.self, &toolDone{tag: s.run.tag(), index: c.index, result: tools.Result{Content: err.Error(), IsError: true}, ended: s.env.now()})
 		return
 	}
-	s.subagents++
+	s.ids.Subagents++
 	s.touch()
-	id := s.spec.ID + "/sub-" + strconv.FormatUint(s.subagents, 10)
+	id := s.spec.ID + "/sub-" + strconv.FormatUint(s.ids.Subagents, 10)
 	halt := make(chan struct{})
 	c.sub = &subagentCall{child: id, description: a.Description, halt: sync.OnceFunc(func() { close(halt) })}
 	ctx, cancel := context.WithCancelCause(s.run.ctx)
