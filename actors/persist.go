@@ -308,7 +308,7 @@ func (s *session) batch(w history.Write) *store.Batch {
 		Messages: w.Messages,
 		Rewrite:  w.Rewrite,
 		State:    string(s.machine.Current()),
-		Usage:    s.usage.proto(),
+		Usage:    s.spent.total.proto(),
 		EventSeq: seq,
 		Volatile: s.volatile(),
 	}
@@ -333,8 +333,8 @@ func (s *session) volatile() *store.Volatile {
 		DetachedTools: s.detached,
 	}
 	s.q.Save(v)
-	if s.subRan {
-		v.SubagentUsage = s.subUsage.proto()
+	if s.spent.subRan {
+		v.SubagentUsage = s.spent.sub.proto()
 	}
 	v.ModelState = modelState(s.spec.Model)
 	if r := s.run; r != nil && r.stream != nil && r.stream.model == s.spec.Model {
@@ -406,9 +406,9 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.restoreDetached(v.DetachedTools)
 	s.ids = v.Counters
 	if v.SubagentUsage != nil {
-		s.subUsage, s.subRan = tallyOf(v.SubagentUsage), true
+		s.spent.sub, s.spent.subRan = tallyOf(v.SubagentUsage), true
 	}
-	s.usage = tallyOf(snap.Usage)
+	s.spent.total = tallyOf(snap.Usage)
 	for _, r := range v.Rules {
 		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}

@@ -206,8 +206,8 @@ func (s *session) budget(c *llm.ContextConfig) int64 {
 	if b == 0 {
 		return 0
 	}
-	if s.tokenScale > 0 {
-		b = int64(float64(b) / s.tokenScale)
+	if s.spent.tokenScale > 0 {
+		b = int64(float64(b) / s.spent.tokenScale)
 	}
 	return max(b-llm.EstimateTokens(s.spec.System), 1)
 }

@@ -65,9 +65,7 @@ type session struct {
 	admitted, counted bool
 	// switched is set once the model was switched or the tools changed:
 	// every write then carries the configuration.
-	switched bool
-	// subRan is set once a sub-agent ended.
-	subRan    bool
+	switched  bool
 	abandoned atomic.Int32
 	// spec is shared with the producer of the session's props, which
 	// would make the actor again after a restart: one copy per session.
@@ -109,13 +107,7 @@ type session struct {
 	title   string
 	updated time.Time
 
-	usage tally
-	// subUsage is the part of usage the sub-agents spent.
-	subUsage    tally
-	contextUsed int64
-	// tokenScale is the provider's reported input tokens of the last
-	// request over their 4-bytes-a-token estimate; 0 until one reported.
-	tokenScale float64
+	spent spent
 	// ids counts the runs (r-N), steering refs (st-N), holds (ap-N, q-N)
 	// and sub-agents (<id>/sub-N) so far: ids never repeat.
 	ids   store.Counters

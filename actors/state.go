@@ -18,17 +18,17 @@ func (s *session) state() *eventsv1.SessionState {
 		PromptQueue:    append([]string{}, s.q.Prompts()...),
 		SteeringQueue:  append([]*eventsv1.SteeringItem{}, s.q.Steering()...),
 		MessageCount:   int32(s.hist.Len()),
-		Usage:          s.usage.proto(),
+		Usage:          s.spent.total.proto(),
 		AbandonedTools: s.abandoned.Load(),
 		Title:          s.title,
 		Todos:          s.todos,
 	}
-	if s.subRan {
-		st.SubagentUsage = s.subUsage.proto()
+	if s.spent.subRan {
+		st.SubagentUsage = s.spent.sub.proto()
 	}
 	st.PendingApprovals, st.PendingQuestion = s.pending()
 	window, percent := s.contextWindow(s.spec.Model)
-	st.Context = &eventsv1.ContextInfo{Used: s.contextUsed, Window: window, Percent: percent}
+	st.Context = &eventsv1.ContextInfo{Used: s.spent.context, Window: window, Percent: percent}
 	if s.run != nil {
 		st.RunId = &s.run.id
 		if s.run.batch != nil {

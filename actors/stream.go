@@ -196,7 +196,7 @@ func (s *session) responseDone(m *streamDone) {
 		// Only a token budget needs the scale, and the estimate reads the
 		// whole request: sessions without one skip it.
 		if est := llm.EstimateUsage(p.req, resp.Message).InputTokens; est > 0 && usage.InputTokens > 0 {
-			s.tokenScale = float64(usage.InputTokens) / float64(est)
+			s.spent.tokenScale = float64(usage.InputTokens) / float64(est)
 		}
 	}
 	s.run.overflowed = false
@@ -299,21 +299,21 @@ func (s *session) account(model *llm.Model, u *llm.Usage) {
 		return
 	}
 	s.run.usage.add(u, model.Cost)
-	s.usage.add(u, model.Cost)
+	s.spent.total.add(u, model.Cost)
 	s.env.observer().Tokens(u.InputTokens, u.OutputTokens)
-	s.contextUsed = u.InputTokens
+	s.spent.context = u.InputTokens
 	window, percent := s.contextWindow(model)
 	defer s.checkOverflow(model, u)
 	if c := s.spec.Context; c != nil && c.CompactAtPercent > 0 && percent != nil && *percent >= c.CompactAtPercent {
 		s.compaction.wanted = true
 	}
 	s.emit(&eventsv1.TokenUsage{
-		ContextUsed:        s.contextUsed,
+		ContextUsed:        s.spent.context,
 		ContextWindow:      window,
 		ContextPercent:     percent,
-		SessionTotalTokens: s.usage.total(),
+		SessionTotalTokens: s.spent.total.total(),
 		Model:              model.Name,
-		CostUsd:            s.usage.cost,
+		CostUsd:            s.spent.total.cost,
 	})
 }
 
@@ -336,6 +336,6 @@ func (s *session) contextWindow(model *llm.Model) (window *int64, percent *float
 	if w <= 0 {
 		return nil, nil
 	}
-	p := float64(s.contextUsed) * 100 / float64(w)
+	p := float64(s.spent.context) * 100 / float64(w)
 	return &w, &p
 }

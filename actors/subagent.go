@@ -262,9 +262,9 @@ func (s *session) subagentStarted(m *subagentStarted) {
 func (s *session) childEvent(m *childEvent) {
 	if end := m.ev.GetAgentEnd(); end != nil {
 		u := tallyOf(end.GetUsage())
-		s.usage.merge(u)
-		s.subUsage.merge(u)
-		s.subRan = true
+		s.spent.total.merge(u)
+		s.spent.sub.merge(u)
+		s.spent.subRan = true
 		s.touch()
 	}
 	if c := s.subagentCall(m.tag, m.index, m.child); c != nil && c.sub.started {

@@ -5,6 +5,21 @@ import (
 	"github.com/tack-run/tack/llm"
 )
 
+// spent is what a session spent: its usage and cost, the sub-agents'
+// part of it, and how full its context was at the last request.
+type spent struct {
+	total tally
+	// sub is the part of total the sub-agents spent; subRan is set once
+	// a sub-agent ended.
+	sub    tally
+	subRan bool
+	// context is the input tokens of the last request (context_used).
+	context int64
+	// tokenScale is the provider's reported input tokens of the last
+	// request over their 4-bytes-a-token estimate; 0 until one reported.
+	tokenScale float64
+}
+
 // tally adds up usage and cost over responses (a run, a session).
 type tally struct {
 	input, output, cached, reasoning int64
