@@ -69,7 +69,7 @@ func (s *session) ask(c *call, d *plugins.Decision) {
 
 // allowedAlways reports whether an "always" approval covers a call.
 func (s *session) allowedAlways(tool, family string) bool {
-	for _, r := range s.rules {
+	for _, r := range s.hooks.rules {
 		if r.tool == tool && r.family == family {
 			return true
 		}
@@ -103,7 +103,7 @@ func (s *session) approve(ctx actor.Context, m *eventsv1.Approve) {
 	s.emit(&eventsv1.ApprovalResolved{ApprovalId: h.id, Status: statusApproved})
 	s.touch()
 	if m.Always {
-		s.rules = append(s.rules, rule{tool: c.tc.Name, family: h.family})
+		s.hooks.rules = append(s.hooks.rules, rule{tool: c.tc.Name, family: h.family})
 		var family *string
 		if h.family != "" {
 			family = &h.family

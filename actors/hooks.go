@@ -14,6 +14,17 @@ import (
 	"github.com/tack-run/tack/plugins"
 )
 
+// hooks is what a session keeps of its plugins: their chain, the
+// interventions they asked for that wait for the next request, the
+// "always" approvals recorded, and why a plugin refused the session at
+// its start ("" when none did).
+type hooks struct {
+	chain         *plugins.Chain
+	interventions []string
+	rules         []rule
+	refused       string
+}
+
 // codePluginDisabled is the code of the error event that reports a plugin
 // disabled for panicking, overrunning its budget or misbehaving.
 const codePluginDisabled = "plugin_disabled"
@@ -23,7 +34,7 @@ const codePluginDisabled = "plugin_disabled"
 // interventions kept for the next request and model switches started.
 // What stops or changes the step is the caller's to act on.
 func (s *session) hook(ev *plugins.Event) plugins.Outcome {
-	if !s.chain.Has(ev.Hook) {
+	if !s.hooks.chain.Has(ev.Hook) {
 		return plugins.Outcome{}
 	}
 	ev.Session = s.spec.ID
@@ -31,7 +42,7 @@ func (s *session) hook(ev *plugins.Event) plugins.Outcome {
 		ev.RunID, ev.Turn = s.run.id, s.run.turn
 	}
 	ev.Usage = s.pluginUsage()
-	out := s.chain.Run(ev)
+	out := s.hooks.chain.Run(ev)
 	for _, f := range out.Failures {
 		s.emit(&eventsv1.Error{Code: codePluginDisabled, Message: fmt.Sprintf("plugin %s is disabled for this session: it %s", f.Plugin, f.Text)})
 	}
@@ -39,7 +50,7 @@ func (s *session) hook(ev *plugins.Event) plugins.Outcome {
 		s.emitFor(e)
 	}
 	for _, n := range out.Interventions {
-		s.interventions = append(s.interventions, n.Text)
+		s.hooks.interventions = append(s.hooks.interventions, n.Text)
 	}
 	if out.Model != "" {
 		s.switchAsync(out.Model)
@@ -84,11 +95,11 @@ func (s *session) pluginUsage() plugins.Usage {
 // applyInterventions injects the plugins' pending interventions into the
 // context, joined in priority order, before a request.
 func (s *session) applyInterventions() {
-	if len(s.interventions) == 0 {
+	if len(s.hooks.interventions) == 0 {
 		return
 	}
-	text := strings.Join(s.interventions, "\n\n")
-	s.interventions = nil
+	text := strings.Join(s.hooks.interventions, "\n\n")
+	s.hooks.interventions = nil
 	s.emit(&eventsv1.Intervention{Text: text})
 	s.commit(llm.UserMessage(text))
 }
@@ -143,7 +154,7 @@ func (s *session) finishHook() (handled bool) {
 		s.abortBy(d)
 		return true
 	}
-	if len(s.interventions) > 0 {
+	if len(s.hooks.interventions) > 0 {
 		s.startTurn()
 		return true
 	}

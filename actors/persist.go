@@ -235,10 +235,10 @@ func (s *session) rollback(dropped []journal.Item) {
 	if kept == nil {
 		kept = &store.Volatile{}
 	}
-	s.q, s.rules = queue.Restore(kept), nil
+	s.q, s.hooks.rules = queue.Restore(kept), nil
 	s.todos = kept.Todos
 	for _, r := range kept.Rules {
-		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
+		s.hooks.rules = append(s.hooks.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}
 	// The calls of the last assistant message that have no result are
 	// answered, so the history stays valid for the provider; the answers
@@ -340,7 +340,7 @@ func (s *session) volatile() *store.Volatile {
 	if r := s.run; r != nil && r.stream != nil && r.stream.model == s.spec.Model {
 		v.ModelState = r.stream.modelState // the request in flight has not taken its turn for good
 	}
-	for _, r := range s.rules {
+	for _, r := range s.hooks.rules {
 		v.Rules = append(v.Rules, store.Rule{Tool: r.tool, CommandFamily: r.family})
 	}
 	if s.run == nil {
@@ -410,7 +410,7 @@ func (s *session) recover(snap *store.Snapshot) {
 	}
 	s.spent.total = tallyOf(snap.Usage)
 	for _, r := range v.Rules {
-		s.rules = append(s.rules, rule{tool: r.Tool, family: r.CommandFamily})
+		s.hooks.rules = append(s.hooks.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}
 	s.loadModelState(v.ModelState)
 	b, interrupted := s.openBatch(v)

@@ -233,7 +233,7 @@ func (s *session) turnDone(afterTools bool) {
 		s.finishRun(fsm.Abort, s.run.end)
 	case s.run.end != "":
 		s.finishRun(fsm.Finish, s.run.end)
-	case afterTools, len(s.q.Steering()) > 0, len(s.interventions) > 0:
+	case afterTools, len(s.q.Steering()) > 0, len(s.hooks.interventions) > 0:
 		s.startTurn()
 	case len(s.q.Prompts()) > 0:
 		s.commit(s.nextQueued())

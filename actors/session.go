@@ -88,11 +88,7 @@ type session struct {
 	q   queue.Queues
 	run *run
 
-	chain         *plugins.Chain
-	interventions []string
-	rules         []rule
-	// refused is why a plugin refused the session at its start.
-	refused string
+	hooks hooks
 
 	p persistence
 	// todos is the todo list todo_write last wrote; detached names the
@@ -136,7 +132,7 @@ func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 			env:     env,
 			reg:     reg,
 			machine: fsm.New(),
-			chain:   newChain(env, sp.Plugins),
+			hooks:   hooks{chain: newChain(env, sp.Plugins)},
 			log:     newStream(env, *sp, trace),
 			trace:   trace,
 		}
@@ -275,8 +271,8 @@ func (s *session) common(ctx actor.Context) bool {
 	case *childEvent:
 		s.childEvent(m)
 	case *eventsv1.Prompt, *eventsv1.Steer:
-		if s.refused != "" {
-			s.fail(ctx, events.CodeNotAlive, s.refused)
+		if s.hooks.refused != "" {
+			s.fail(ctx, events.CodeNotAlive, s.hooks.refused)
 			return true
 		}
 		if err := llm.CheckImages(m.(userInput).GetImages(), s.env.MaxImageBytes); err != nil {
@@ -461,8 +457,8 @@ func newChain(env *Env, ps []plugins.Plugin) *plugins.Chain {
 // whose commands then fail with not_alive.
 func (s *session) startHook() {
 	if d := s.hook(&plugins.Event{Hook: plugins.SessionStart}).Stop; d != nil {
-		s.refused = fmt.Sprintf("plugin %s refused the session: %s", d.Plugin, orAborted(d.Action.Reason))
-		s.emit(&eventsv1.Error{Code: events.CodeNotAlive, Message: s.refused})
+		s.hooks.refused = fmt.Sprintf("plugin %s refused the session: %s", d.Plugin, orAborted(d.Action.Reason))
+		s.emit(&eventsv1.Error{Code: events.CodeNotAlive, Message: s.hooks.refused})
 	}
 }
 

@@ -294,7 +294,7 @@ func (s *session) batchProgress() {
 // batchHook asks after_tool_batch; an abort takes effect once the results
 // are committed.
 func (s *session) batchHook(b *batch) {
-	if !s.chain.Has(plugins.AfterToolBatch) {
+	if !s.hooks.chain.Has(plugins.AfterToolBatch) {
 		return
 	}
 	results := make([]plugins.CallResult, len(b.calls))

@@ -117,7 +117,7 @@ func (s *session) has(name string) bool {
 // plugins' tools, and any tool it was spawned with that the catalog does
 // not hold (an embedder's Spec), which it keeps until detached.
 func (s *session) ownTools() []tools.Tool {
-	own := s.chain.Tools()
+	own := s.hooks.chain.Tools()
 	for _, n := range s.spec.Tools.Names() {
 		if _, ok := catalogTools(s.env).Get(n); ok || slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }) {
 			continue
