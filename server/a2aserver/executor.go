@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/eventqueue"
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
@@ -221,8 +222,13 @@ func waitingFor(task *a2a.Task) map[string]any {
 	return nil
 }
 
-// Cancel aborts the run of the task's context (kill_tools: killable):
-// the canceled status goes out at once, the run stops behind it.
+// Cancel aborts the run of the task's context (kill_tools: killable).
+// While an Execute streams the task (submitted or working), that Execute
+// tells the canceled status as the run ends aborted, and the cancelation
+// resolves to it: Cancel tells nothing, for a status of its own would race
+// the Execute's end (whose queue a2a-go closes as it returns) and fail
+// the cancelation with "queue is closed". A task that waits for a person
+// (input-required) has no Execute running, so Cancel tells it canceled.
 func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		s, err := e.session(ctx, ec, false)
@@ -234,6 +240,9 @@ func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.
 		defer cancel()
 		if err := s.Abort(actx, tack.AbortOptions{KillTools: "killable"}); err != nil && !errors.Is(err, context.Canceled) {
 			yield(nil, err)
+			return
+		}
+		if t := ec.StoredTask; t != nil && (t.Status.State == a2a.TaskStateSubmitted || t.Status.State == a2a.TaskStateWorking) {
 			return
 		}
 		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
@@ -261,4 +270,46 @@ func agentMessage(ec *a2asrv.ExecutorContext, text string) *a2a.Message {
 		return nil
 	}
 	return a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart(text))
+}
+
+// settledCancels is a2a-go's request handler with a cancel that rides out
+// a race of a2a-go's own: for a moment after a task's execution ended at
+// input-required (the client has seen that status), a2a-go still counts
+// the execution as running, hands the cancel to it, and fails the cancel
+// with "queue is closed" or "not cancelable in input-required". Once the
+// execution is gone, the same cancel goes through (Cancel tells the task
+// canceled), so such a failure is tried again, a few times, briefly.
+type settledCancels struct{ a2asrv.RequestHandler }
+
+// cancelTries bounds the tries of a cancel that met the race.
+const cancelTries = 5
+
+func (h settledCancels) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	for try := 1; ; try++ {
+		task, err := h.RequestHandler.CancelTask(ctx, req)
+		if err == nil || try == cancelTries || !h.raced(ctx, req, err) {
+			return task, err
+		}
+		t := time.NewTimer(time.Duration(try) * 10 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return task, err
+		}
+	}
+}
+
+// raced reports whether a cancel failed with err for the race, not because
+// the task cannot be canceled: the execution's queue was closed under it,
+// or it was refused as not cancelable while the task waits for a person.
+func (h settledCancels) raced(ctx context.Context, req *a2a.CancelTaskRequest, err error) bool {
+	if errors.Is(err, eventqueue.ErrQueueClosed) {
+		return true
+	}
+	if !errors.Is(err, a2a.ErrTaskNotCancelable) {
+		return false
+	}
+	t, gerr := h.GetTask(ctx, &a2a.GetTaskRequest{Tenant: req.Tenant, ID: req.ID})
+	return gerr == nil && t.Status.State == a2a.TaskStateInputRequired
 }

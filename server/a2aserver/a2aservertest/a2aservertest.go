@@ -4,6 +4,7 @@ package a2aservertest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,7 @@ func Run(t *testing.T, srv Server) {
 	t.Run("approve", srv.approve)
 	t.Run("question", srv.question)
 	t.Run("cancel", srv.cancel)
+	t.Run("cancel_waiting", srv.cancelWaiting)
 	t.Run("resubscribe", srv.resubscribe)
 }
 
@@ -233,17 +235,25 @@ func (srv Server) question(t *testing.T) {
 }
 
 // cancel: cancelling the task mid-stream ends the stream with canceled
-// within 100 ms, and the run is aborted.
+// within 100 ms, the cancel answers the canceled task, and the run is
+// aborted.
 func (srv Server) cancel(t *testing.T) {
 	c := srv.Client(t, "slow")
 	var cancelled time.Time
 	var seen time.Duration
+	answered := make(chan error, 1)
 	o := Stream(t, c, Message("", a2a.NewTextPart("go on")), func(ev a2a.Event) {
 		switch e := ev.(type) {
 		case *a2a.TaskArtifactUpdateEvent:
 			if cancelled.IsZero() {
 				cancelled = time.Now()
-				go func() { _, _ = c.CancelTask(context.WithoutCancel(t.Context()), &a2a.CancelTaskRequest{ID: e.TaskID}) }()
+				go func() {
+					task, err := c.CancelTask(context.WithoutCancel(t.Context()), &a2a.CancelTaskRequest{ID: e.TaskID})
+					if err == nil && task.Status.State != a2a.TaskStateCanceled {
+						err = fmt.Errorf("the cancel answered a task %s", task.Status.State)
+					}
+					answered <- err
+				}()
 			}
 		case *a2a.TaskStatusUpdateEvent:
 			if e.Status.State == a2a.TaskStateCanceled {
@@ -256,6 +266,9 @@ func (srv Server) cancel(t *testing.T) {
 	}
 	if seen > 100*time.Millisecond {
 		t.Errorf("canceled %v after the cancel", seen)
+	}
+	if err := <-answered; err != nil {
+		t.Errorf("CancelTask: %v", err)
 	}
 	s, err := srv.Runtime.Session(o.Context)
 	if err != nil {
@@ -277,6 +290,23 @@ func (srv Server) cancel(t *testing.T) {
 	}
 	task, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: o.Task})
 	if err != nil || task.Status.State != a2a.TaskStateCanceled {
+		t.Errorf("task %+v %v", task, err)
+	}
+}
+
+// cancelWaiting: cancelling a task that waits for an approval (no run
+// is streaming it) answers it canceled, and the task stays canceled.
+func (srv Server) cancelWaiting(t *testing.T) {
+	c := srv.Client(t, "guarded")
+	o := Stream(t, c, Message("", a2a.NewTextPart("echo it")), nil)
+	if o.States[len(o.States)-1] != a2a.TaskStateInputRequired {
+		t.Fatalf("states %v", o.States)
+	}
+	task, err := c.CancelTask(t.Context(), &a2a.CancelTaskRequest{ID: o.Task})
+	if err != nil || task.Status.State != a2a.TaskStateCanceled {
+		t.Fatalf("CancelTask: %+v %v", task, err)
+	}
+	if task, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: o.Task}); err != nil || task.Status.State != a2a.TaskStateCanceled {
 		t.Errorf("task %+v %v", task, err)
 	}
 }
