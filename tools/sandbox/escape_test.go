@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -374,4 +376,51 @@ func waitCount(t *testing.T, s string, n int) {
 		}
 		return nil
 	})
+}
+
+// TestLimitsNeverBreakTheHelper runs many calls side by side, each of
+// which must print exactly what its command prints. The helper is a Go
+// program that lowers its own address-space limit just before it
+// executes sh: whatever maps memory after that (another goroutine, the
+// runtime growing the heap or starting a thread) is refused, and the
+// runtime then dies with "fatal error: runtime: cannot allocate memory",
+// which kills the call or lands in its output. Here a goroutine in each
+// helper maps memory without pause (churnEnv), so that the window shows
+// in a few calls, where tack's own goroutines hit it about once in 600
+// calls on a loaded machine.
+func TestLimitsNeverBreakTheHelper(t *testing.T) {
+	if !requireSandbox(t) {
+		return
+	}
+	dir := workspaceDir(t)
+	t.Setenv(churnEnv, "1")
+	sb := sandbox.New(sandbox.Config{Env: []string{churnEnv}})
+	const calls, side = 100, 4
+	var wg sync.WaitGroup
+	errs := make(chan string, calls)
+	sem := make(chan struct{}, side)
+	for i := range calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			want := fmt.Sprintf("call %d\n", i)
+			out, err := run(t, sb, dir, "echo call "+strconv.Itoa(i))
+			if err != nil || out != want {
+				errs <- fmt.Sprintf("call %d: %v: %q", i, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	n := 0
+	for e := range errs {
+		if n++; n <= 5 {
+			t.Error(e)
+		}
+	}
+	if n > 0 {
+		t.Errorf("%d of %d calls failed", n, calls)
+	}
 }

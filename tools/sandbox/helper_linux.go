@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"unsafe"
 
@@ -116,9 +117,10 @@ func (p *plan) enter() error {
 	if err := p.becomeUser(); err != nil {
 		return err
 	}
-	// The limits come last and nothing is allocated after them: the
-	// helper itself (a race-detector build especially) may need more
-	// memory than the command is given.
+	// The limits come last, and nothing in this process may ask the
+	// kernel for memory or a thread after them: the helper is a Go
+	// program (a race-detector build especially) that may need more than
+	// the command is given, and its runtime dies when a mapping fails.
 	argv0, err := unix.BytePtrFromString("/bin/sh")
 	if err != nil {
 		return err
@@ -131,11 +133,29 @@ func (p *plan) enter() error {
 	if err != nil {
 		return err
 	}
-	if err := p.limit(); err != nil {
+	limits := p.limits()
+	quiesce()
+	if err := setLimits(limits); err != nil {
 		return err
 	}
 	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)), uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
 	return fmt.Errorf("exec sh: %w", e)
+}
+
+// quiesce leaves this goroutine the only one that runs until it executes
+// sh. Other goroutines of the program (those its packages' init
+// functions start) and the runtime's own (a GC cycle, a new thread for a
+// goroutine that wakes) would otherwise map memory, and after the
+// address-space limit such a mapping kills the helper ("fatal error:
+// runtime: cannot allocate memory"), or prints that into the command's
+// output when the exec wins the race. With one P, held by this goroutine
+// making raw system calls only, nothing else is scheduled; with GC off
+// no cycle starts; and a fresh time slice keeps the scheduler from
+// preempting it in the microseconds left.
+func quiesce() {
+	runtime.GOMAXPROCS(1)
+	debug.SetGCPercent(-1)
+	runtime.Gosched()
 }
 
 // source is a system directory (or symbolic link) to show in the new
@@ -243,25 +263,30 @@ func pivot() error {
 	return os.Chdir("/")
 }
 
-// limit sets the call's resource limits.
-func (p *plan) limit() error {
-	limits := []struct {
-		res int
-		n   uint64
-	}{
-		{unix.RLIMIT_NPROC, uint64(p.Procs)},
-		{unix.RLIMIT_AS, uint64(p.Memory)},
-		{unix.RLIMIT_CORE, 0},
-	}
+// limits returns the call's resource limits, the address space last:
+// setLimits must not fail once that is lowered, as its error would need
+// memory.
+func (p *plan) limits() []rlimit {
+	l := []rlimit{{unix.RLIMIT_NPROC, uint64(p.Procs)}, {unix.RLIMIT_CORE, 0}}
 	if p.CPU > 0 {
-		limits = append(limits, struct {
-			res int
-			n   uint64
-		}{unix.RLIMIT_CPU, uint64(p.CPU)})
+		l = append(l, rlimit{unix.RLIMIT_CPU, uint64(p.CPU)})
 	}
-	for _, l := range limits {
-		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.n, Max: l.n}); err != nil {
-			return fmt.Errorf("limit %d: %w", l.res, err)
+	return append(l, rlimit{unix.RLIMIT_AS, uint64(p.Memory)})
+}
+
+// rlimit is one resource limit, set as both soft and hard.
+type rlimit struct {
+	res int
+	n   uint64
+}
+
+// setLimits sets limits on this process with raw system calls, which
+// neither allocate nor let the scheduler in.
+func setLimits(limits []rlimit) error {
+	for i := range limits {
+		l := unix.Rlimit{Cur: limits[i].n, Max: limits[i].n}
+		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, uintptr(limits[i].res), uintptr(unsafe.Pointer(&l)), 0, 0, 0); e != 0 {
+			return fmt.Errorf("limit %d: %w", limits[i].res, e)
 		}
 	}
 	return nil
