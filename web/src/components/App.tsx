@@ -287,7 +287,7 @@ export function App() {
           )}
           {v.question && <QuestionCard question={v.question} onAnswer={(response) => void act("respond", { ref: v.question!.ref, response })} />}
           <QueuePanel queue={v.queue} />
-          {v.session && <FilesPanel api={api} session={v.session} idle={v.state === "idle"} onError={setFlash} />}
+          {v.session && <FilesPanel api={api} session={v.session} idleAt={v.state === "idle" ? v.lastSeq : null} onError={setFlash} />}
           <Composer enabled={connected} busy={v.state !== "idle"} canStop={canStop} onSend={send} onStop={stop} />
         </div>
       </main>

@@ -11,10 +11,13 @@ export function formatSize(n: number): string {
 /**
  * The session's workspace: its files (each downloadable), a picker that
  * attaches files, and the panel itself takes dropped files. The list is
- * read again when the session goes idle (the agent may have written) and
- * after every upload.
+ * read again whenever the session is idle at a new event (a run that
+ * ended, however fast; the agent may have written) and after every
+ * upload. idleAt is the seq of the last event while idle, else null: the
+ * state alone may read idle before and after a run the page saw in one
+ * render.
  */
-export function FilesPanel(p: { api: Api; session: string; idle: boolean; onError: (msg: string) => void }) {
+export function FilesPanel(p: { api: Api; session: string; idleAt: number | null; onError: (msg: string) => void }) {
   const [files, setFiles] = useState<WireFile[]>([]);
   const [over, setOver] = useState(false);
   const { api, session, onError } = p;
@@ -25,8 +28,8 @@ export function FilesPanel(p: { api: Api; session: string; idle: boolean; onErro
     );
   }, [api, session, onError]);
   useEffect(() => {
-    if (p.idle) refresh();
-  }, [refresh, p.idle]);
+    if (p.idleAt !== null) refresh();
+  }, [refresh, p.idleAt]);
 
   const upload = async (list: FileList | null) => {
     if (!list) return;
