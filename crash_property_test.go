@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/store"
@@ -288,15 +289,15 @@ func command(ctx context.Context, rng *rand.Rand, s *tack.Session, i int) string
 	text := fmt.Sprintf("p%d", i)
 	switch rng.IntN(4) {
 	case 0, 1:
-		ifBusy := []string{"queue", "steer", "interrupt", "rollback"}[rng.IntN(4)]
+		ifBusy := []events.IfBusy{events.IfBusyQueue, events.IfBusySteer, events.IfBusyInterrupt, events.IfBusyRollback}[rng.IntN(4)]
 		s.Prompt(ctx, text, tack.PromptOptions{IfBusy: ifBusy})
-		return "prompt " + ifBusy
+		return "prompt " + string(ifBusy)
 	case 2:
 		s.Steer(ctx, text, tack.SteerOptions{KeepTools: rng.IntN(2) == 0})
 		return "steer"
 	default:
-		kill := []string{"killable", "all", "none"}[rng.IntN(3)]
-		at := []string{"now", "after_response", "after_tools"}[rng.IntN(3)]
+		kill := []events.KillTools{events.KillKillable, events.KillAll, events.KillNone}[rng.IntN(3)]
+		at := []events.At{events.AtNow, events.AtAfterResponse, events.AtAfterTools}[rng.IntN(3)]
 		rollback := rng.IntN(3) == 0
 		s.Abort(ctx, tack.AbortOptions{KillTools: kill, ClearQueue: rng.IntN(2) == 0, At: at, Rollback: rollback, Timeout: 50 * time.Millisecond})
 		return fmt.Sprintf("abort %s %s rollback=%v", kill, at, rollback)

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
 )
 
 // "Edit and resend": while the first answer is still on its way, the
-// user sends a corrected prompt with IfBusy "rollback". The first run is
-// aborted and its messages leave the working history (AllMessages keeps
-// them, marked RolledBack); the corrected prompt starts a run of its own.
+// user sends a corrected prompt with IfBusy events.IfBusyRollback. The
+// first run is aborted and its messages leave the working history
+// (AllMessages keeps them, marked RolledBack); the corrected prompt starts
+// a run of its own.
 func ExampleSession_Prompt_rollback() {
 	rt, err := tack.New()
 	if err != nil {
@@ -34,7 +36,7 @@ func ExampleSession_Prompt_rollback() {
 		panic(err)
 	}
 	<-sub.C // the wrong answer is on its way
-	if _, err := s.Prompt(ctx, "capital of France?", tack.PromptOptions{IfBusy: "rollback"}); err != nil {
+	if _, err := s.Prompt(ctx, "capital of France?", tack.PromptOptions{IfBusy: events.IfBusyRollback}); err != nil {
 		panic(err)
 	}
 	for ev := range sub.C {
@@ -82,7 +84,7 @@ func ExampleSession_Abort_afterTools() {
 		panic(err)
 	}
 	<-sub.C // tool_execution_start
-	if err := s.Abort(ctx, tack.AbortOptions{At: "after_tools", Timeout: 10 * time.Second}); err != nil {
+	if err := s.Abort(ctx, tack.AbortOptions{At: events.AtAfterTools, Timeout: 10 * time.Second}); err != nil {
 		panic(err)
 	}
 	for ev := range sub.C {

@@ -75,7 +75,7 @@ func (rt *Runtime) storedSpec(id string, c store.Config, mode check) (actors.Spe
 // sessionConfig is the SessionConfig of a stored configuration.
 func sessionConfig(id string, c store.Config) (SessionConfig, error) {
 	cfg := SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
-		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User, QueueMode: c.QueueMode}
+		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User, QueueMode: events.QueueMode(c.QueueMode)}
 	if len(c.Context) > 0 {
 		cfg.Context = &llm.ContextConfig{}
 		if err := json.Unmarshal(c.Context, cfg.Context); err != nil {
@@ -93,7 +93,7 @@ func sessionConfig(id string, c store.Config) (SessionConfig, error) {
 
 // storedConfig is what the store keeps of a session's configuration.
 func storedConfig(cfg SessionConfig, model string) store.Config {
-	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User, QueueMode: cfg.QueueMode}
+	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User, QueueMode: string(cfg.QueueMode)}
 	if len(cfg.Plugins) > 0 {
 		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins)) // names and raw JSON: cannot fail
 	}

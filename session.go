@@ -80,12 +80,13 @@ func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
 
 // PromptOptions tune Prompt.
 type PromptOptions struct {
-	// IfBusy is what the prompt does while a run is in progress: "queue"
-	// (also when empty), "steer", "reject" (the error busy), "interrupt"
-	// (abort the run, keep what it committed, start this prompt) or
-	// "rollback" (abort the run, take its messages out of the working
-	// history, start this prompt). See docs/control.md.
-	IfBusy string
+	// IfBusy is what the prompt does while a run is in progress:
+	// events.IfBusyQueue (also when empty), IfBusySteer, IfBusyReject (the
+	// error busy), IfBusyInterrupt (abort the run, keep what it committed,
+	// start this prompt) or IfBusyRollback (abort the run, take its
+	// messages out of the working history, start this prompt). See
+	// docs/control.md.
+	IfBusy events.IfBusy
 	// Images go with the prompt's text in its user message
 	// (docs/sessions.md): data URLs of PNG, JPEG, GIF or WebP, or https
 	// URLs.
@@ -98,7 +99,7 @@ type PromptOptions struct {
 func (s *Session) Prompt(ctx context.Context, text string, opt ...PromptOptions) (queued bool, err error) {
 	cmd := &eventsv1.Prompt{Text: text}
 	if len(opt) > 0 {
-		cmd.IfBusy, cmd.Images = opt[0].IfBusy, opt[0].Images
+		cmd.IfBusy, cmd.Images = string(opt[0].IfBusy), opt[0].Images
 	}
 	r, err := s.Send(ctx, cmd)
 	return r.GetPrompt().GetQueued(), err
@@ -123,15 +124,16 @@ func (s *Session) Steer(ctx context.Context, text string, opt SteerOptions) (ref
 
 // AbortOptions tune Abort.
 type AbortOptions struct {
-	// KillTools is "killable" (the default when empty), "all" or "none".
-	KillTools string
+	// KillTools is events.KillKillable (the default when empty), KillAll
+	// or KillNone.
+	KillTools events.KillTools
 	// ClearQueue drops queued prompts and steering.
 	ClearQueue bool
-	// At is where the run stops: "now" (also when empty),
-	// "after_response" (the response in flight is committed, its tool
-	// calls do not run) or "after_tools" (the running tool batch
+	// At is where the run stops: events.AtNow (also when empty),
+	// AtAfterResponse (the response in flight is committed, its tool
+	// calls do not run) or AtAfterTools (the running tool batch
 	// finishes). See docs/control.md.
-	At string
+	At events.At
 	// Timeout, when positive, makes an abort that waits for At act now
 	// after it (whole milliseconds).
 	Timeout time.Duration
@@ -143,8 +145,8 @@ type AbortOptions struct {
 // Abort stops the run: agent_abort reaches subscribers at once, agent_end
 // once the run has stopped.
 func (s *Session) Abort(ctx context.Context, opt AbortOptions) error {
-	_, err := s.Send(ctx, &eventsv1.Abort{KillTools: opt.KillTools, ClearQueue: opt.ClearQueue,
-		At: opt.At, TimeoutMs: opt.Timeout.Milliseconds(), Rollback: opt.Rollback})
+	_, err := s.Send(ctx, &eventsv1.Abort{KillTools: string(opt.KillTools), ClearQueue: opt.ClearQueue,
+		At: string(opt.At), TimeoutMs: opt.Timeout.Milliseconds(), Rollback: opt.Rollback})
 	return err
 }
 

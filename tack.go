@@ -186,10 +186,10 @@ type SessionConfig struct {
 	// model, tools and plugins, and start no sub-agents of their own).
 	Subagents *SubagentConfig
 	// QueueMode is how prompts queued while the agent works reach the
-	// model: "one_at_a_time" (also when empty: each its own turn) or "all"
-	// (all of them in the next turn, as one user message joined by blank
-	// lines). See docs/control.md.
-	QueueMode string
+	// model: events.QueueOneAtATime (also when empty: each its own turn)
+	// or events.QueueAll (all of them in the next turn, as one user
+	// message joined by blank lines). See docs/control.md.
+	QueueMode events.QueueMode
 	// Agent names the agent (WithAgents) whose template the session
 	// starts from: each field above that is left empty (Model with Script,
 	// a nil Tools, Plugins, Context or Subagents) is the agent's.
@@ -325,7 +325,7 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	if err := actors.CheckQueueMode(cfg.QueueMode); err != nil {
+	if err := events.CheckQueueMode(cfg.QueueMode); err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
 	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents, QueueMode: cfg.QueueMode}

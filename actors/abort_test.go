@@ -86,7 +86,7 @@ func TestAbortDelivery(t *testing.T) {
 	if e := evs[4].GetToolExecutionEnd(); e.GetName() != "sleep_immune" || !e.GetOk() || e.GetResult() != "slept 400 ms" {
 		t.Errorf("immune tool end = %v", e)
 	}
-	if got := end.GetAgentEnd(); got.GetReason() != EndAborted || got.GetRunId() != "r-1" {
+	if got := end.GetAgentEnd(); got.GetReason() != string(events.EndAborted) || got.GetRunId() != "r-1" {
 		t.Errorf("agent_end = %v", got)
 	}
 	want := []string{"user:go", "assistant:", "tool:" + tools.InterruptedByAbort, "tool:slept 400 ms"}
@@ -160,7 +160,7 @@ func TestAbortsAndSteersInQuickSuccession(t *testing.T) {
 		replies := burst(h,
 			&eventsv1.Abort{}, &eventsv1.Steer{Text: "s1"},
 			&eventsv1.Abort{}, &eventsv1.Steer{Text: "s2"},
-			&eventsv1.Abort{KillTools: KillAll, ClearQueue: true}, &eventsv1.Steer{Text: "s3"})
+			&eventsv1.Abort{KillTools: string(events.KillAll), ClearQueue: true}, &eventsv1.Steer{Text: "s3"})
 		for i, ref := range []string{"st-1", "st-2", "st-3"} {
 			if got := replies[2*i+1].GetSteer().GetRef(); got != ref {
 				t.Errorf("steer %d: ref %q, want %s", i+1, got, ref)
@@ -182,7 +182,7 @@ func TestAbortsAndSteersInQuickSuccession(t *testing.T) {
 		mark := h.rec.Len()
 		burst(h,
 			&eventsv1.Steer{Text: "s1"}, &eventsv1.Steer{Text: "s2"}, &eventsv1.Steer{Text: "s3"},
-			&eventsv1.Abort{}, &eventsv1.Abort{KillTools: KillNone}, &eventsv1.Abort{ClearQueue: true})
+			&eventsv1.Abort{}, &eventsv1.Abort{KillTools: string(events.KillNone)}, &eventsv1.Abort{ClearQueue: true})
 		expectLabelled(t, "the burst", h.since(mark), seq(
 			// s1 cancels the sleep and starts the next turn, with s1 applied.
 			one("steering_received", "tool_skipped_for_steering"), toolEnd, one("message_committed", "turn_end"),

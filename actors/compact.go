@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/actors/history"
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
@@ -147,7 +148,7 @@ func (s *session) compactionDone(m *compactDone) {
 	if c.overflow && removed == 0 {
 		msg := "the request does not fit the model's context window, and compaction removed nothing"
 		s.emit(&eventsv1.Error{Code: codeContextOverflow, Message: msg})
-		s.finishRun(fsm.Finish, EndError)
+		s.finishRun(fsm.Finish, events.EndError)
 		return
 	}
 	s.sendRequest()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventstest"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
@@ -173,7 +174,7 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 	n := h.rec.Len()
 	h.ok(&eventsv1.Prompt{Text: "p3"}) // 5 messages: overflows
 	end := h.waitFor("agent_end", 3)
-	if r := end.GetAgentEnd().Reason; r != EndCompleted {
+	if r := end.GetAgentEnd().Reason; r != string(events.EndCompleted) {
 		t.Fatalf("run ended %s", r)
 	}
 	eventstest.ExpectTypes(t, h.since(n), "prompt_received", "agent_start", "message_committed", "state_changed", "agent_status",
@@ -189,7 +190,7 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 	h2.ok(&eventsv1.Prompt{Text: "p1"})
 	h2.waitFor("agent_end", 1)
 	h2.ok(&eventsv1.Prompt{Text: "p2"})
-	if r := h2.waitFor("agent_end", 2).GetAgentEnd().Reason; r != EndError {
+	if r := h2.waitFor("agent_end", 2).GetAgentEnd().Reason; r != string(events.EndError) {
 		t.Fatalf("run ended %s, want error", r)
 	}
 	errs := findAll(h2.rec.Events(), "error")

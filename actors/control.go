@@ -19,71 +19,9 @@ import (
 // how queued prompts reach the model (queue_mode). Rollback and fork have
 // files of their own.
 
-// Values of Prompt.if_busy.
-const (
-	IfBusyQueue     = "queue"
-	IfBusySteer     = "steer"
-	IfBusyReject    = "reject"
-	IfBusyInterrupt = "interrupt"
-	IfBusyRollback  = "rollback"
-)
-
-// Values of Abort.at.
-const (
-	AtNow           = "now"
-	AtAfterResponse = "after_response"
-	AtAfterTools    = "after_tools"
-)
-
-// Values of CreateSession.queue_mode.
-const (
-	QueueOneAtATime = "one_at_a_time"
-	QueueAll        = "all"
-)
-
 // QueueJoin separates the queued prompts that queue_mode all delivers as
 // one user message.
 const QueueJoin = "\n\n"
-
-// CheckPrompt reports a prompt option that is not allowed, naming it.
-func CheckPrompt(m *eventsv1.Prompt) error {
-	switch m.IfBusy {
-	case "", IfBusyQueue, IfBusySteer, IfBusyReject, IfBusyInterrupt, IfBusyRollback:
-	default:
-		return fmt.Errorf("if_busy is queue, steer, reject, interrupt or rollback, not %q", m.IfBusy)
-	}
-	if m.Traceparent != "" && !validTraceparent(m.Traceparent) {
-		return fmt.Errorf("traceparent %q is not a W3C trace context (00-<32 hex trace id>-<16 hex span id>-<2 hex flags>)", m.Traceparent)
-	}
-	return nil
-}
-
-// CheckAbort reports an abort option that is not allowed, naming it.
-func CheckAbort(m *eventsv1.Abort) error {
-	switch m.KillTools {
-	case "", KillKillable, KillAll, KillNone:
-	default:
-		return fmt.Errorf("kill_tools is killable, all or none, not %q", m.KillTools)
-	}
-	switch m.At {
-	case "", AtNow, AtAfterResponse, AtAfterTools:
-	default:
-		return fmt.Errorf("at is now, after_response or after_tools, not %q", m.At)
-	}
-	if m.TimeoutMs < 0 {
-		return fmt.Errorf("timeout_ms must not be negative, not %d", m.TimeoutMs)
-	}
-	return nil
-}
-
-// CheckQueueMode reports a queue_mode that is not allowed, naming it.
-func CheckQueueMode(mode string) error {
-	switch mode {
-	case "", QueueOneAtATime, QueueAll:
-		return nil
-	}
-	return fmt.Errorf("queue_mode is one_at_a_time or all, not %q", mode)
-}
 
 // badOption answers a prompt or abort whose options are not allowed with
 // bad_request; it reports whether it did.
@@ -91,9 +29,9 @@ func (s *session) badOption(ctx actor.Context) bool {
 	var err error
 	switch m := ctx.Message().(type) {
 	case *eventsv1.Prompt:
-		err = CheckPrompt(m)
+		err = events.CheckPrompt(m)
 	case *eventsv1.Abort:
-		err = CheckAbort(m)
+		err = events.CheckAbort(m)
 	}
 	if err != nil {
 		s.fail(ctx, events.CodeBadRequest, err.Error())
@@ -106,25 +44,25 @@ func (s *session) badOption(ctx actor.Context) bool {
 // (its messages leave the working history before the new run starts).
 func (s *session) promptAtIdle(ctx actor.Context, m *eventsv1.Prompt) {
 	switch {
-	case s.run != nil && m.IfBusy == IfBusyReject:
+	case s.run != nil && events.IfBusy(m.IfBusy) == events.IfBusyReject:
 		s.failBusy(ctx)
 	default:
 		if s.trace != nil && m.Traceparent != "" {
 			s.trace.Parent(m.Traceparent)
 		}
-		s.promptIdle(ctx, inputOf(m), s.run != nil && m.IfBusy == IfBusyRollback)
+		s.promptIdle(ctx, inputOf(m), s.run != nil && events.IfBusy(m.IfBusy) == events.IfBusyRollback)
 	}
 }
 
 // promptBusy is a prompt while a run is in progress, as if_busy says.
 func (s *session) promptBusy(ctx actor.Context, m *eventsv1.Prompt) {
-	switch m.IfBusy {
-	case IfBusySteer:
+	switch ifBusy := events.IfBusy(m.IfBusy); ifBusy {
+	case events.IfBusySteer:
 		s.queueSteer(ctx, inputOf(m), s.run.batch != nil)
-	case IfBusyReject:
+	case events.IfBusyReject:
 		s.failBusy(ctx)
-	case IfBusyInterrupt, IfBusyRollback:
-		s.restart(ctx, inputOf(m), m.IfBusy == IfBusyRollback)
+	case events.IfBusyInterrupt, events.IfBusyRollback:
+		s.restart(ctx, inputOf(m), ifBusy == events.IfBusyRollback)
 	default:
 		s.queuePrompt(ctx, inputOf(m))
 	}
@@ -144,10 +82,10 @@ func (s *session) restart(ctx actor.Context, in input, rollback bool) {
 		return
 	}
 	r := s.run
-	s.markAborted(abortReason, EndAborted, time.Now())
+	s.markAborted(abortReason, events.EndAborted, time.Now())
 	r.ctl.rollback = r.ctl.rollback || rollback
 	r.ctl.next = &in
-	s.stopNow(&eventsv1.Abort{}, EndAborted)
+	s.stopNow(&eventsv1.Abort{}, events.EndAborted)
 	if s.run != r {
 		s.reply(ctx, promptReply(false))
 		return
@@ -160,8 +98,8 @@ func (s *session) restart(ctx actor.Context, in input, rollback bool) {
 
 // waitingAbort is an abort that waits for a safe point of the run.
 type waitingAbort struct {
-	at        string
-	killTools string
+	at        events.At
+	killTools events.KillTools
 	timers    []*time.Timer
 }
 
@@ -169,11 +107,11 @@ type waitingAbort struct {
 type abortDue struct{ run uint64 }
 
 // rank orders the points an abort stops at: a later, stronger one wins.
-func rank(at string) int {
+func rank(at events.At) int {
 	switch at {
-	case AtAfterTools:
+	case events.AtAfterTools:
 		return 1
-	case AtAfterResponse:
+	case events.AtAfterResponse:
 		return 2
 	}
 	return 3
@@ -191,26 +129,26 @@ func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Ti
 		s.abortIdle(ctx, m, received)
 		return
 	}
-	at := m.At
+	at := events.At(m.At)
 	st := s.machine.Current()
-	if at == "" || st == fsm.Idle || (at == AtAfterResponse && st == fsm.ExecutingTools) {
-		at = AtNow
+	if at == "" || st == fsm.Idle || (at == events.AtAfterResponse && st == fsm.ExecutingTools) {
+		at = events.AtNow
 	}
 	if w := r.ctl.waiting; w != nil && rank(w.at) >= rank(at) {
 		at = w.at // a weaker abort leaves the stronger one waiting
 	}
-	s.markAborted(abortReason, EndAborted, received)
+	s.markAborted(abortReason, events.EndAborted, received)
 	r.ctl.rollback = r.ctl.rollback || m.Rollback
 	s.replyAtOnce(ctx, &eventsv1.Reply{})
-	if at == AtNow {
-		s.stopNow(m, EndAborted)
+	if at == events.AtNow {
+		s.stopNow(m, events.EndAborted)
 		return
 	}
 	s.clearQueues(m)
 	if r.ctl.waiting == nil {
 		r.ctl.waiting = &waitingAbort{}
 	}
-	r.ctl.waiting.at, r.ctl.waiting.killTools = at, m.KillTools
+	r.ctl.waiting.at, r.ctl.waiting.killTools = at, events.KillTools(m.KillTools)
 	if m.TimeoutMs > 0 {
 		root, self, n := s.root, s.self, r.n
 		r.ctl.waiting.timers = append(r.ctl.waiting.timers, time.AfterFunc(time.Duration(m.TimeoutMs)*time.Millisecond, func() {
@@ -221,7 +159,7 @@ func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Ti
 
 // stopNow stops the run as an abort at now does, dropping any abort that
 // waited.
-func (s *session) stopNow(m *eventsv1.Abort, end string) {
+func (s *session) stopNow(m *eventsv1.Abort, end events.EndReason) {
 	s.run.stopWaiting()
 	s.stop(m, end)
 }
@@ -233,7 +171,7 @@ func (s *session) abortTimedOut(m *abortDue) {
 	if r == nil || r.n != m.run || r.ctl.waiting == nil {
 		return
 	}
-	s.stopNow(&eventsv1.Abort{KillTools: r.ctl.waiting.killTools}, EndAborted)
+	s.stopNow(&eventsv1.Abort{KillTools: string(r.ctl.waiting.killTools)}, events.EndAborted)
 }
 
 // stopWaiting forgets the waiting abort and stops its timers.
@@ -251,7 +189,7 @@ func (r *run) stopWaiting() {
 // abort waits for that point: its tool calls are answered as interrupted
 // by the abort and never run. It reports whether it did.
 func (s *session) abortAfterResponse(msg *llm.Message) bool {
-	if w := s.run.ctl.waiting; w == nil || w.at != AtAfterResponse {
+	if w := s.run.ctl.waiting; w == nil || w.at != events.AtAfterResponse {
 		return false
 	}
 	s.run.stopWaiting()
@@ -259,7 +197,7 @@ func (s *session) abortAfterResponse(msg *llm.Message) bool {
 		s.commit(llm.ToolResultMessage(tc.Id, tools.InterruptedByAbort, true))
 	}
 	s.endTurn()
-	s.finishRun(fsm.Abort, EndAborted)
+	s.finishRun(fsm.Abort, events.EndAborted)
 	return true
 }
 
@@ -303,7 +241,7 @@ type control struct {
 // nextQueued takes what a queued prompt gives the next turn: the first
 // queued prompt, or, with queue_mode all, every one joined in order.
 func (s *session) nextQueued() *llm.Message {
-	if s.spec.QueueMode == QueueAll {
+	if s.spec.QueueMode == events.QueueAll {
 		return s.queued(input{})[0]
 	}
 	return llm.UserMessageWith(s.q.PopFirst())
@@ -317,7 +255,7 @@ func (s *session) queued(in input) []*llm.Message {
 	if in.text != "" || len(in.images) > 0 {
 		msgs = append(msgs, llm.UserMessageWith(in.text, in.images))
 	}
-	if len(msgs) == 0 || s.spec.QueueMode != QueueAll {
+	if len(msgs) == 0 || s.spec.QueueMode != events.QueueAll {
 		return msgs
 	}
 	texts := make([]string, len(msgs))

@@ -43,7 +43,7 @@ func pausedCell(t *testing.T, question bool) *harness {
 }
 
 func TestControlPaused(t *testing.T) {
-	superseded := "tool:" + tools.RejectedPrefix + statusSuperseded
+	superseded := "tool:" + tools.RejectedPrefix + string(events.ApprovalSuperseded)
 	aborted := "tool:" + tools.RejectedPrefix + "aborted"
 	for _, question := range []bool{false, true} {
 		pending := "approval"
@@ -64,7 +64,7 @@ func TestControlPaused(t *testing.T) {
 				h := pausedCell(t, question)
 				mark := h.rec.Len()
 				r := h.send(&eventsv1.Prompt{Text: "p", IfBusy: ifBusy})
-				if ifBusy == IfBusyReject {
+				if ifBusy == string(events.IfBusyReject) {
 					if r.GetError().GetCode() != events.CodeBusy {
 						t.Fatalf("reply %v, want busy", r)
 					}
@@ -78,19 +78,19 @@ func TestControlPaused(t *testing.T) {
 				h.waitRunEnd("r-2")
 				expectLabelled(t, "up to idle", h.since(mark), seq(endPaused, runStart, answer, runEnd))
 				want := []string{"user:go", "assistant:", superseded, "user:p", "assistant:A2"}
-				if ifBusy == IfBusyRollback {
+				if ifBusy == string(events.IfBusyRollback) {
 					want = want[3:]
 					checkRolledBack(t, h, 3)
 				}
 				if got := contents(h.history()); !slices.Equal(got, want) {
 					t.Errorf("history = %q, want %q", got, want)
 				}
-				if end := findType(h.since(mark), "agent_end").GetAgentEnd(); end.GetReason() != statusSuperseded {
+				if end := findType(h.since(mark), "agent_end").GetAgentEnd(); end.GetReason() != string(events.EndSuperseded) {
 					t.Errorf("the paused run's end = %v", end)
 				}
 			})
 		}
-		for _, at := range []string{AtNow, AtAfterResponse, AtAfterTools} {
+		for _, at := range []string{string(events.AtNow), string(events.AtAfterResponse), string(events.AtAfterTools)} {
 			for _, rollback := range []bool{false, true} {
 				name := pending + "/abort_at=" + at
 				if rollback {
@@ -126,7 +126,7 @@ func TestControlPaused(t *testing.T) {
 // TestControlStubborn: a tool that ignores cancellation does not hold up
 // an interrupting prompt: it is abandoned at once and the new run starts.
 func TestControlStubborn(t *testing.T) {
-	for _, ifBusy := range []string{IfBusyInterrupt, IfBusyRollback} {
+	for _, ifBusy := range []string{string(events.IfBusyInterrupt), string(events.IfBusyRollback)} {
 		t.Run(ifBusy, func(t *testing.T) {
 			h := newHarness(t, `{"turns":[{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":200}}]},{"text":"A2"}]}`, &Env{ToolGrace: 10})
 			h.ok(&eventsv1.Prompt{Text: "go"})
@@ -137,7 +137,7 @@ func TestControlStubborn(t *testing.T) {
 			expectLabelled(t, "up to idle", h.since(mark), seq(one("agent_abort", "tool_killed"), toolEnd,
 				one("message_committed", "turn_end"), abortEnd, runStart, answer, runEnd))
 			want := []string{"user:go", "assistant:", "tool:" + tools.InterruptedByAbort, "user:p", "assistant:A2"}
-			if ifBusy == IfBusyRollback {
+			if ifBusy == string(events.IfBusyRollback) {
 				want = want[3:]
 			}
 			if got := contents(h.history()); !slices.Equal(got, want) {
@@ -158,7 +158,7 @@ func TestControlRollbackStored(t *testing.T) {
 	h := storedHarness(t, mem, Spec{Model: scriptModel(t, "", tableTools), Tools: set})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("tool_execution_start", 2)
-	promptQueued(true)(t, h.send(&eventsv1.Prompt{Text: "p", IfBusy: IfBusyRollback}))
+	promptQueued(true)(t, h.send(&eventsv1.Prompt{Text: "p", IfBusy: string(events.IfBusyRollback)}))
 	gates["hold_immune"].open()
 	h.waitRunEnd("r-2")
 	want := []string{"user:go", "assistant:", "tool:" + tools.InterruptedByAbort, "tool:hold_immune done", "user:p", "assistant:A2"}

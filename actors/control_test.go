@@ -14,7 +14,7 @@ import (
 // The conversation-control cells of the command × state table: every
 // if_busy of prompt and every at of abort, in every state.
 
-var ifBusyValues = []string{IfBusyQueue, IfBusySteer, IfBusyReject, IfBusyInterrupt, IfBusyRollback}
+var ifBusyValues = []string{string(events.IfBusyQueue), string(events.IfBusySteer), string(events.IfBusyReject), string(events.IfBusyInterrupt), string(events.IfBusyRollback)}
 
 func testIfBusyCells(t *testing.T) {
 	prompt, steer := promptSteps(), steerSteps()
@@ -57,9 +57,9 @@ func testIfBusyCells(t *testing.T) {
 				switch {
 				case state == "idle":
 					c.run(cmd, promptQueued(false), prompt["idle"])
-				case ifBusy == IfBusyQueue:
+				case ifBusy == string(events.IfBusyQueue):
 					c.run(cmd, promptQueued(true), prompt[state])
-				case ifBusy == IfBusySteer:
+				case ifBusy == string(events.IfBusySteer):
 					s := steer[state]
 					s.history = slices.Clone(s.history)
 					for i, h := range s.history {
@@ -69,12 +69,12 @@ func testIfBusyCells(t *testing.T) {
 					}
 					s.st.steering = []string{"p"}
 					c.run(cmd, promptQueued(true), s)
-				case ifBusy == IfBusyReject:
+				case ifBusy == string(events.IfBusyReject):
 					c.run(cmd, failsWith(events.CodeBusy), step{st: busyWant(state), after: rest[state], history: restHistory[state]})
 				default:
 					r := cells[state]
 					history := r.kept
-					if ifBusy == IfBusyRollback {
+					if ifBusy == string(events.IfBusyRollback) {
 						history = r.rolled
 					}
 					if state == "streaming" {
@@ -99,10 +99,10 @@ func testIfBusyCells(t *testing.T) {
 							ends = append(ends, e.RunId+":"+e.Reason)
 						}
 					}
-					if want := []string{"r-1:" + EndAborted, "r-2:" + EndCompleted}; !slices.Equal(ends, want) {
+					if want := []string{"r-1:" + string(events.EndAborted), "r-2:" + string(events.EndCompleted)}; !slices.Equal(ends, want) {
 						t.Errorf("agent_end = %q, want %q", ends, want)
 					}
-					if ifBusy == IfBusyRollback {
+					if ifBusy == string(events.IfBusyRollback) {
 						checkRolledBack(t, c.harness, len(r.kept)-len(r.rolled))
 					}
 				}
@@ -144,7 +144,7 @@ func checkRolledBack(t *testing.T, h *harness, n int) {
 func testAbortAtCells(t *testing.T) {
 	interrupted := "tool:" + tools.InterruptedByAbort
 	steps := map[string]map[string]step{
-		AtAfterResponse: {
+		string(events.AtAfterResponse): {
 			"running":   {now: one("agent_abort"), st: busyWant("running"), after: seq(answer2, runEnd), history: restHistory["running"]},
 			"streaming": {now: one("agent_abort"), st: busyWant("streaming"), after: seq(stream2, runEnd), history: restHistory["streaming"]},
 			// The response is in: the abort acts now.
@@ -154,7 +154,7 @@ func testAbortAtCells(t *testing.T) {
 				history: []string{"user:go", "assistant:", interrupted, "tool:hold_immune done"},
 			},
 		},
-		AtAfterTools: {
+		string(events.AtAfterTools): {
 			"running":   {now: one("agent_abort"), st: busyWant("running"), after: seq(answer2, runEnd), history: restHistory["running"]},
 			"streaming": {now: one("agent_abort"), st: busyWant("streaming"), after: seq(stream2, runEnd), history: restHistory["streaming"]},
 			"executing_tools": {
@@ -164,7 +164,7 @@ func testAbortAtCells(t *testing.T) {
 			},
 		},
 	}
-	for _, at := range []string{AtAfterResponse, AtAfterTools} {
+	for _, at := range []string{string(events.AtAfterResponse), string(events.AtAfterTools)} {
 		for _, state := range tableStates {
 			t.Run(state+"/"+at, func(t *testing.T) {
 				c := newCell(t, state, nil)
@@ -173,7 +173,7 @@ func testAbortAtCells(t *testing.T) {
 					s = step{now: one("agent_abort"), st: want{state: "idle"}}
 				}
 				c.run(&eventsv1.Abort{At: at}, succeeds, s)
-				if end := findType(c.rec.Events(), "agent_end").GetAgentEnd(); state != "idle" && end.GetReason() != EndAborted {
+				if end := findType(c.rec.Events(), "agent_end").GetAgentEnd(); state != "idle" && end.GetReason() != string(events.EndAborted) {
 					t.Errorf("agent_end = %v, want reason aborted", end)
 				}
 			})
@@ -186,7 +186,7 @@ func testAbortAtCells(t *testing.T) {
 		c.harness = newHarnessModel(t, held(t, "", tableTools, c.req, 0), nil)
 		c.ok(&eventsv1.Prompt{Text: "go"})
 		c.waitFor("request_start", 1)
-		c.run(&eventsv1.Abort{At: AtAfterResponse}, succeeds, step{
+		c.run(&eventsv1.Abort{At: string(events.AtAfterResponse)}, succeeds, step{
 			now: one("agent_abort"), st: busyWant("running"),
 			after:   seq(toolAnswer, twoResults, one("turn_end"), abortEnd),
 			history: []string{"user:go", "assistant:", interrupted, interrupted},
@@ -201,7 +201,7 @@ func testAbortAtCells(t *testing.T) {
 		c.ok(&eventsv1.Prompt{Text: "go"})
 		c.waitFor("request_start", 1)
 		mark := c.rec.Len()
-		succeeds(t, c.send(&eventsv1.Abort{At: AtAfterTools}))
+		succeeds(t, c.send(&eventsv1.Abort{At: string(events.AtAfterTools)}))
 		busyWant("running").check(t, c.state())
 		expectLabelled(t, "after the command", c.since(mark), one("agent_abort"))
 		c.req.open()
@@ -218,13 +218,13 @@ func testAbortAtCells(t *testing.T) {
 	// A waiting abort is upgraded by a later now, and by its timeout.
 	t.Run("executing_tools/after_tools,then_now", func(t *testing.T) {
 		c := newCell(t, "executing_tools", nil)
-		c.ok(&eventsv1.Abort{At: AtAfterTools})
-		c.run(&eventsv1.Abort{}, succeeds, steps[AtAfterResponse]["executing_tools"])
+		c.ok(&eventsv1.Abort{At: string(events.AtAfterTools)})
+		c.run(&eventsv1.Abort{}, succeeds, steps[string(events.AtAfterResponse)]["executing_tools"])
 	})
 	t.Run("executing_tools/after_tools,then_after_response", func(t *testing.T) {
 		c := newCell(t, "executing_tools", nil)
-		c.ok(&eventsv1.Abort{At: AtAfterTools})
-		c.run(&eventsv1.Abort{At: AtAfterResponse}, succeeds, steps[AtAfterResponse]["executing_tools"])
+		c.ok(&eventsv1.Abort{At: string(events.AtAfterTools)})
+		c.run(&eventsv1.Abort{At: string(events.AtAfterResponse)}, succeeds, steps[string(events.AtAfterResponse)]["executing_tools"])
 	})
 	t.Run("running/after_response,then_after_tools", func(t *testing.T) {
 		// The weaker abort leaves the stronger one waiting.
@@ -232,8 +232,8 @@ func testAbortAtCells(t *testing.T) {
 		c.harness = newHarnessModel(t, held(t, "", tableTools, c.req, 0), nil)
 		c.ok(&eventsv1.Prompt{Text: "go"})
 		c.waitFor("request_start", 1)
-		c.ok(&eventsv1.Abort{At: AtAfterResponse})
-		c.run(&eventsv1.Abort{At: AtAfterTools}, succeeds, step{
+		c.ok(&eventsv1.Abort{At: string(events.AtAfterResponse)})
+		c.run(&eventsv1.Abort{At: string(events.AtAfterTools)}, succeeds, step{
 			now: one("agent_abort"), st: busyWant("running"),
 			after:   seq(toolAnswer, twoResults, one("turn_end"), abortEnd),
 			history: []string{"user:go", "assistant:", interrupted, interrupted},
@@ -242,7 +242,7 @@ func testAbortAtCells(t *testing.T) {
 	t.Run("executing_tools/after_tools,timeout", func(t *testing.T) {
 		c := newCell(t, "executing_tools", nil)
 		mark := c.rec.Len()
-		c.ok(&eventsv1.Abort{At: AtAfterTools, TimeoutMs: 20, KillTools: KillAll})
+		c.ok(&eventsv1.Abort{At: string(events.AtAfterTools), TimeoutMs: 20, KillTools: string(events.KillAll)})
 		c.waitRunEnd("r-1")
 		expectLabelled(t, "after the timeout", c.since(mark), seq(one("agent_abort", "tool_killed"), toolEnd, one("tool_killed"), toolEnd,
 			twoResults, one("turn_end"), abortEnd))
@@ -284,7 +284,7 @@ func TestQueueModeAll(t *testing.T) {
 	g := newGate()
 	sys := newSystem(t)
 	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", Model: held(t, "", tableText, g, 0),
-		Tools: demoSet(t), QueueMode: QueueAll})
+		Tools: demoSet(t), QueueMode: events.QueueAll})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("request_start", 1)
 	h.ok(&eventsv1.Prompt{Text: "p1"})

@@ -90,7 +90,7 @@ func (r *Registry) Delete(ctx context.Context, id string, opt DeleteOptions) err
 	loaded := false
 	for _, sid := range r.family(id) {
 		if pid, ok := r.Lookup(sid); ok {
-			_, _ = r.system.Root.RequestFuture(pid, &eventsv1.Abort{KillTools: KillAll}, time.Second).Result()
+			_, _ = r.system.Root.RequestFuture(pid, &eventsv1.Abort{KillTools: string(events.KillAll)}, time.Second).Result()
 		}
 		loaded = r.unload(sid) || loaded
 	}

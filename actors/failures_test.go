@@ -32,7 +32,7 @@ func TestToolPanics(t *testing.T) {
 	if got := contents(h.history()); !slices.Equal(got, want) {
 		t.Errorf("history = %q, want %q", got, want)
 	}
-	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != EndCompleted {
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != string(events.EndCompleted) {
 		t.Errorf("agent_end = %v", end)
 	}
 }
@@ -150,7 +150,7 @@ func TestStreamErrorMidStream(t *testing.T) {
 	if e := h.waitFor("stream_error", 1).GetStreamError(); e.GetError() != "HTTP 503: overloaded" {
 		t.Errorf("stream_error = %v", e)
 	}
-	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != EndError {
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != string(events.EndError) {
 		t.Errorf("agent_end = %v", end)
 	}
 	want := []string{"user:go", "assistant:partial answer" + interruptedSuffix}
@@ -168,7 +168,7 @@ func TestModelErrorBeforeOutput(t *testing.T) {
 	if e := h.waitFor("error", 1).GetError(); e.GetCode() != "model_error" || e.GetMessage() != "HTTP 429: rate limited" {
 		t.Errorf("error = %v", e)
 	}
-	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != EndError {
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != string(events.EndError) {
 		t.Errorf("agent_end = %v", end)
 	}
 	if got, want := contents(h.history()), []string{"user:go"}; !slices.Equal(got, want) {
@@ -251,7 +251,7 @@ func TestProviderMisbehaves(t *testing.T) {
 // session then completes a prompt with the answer text.
 func usableAfterError(t *testing.T, h *harness, text string) {
 	t.Helper()
-	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != EndError {
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != string(events.EndError) {
 		t.Errorf("agent_end = %v, want reason error", end)
 	}
 	if st := h.state(); st.State != "idle" || st.RunId != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/openai"
@@ -61,7 +62,7 @@ func TestGatewayBadKeyInStream(t *testing.T) {
 	if e := h.waitFor("error", 1).GetError(); e.GetCode() != codeModelError || e.GetMessage() != want {
 		t.Errorf("error = %v, want code %s, message %q", e, codeModelError, want)
 	}
-	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != EndError {
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != string(events.EndError) {
 		t.Errorf("agent_end = %v", end)
 	}
 	if n := requests.Load(); n != 1 {
@@ -86,7 +87,7 @@ func TestGatewayOverloadedInStream(t *testing.T) {
 	if r := h.waitFor("retry", 1).GetRetry(); r.GetAttempt() != 1 || r.GetDelayMs() != 1 || r.GetReason() != "Overloaded" {
 		t.Errorf("retry = %v", r)
 	}
-	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != EndCompleted {
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.GetReason() != string(events.EndCompleted) {
 		t.Errorf("agent_end = %v", end)
 	}
 	if got, want := contents(h.history()), []string{"user:hi", "assistant:Hello"}; !slices.Equal(got, want) {

@@ -14,17 +14,6 @@ import (
 	"github.com/tack-run/tack/tools"
 )
 
-// Statuses of approval_resolved.
-const (
-	statusApproved   = "approved"
-	statusRejected   = "rejected"
-	statusTimeout    = "timeout"
-	statusSuperseded = "superseded"
-)
-
-// endRejected ends a run whose held call was rejected or timed out.
-const endRejected = "rejected"
-
 // hold is a call waiting for a person: an approval (id ap-N) or a
 // question (ref q-N). The rest of the batch runs meanwhile; when nothing
 // else runs the session pauses, idle, until the answer comes.
@@ -100,7 +89,7 @@ func (s *session) approve(ctx actor.Context, m *eventsv1.Approve) {
 	h := c.hold
 	h.timer.Stop()
 	c.hold = nil
-	s.emit(&eventsv1.ApprovalResolved{ApprovalId: h.id, Status: statusApproved})
+	s.emit(&eventsv1.ApprovalResolved{ApprovalId: h.id, Status: string(events.ApprovalApproved)})
 	s.touch()
 	if m.Always {
 		s.hooks.rules = append(s.hooks.rules, rule{tool: c.tc.Name, family: h.family})
@@ -128,7 +117,7 @@ func (s *session) reject(ctx actor.Context, m *eventsv1.Reject) {
 	if reason == "" {
 		reason = "rejected by the user"
 	}
-	s.refuse(c, statusRejected, reason, "tool_rejected")
+	s.refuse(c, events.ApprovalRejected, reason, "tool_rejected")
 }
 
 // holdExpired rejects an approval nobody answered in time.
@@ -137,19 +126,19 @@ func (s *session) holdExpired(m *holdExpired) {
 		return
 	}
 	if c := s.heldCall(m.id, false); c != nil {
-		s.refuse(c, statusTimeout, "approval timed out", "tool_approval_timeout")
+		s.refuse(c, events.ApprovalTimeout, "approval timed out", "tool_approval_timeout")
 	}
 }
 
 // refuse settles a held approval as refused; the run goes on only when the
 // approval asked to resume.
-func (s *session) refuse(c *call, status, reason, trigger string) {
+func (s *session) refuse(c *call, status events.ApprovalStatus, reason, trigger string) {
 	auto := c.hold.autoResume
 	s.resolveHold(c, status, tools.RejectedPrefix+reason)
 	if auto {
 		s.resume(trigger)
 	} else if s.run.end == "" {
-		s.run.end = endRejected
+		s.run.end = events.EndRejected
 	}
 	s.batchProgress()
 }
@@ -171,13 +160,13 @@ func (s *session) respond(ctx actor.Context, m *eventsv1.Respond) {
 }
 
 // resolveHold settles a held call with an error result.
-func (s *session) resolveHold(c *call, status, result string) {
+func (s *session) resolveHold(c *call, status events.ApprovalStatus, result string) {
 	s.touch()
 	h := c.hold
 	c.hold = nil
 	if !h.question {
 		h.timer.Stop()
-		s.emit(&eventsv1.ApprovalResolved{ApprovalId: h.id, Status: status})
+		s.emit(&eventsv1.ApprovalResolved{ApprovalId: h.id, Status: string(status)})
 	}
 	s.settle(c, tools.Result{Content: result, IsError: true}, s.env.now())
 }
@@ -190,10 +179,10 @@ func (s *session) supersede() {
 	}
 	for _, c := range s.run.batch.calls {
 		if c.held() {
-			s.resolveHold(c, statusSuperseded, tools.RejectedPrefix+statusSuperseded)
+			s.resolveHold(c, events.ApprovalSuperseded, tools.RejectedPrefix+string(events.ApprovalSuperseded))
 		}
 	}
-	s.run.end = statusSuperseded
+	s.run.end = events.EndSuperseded
 	s.batchProgress()
 }
 
@@ -203,7 +192,7 @@ func (s *session) pause() {
 	s.commitSettled(s.run.batch)
 	if s.machine.Current() != fsm.Idle {
 		s.fire(fsm.Finish)
-		s.emit(&eventsv1.AgentStatus{Status: "idle"})
+		s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
 	}
 }
 
@@ -214,7 +203,7 @@ func (s *session) resume(trigger string) {
 	}
 	s.fire(fsm.Resume)
 	s.emit(&eventsv1.AgentResumed{Trigger: trigger})
-	s.emit(&eventsv1.AgentStatus{Status: "tool_calling", ToolName: toolNames(s.run.batch.toolCalls())})
+	s.emit(&eventsv1.AgentStatus{Status: string(events.StatusToolCalling), ToolName: toolNames(s.run.batch.toolCalls())})
 }
 
 // pending lists what the session waits for a person to answer.

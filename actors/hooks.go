@@ -135,14 +135,14 @@ func (s *session) abortBy(d *plugins.Decision) {
 
 // pluginAborted reports a plugin's abort — an error event when the plugin
 // says why, then agent_abort — and returns the reason the run ends with.
-func (s *session) pluginAborted(d *plugins.Decision) string {
+func (s *session) pluginAborted(d *plugins.Decision) events.EndReason {
 	decided := time.Now()
 	reason := orAborted(d.Action.Reason)
 	if d.Action.Text != "" {
 		s.emit(&eventsv1.Error{Code: reason, Message: d.Action.Text})
 	}
-	s.markAborted(reason, reason, decided)
-	return reason
+	s.markAborted(reason, events.EndReason(reason), decided)
+	return events.EndReason(reason)
 }
 
 // finishHook asks before_finish whether a run that would end goes on (an
@@ -169,7 +169,7 @@ func (s *session) requestHook() bool {
 		return true
 	}
 	if d.Action.Kind == plugins.Skip {
-		s.finishRun(fsm.Finish, "skipped")
+		s.finishRun(fsm.Finish, events.EndSkipped)
 	} else {
 		s.abortBy(d)
 	}

@@ -15,13 +15,6 @@ import (
 	"github.com/tack-run/tack/tools"
 )
 
-// Values of Abort.kill_tools.
-const (
-	KillKillable = "killable"
-	KillAll      = "all"
-	KillNone     = "none"
-)
-
 // abortReason is the reason agent_abort carries for a user's abort.
 const abortReason = "user"
 
@@ -49,13 +42,13 @@ func (s *session) queueSteer(ctx actor.Context, in input, interruptTools bool) {
 	}
 	ref := s.nextSteerRef()
 	if limit := s.env.steeringLimit(); len(s.q.Steering()) >= limit {
-		s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "rejected_full"})
+		s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: string(events.SteeringRejectedFull)})
 		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("steering queue holds %d messages", limit))
 		return
 	}
 	s.touch()
 	s.q.AddSteering(&eventsv1.SteeringItem{Ref: ref, Text: text}, in.images)
-	s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: "accepted"})
+	s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: string(events.SteeringAccepted)})
 	if _, prompt := ctx.Message().(*eventsv1.Prompt); prompt { // if_busy steer
 		s.reply(ctx, promptReply(true))
 	} else {
@@ -90,7 +83,7 @@ func (s *session) abortIdle(ctx actor.Context, m *eventsv1.Abort, received time.
 // markAborted reports an abort (agent_abort, with why) and makes the run
 // end with reason end at its next boundary; since is when the abort was
 // received or decided.
-func (s *session) markAborted(why, end string, since time.Time) {
+func (s *session) markAborted(why string, end events.EndReason, since time.Time) {
 	s.tellAbort(&eventsv1.AgentAbort{RunId: &s.run.id, Reason: why}, since)
 	s.run.aborted, s.run.end = true, end
 }
@@ -115,20 +108,20 @@ func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
 // is cancelled and its partial text committed; a tool batch has the tools
 // kill_tools names settled as interrupted and held calls rejected, and
 // ends once no tool is left running; between turns the run ends at once.
-func (s *session) stop(m *eventsv1.Abort, end string) {
+func (s *session) stop(m *eventsv1.Abort, end events.EndReason) {
 	switch {
 	case s.run.batch != nil:
-		s.run.killTools = m.KillTools
+		s.run.killTools = events.KillTools(m.KillTools)
 		s.clearQueues(m)
 		for _, c := range s.run.batch.calls {
 			switch {
-			case c.running() && kills(m.KillTools, c.immune):
-				s.emit(&eventsv1.ToolKilled{Name: c.tc.Name, CallId: c.tc.Id, Reason: "aborted"})
+			case c.running() && kills(events.KillTools(m.KillTools), c.immune):
+				s.emit(&eventsv1.ToolKilled{Name: c.tc.Name, CallId: c.tc.Id, Reason: string(events.EndAborted)})
 				s.interrupt(c, tools.InterruptedByAbort)
 			case c.running() && c.sub != nil:
 				c.sub.halt() // kill_tools none: the child stops after its own tools
 			case c.held():
-				s.resolveHold(c, statusRejected, tools.RejectedPrefix+"aborted")
+				s.resolveHold(c, events.ApprovalRejected, tools.RejectedPrefix+string(events.EndAborted))
 			}
 		}
 		s.batchProgress()
@@ -145,11 +138,11 @@ func (s *session) stop(m *eventsv1.Abort, end string) {
 }
 
 // kills reports whether an abort with killTools cancels a tool.
-func kills(killTools string, immune bool) bool {
+func kills(killTools events.KillTools, immune bool) bool {
 	switch killTools {
-	case KillAll:
+	case events.KillAll:
 		return true
-	case KillNone:
+	case events.KillNone:
 		return false
 	default:
 		return !immune
@@ -227,7 +220,7 @@ func (s *session) steerHook(ctx actor.Context, n uint64, text string) bool {
 	}
 	s.ids.Steers = n
 	reason := fmt.Sprintf("plugin %s: %s", d.Plugin, d.Action.Reason)
-	s.emit(&eventsv1.SteeringReceived{Ref: "st-" + strconv.FormatUint(n, 10), Text: text, Status: "rejected_plugin"})
+	s.emit(&eventsv1.SteeringReceived{Ref: "st-" + strconv.FormatUint(n, 10), Text: text, Status: string(events.SteeringRejectedPlugin)})
 	s.fail(ctx, events.CodeRejected, reason)
 	return false
 }

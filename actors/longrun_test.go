@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/llmtest"
@@ -113,7 +114,7 @@ func TestRunsIndefinitely(t *testing.T) {
 		Tools: demoSet(t), Context: &llm.ContextConfig{CompactAtPercent: 60, KeepRecent: new(6)}})
 	for i := range prompts {
 		h.ok(&eventsv1.Prompt{Text: fmt.Sprintf("look up item %d", i)})
-		if end := h.waitFor("agent_end", i+1).GetAgentEnd(); end.Reason != EndCompleted {
+		if end := h.waitFor("agent_end", i+1).GetAgentEnd(); end.Reason != string(events.EndCompleted) {
 			t.Fatalf("run %d ended %s", i+1, end.Reason)
 		}
 	}

@@ -3,6 +3,7 @@ package actors
 import (
 	"time"
 
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/fsm"
 )
 
@@ -25,10 +26,10 @@ type Observer interface {
 	// RunStarted: a run started (agent_start).
 	RunStarted()
 	// RunEnded: a run ended with reason: an agent_end's reason, or
-	// EndError for a run a failed write took down before its start was
+	// events.EndError for a run a failed write took down before its start was
 	// told (no agent_end goes out for it). A restore that finds a run cut
-	// short by a crash reports it ended with EndInterrupted.
-	RunEnded(reason string)
+	// short by a crash reports it ended with events.EndInterrupted.
+	RunEnded(reason events.EndReason)
 	// AbortTold: agent_abort was published latency after the session took
 	// up the abort command or a plugin decided to abort.
 	AbortTold(latency time.Duration)
@@ -51,7 +52,7 @@ func (nopObserver) SessionStarted()                      {}
 func (nopObserver) SessionStopped(fsm.State)             {}
 func (nopObserver) StateChanged(_, _ fsm.State)          {}
 func (nopObserver) RunStarted()                          {}
-func (nopObserver) RunEnded(string)                      {}
+func (nopObserver) RunEnded(events.EndReason)            {}
 func (nopObserver) AbortTold(time.Duration)              {}
 func (nopObserver) Tokens(_, _ int64)                    {}
 func (nopObserver) ToolDone(string, time.Duration, bool) {}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventstest"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
@@ -147,13 +148,13 @@ func TestOverflowOnTheWire(t *testing.T) {
 				Context: &llm.ContextConfig{KeepRecent: new(4)}})
 			for i := range 3 {
 				h.ok(&eventsv1.Prompt{Text: pad(fmt.Sprintf("q%d", i+1))})
-				if r := h.waitFor("agent_end", i+1).GetAgentEnd().Reason; r != EndCompleted {
+				if r := h.waitFor("agent_end", i+1).GetAgentEnd().Reason; r != string(events.EndCompleted) {
 					t.Fatalf("run %d ended %s", i+1, r)
 				}
 			}
 			n := h.rec.Len()
 			h.ok(&eventsv1.Prompt{Text: pad("q4")}) // 700 characters: refused
-			if r := h.waitFor("agent_end", 4).GetAgentEnd().Reason; r != EndCompleted {
+			if r := h.waitFor("agent_end", 4).GetAgentEnd().Reason; r != string(events.EndCompleted) {
 				t.Fatalf("the run that overflowed ended %s", r)
 			}
 			eventstest.ExpectTypes(t, h.since(n), seq(runStart,
@@ -196,7 +197,7 @@ func TestOverflowOnTheWire(t *testing.T) {
 			n = h.rec.Len()
 			big := strings.Repeat("x", 600)
 			h.ok(&eventsv1.Prompt{Text: big})
-			if r := h.waitFor("agent_end", 5).GetAgentEnd().Reason; r != EndError {
+			if r := h.waitFor("agent_end", 5).GetAgentEnd().Reason; r != string(events.EndError) {
 				t.Fatalf("the second overflow ended the run %s, want error", r)
 			}
 			eventstest.ExpectTypes(t, h.since(n), seq(runStart,

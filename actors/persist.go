@@ -218,14 +218,14 @@ func (s *session) rollback(dropped []journal.Item) {
 		}
 		s.run = nil
 		// The run ends with an error whether or not its start was told.
-		s.env.observer().RunEnded(EndError)
+		s.env.observer().RunEnded(events.EndError)
 		s.uncountRun()
 		if r.aborted || told(dropped, r.id) {
 			if heard != fsm.Idle {
 				s.emit(&eventsv1.StateChanged{From: string(heard), To: string(fsm.Idle)})
-				s.emit(&eventsv1.AgentStatus{Status: "idle"})
+				s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
 			}
-			s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: EndError, Usage: r.usage.proto()})
+			s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: string(events.EndError), Usage: r.usage.proto()})
 			s.trimLater()
 		}
 	}
@@ -437,8 +437,8 @@ func (s *session) recover(snap *store.Snapshot) {
 		s.commitSettled(b)
 	}
 	if v.RunID != "" {
-		s.env.observer().RunEnded(EndInterrupted)
-		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: EndInterrupted, Usage: (tally{}).proto()})
+		s.env.observer().RunEnded(events.EndInterrupted)
+		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: string(events.EndInterrupted), Usage: (tally{}).proto()})
 	}
 }
 
@@ -461,9 +461,6 @@ func (s *session) loadModelState(state []byte) {
 		s.env.logger().Warn("the stored model state was not taken up", zap.String("session", s.spec.ID), zap.Error(err))
 	}
 }
-
-// EndInterrupted ends a run its process died in.
-const EndInterrupted = "interrupted"
 
 // openBatch rebuilds the batch of the last assistant message if any of its
 // tool calls lacks a result: answered calls keep theirs, held ones wait

@@ -149,9 +149,9 @@ func newProp(t *testing.T, sys *actor.ActorSystem, reg *Registry, set *tools.Set
 		p.refuse = int64(20 + p.rng.IntN(60))
 	}
 	p.all = p.rng.IntN(3) == 0
-	mode := QueueOneAtATime
+	mode := events.QueueOneAtATime
 	if p.all {
-		mode = QueueAll
+		mode = events.QueueAll
 	}
 	p.h = spawnSpec(t, sys, reg, Spec{ID: fmt.Sprintf("prop-%d", seed), Model: p.model("script:m0"), System: "be brief", Tools: set,
 		Context: p.limits, QueueMode: mode})
@@ -203,20 +203,20 @@ func (p *prop) play() {
 }
 
 func (p *prop) prompt(text string) {
-	ifBusy := []string{"", IfBusyQueue, IfBusySteer, IfBusyReject, IfBusyInterrupt, IfBusyRollback}[p.rng.IntN(6)]
-	r := p.h.send(&eventsv1.Prompt{Text: text, IfBusy: ifBusy})
+	ifBusy := []events.IfBusy{"", events.IfBusyQueue, events.IfBusySteer, events.IfBusyReject, events.IfBusyInterrupt, events.IfBusyRollback}[p.rng.IntN(6)]
+	r := p.h.send(&eventsv1.Prompt{Text: text, IfBusy: string(ifBusy)})
 	switch code := r.GetError().GetCode(); {
 	case code == "":
 		p.accepted = append(p.accepted, text)
-	case code == events.CodeBusy && ifBusy == IfBusyReject:
+	case code == events.CodeBusy && ifBusy == events.IfBusyReject:
 		p.refused = append(p.refused, text)
-	case code == events.CodeQueueFull && ifBusy == IfBusySteer:
+	case code == events.CodeQueueFull && ifBusy == events.IfBusySteer:
 		p.refused = append(p.refused, text)
 		p.steersFull++
 	default:
 		p.t.Fatalf("prompt %s if_busy %q: %v", text, ifBusy, r.Error)
 	}
-	if ifBusy == IfBusyInterrupt || ifBusy == IfBusyRollback {
+	if ifBusy == events.IfBusyInterrupt || ifBusy == events.IfBusyRollback {
 		p.interrupts++
 	}
 	p.trace = append(p.trace, fmt.Sprintf("prompt %s if_busy=%q (queued %v, error %q)", text, ifBusy, r.GetPrompt().GetQueued(), r.GetError().GetCode()))
@@ -248,9 +248,9 @@ func (p *prop) steer(text string) {
 
 func (p *prop) abort() {
 	cmd := &eventsv1.Abort{
-		KillTools:  []string{"", KillKillable, KillAll, KillNone}[p.rng.IntN(4)],
+		KillTools:  []string{"", string(events.KillKillable), string(events.KillAll), string(events.KillNone)}[p.rng.IntN(4)],
 		ClearQueue: p.rng.IntN(2) == 0,
-		At:         []string{"", AtNow, AtAfterResponse, AtAfterTools}[p.rng.IntN(4)],
+		At:         []string{"", string(events.AtNow), string(events.AtAfterResponse), string(events.AtAfterTools)}[p.rng.IntN(4)],
 		TimeoutMs:  []int64{0, 0, 5, 30}[p.rng.IntN(4)],
 		Rollback:   p.rng.IntN(4) == 0,
 	}

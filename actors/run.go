@@ -6,19 +6,13 @@ import (
 	"time"
 
 	"github.com/tack-run/tack/actors/history"
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/internal/workers"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/inlinetag"
 	"github.com/tack-run/tack/plugins"
-)
-
-// Reasons a run ends with (agent_end).
-const (
-	EndCompleted = "completed"
-	EndAborted   = "aborted"
-	EndError     = "error"
 )
 
 // run is what a session knows about the run in progress.
@@ -36,7 +30,7 @@ type run struct {
 	// aborted is set once agent_abort was emitted for this run;
 	// killTools is what the user's abort said of tools.
 	aborted   bool
-	killTools string
+	killTools events.KillTools
 	// awaitCompact is set while the run's next request waits for a
 	// compaction; overflowed once a context overflow was retried after a
 	// compaction (cleared by the next response).
@@ -45,7 +39,7 @@ type run struct {
 	// end, when set, is the reason the run ends with at its next boundary:
 	// after an abort, once the last tool that survived it is done; after a
 	// rejected approval, once the batch is done.
-	end string
+	end events.EndReason
 	// ctl is conversation control's (control.go).
 	ctl control
 }
@@ -104,7 +98,7 @@ func (s *session) startRun(in input) {
 func (s *session) startTurn() {
 	s.applySteering()
 	s.transition(fsm.Start, fsm.NextTurn)
-	s.emit(&eventsv1.AgentStatus{Status: "thinking"})
+	s.emit(&eventsv1.AgentStatus{Status: string(events.StatusThinking)})
 	if s.awaitCompaction() {
 		return
 	}
@@ -129,11 +123,11 @@ func (s *session) sendRequest() {
 // endTurn reports the end of a turn, to subscribers and to plugins.
 func (s *session) endTurn() {
 	s.emit(&eventsv1.TurnEnd{RunId: s.run.id, Turn: s.run.turn})
-	reason := EndCompleted
+	reason := events.EndCompleted
 	if s.run.aborted {
-		reason = EndAborted
+		reason = events.EndAborted
 	}
-	s.hook(&plugins.Event{Hook: plugins.AfterTurn, Reason: reason})
+	s.hook(&plugins.Event{Hook: plugins.AfterTurn, Reason: string(reason)})
 }
 
 // transition fires idleEvent in idle and busyEvent otherwise.
@@ -239,25 +233,25 @@ func (s *session) turnDone(afterTools bool) {
 		s.commit(s.nextQueued())
 		s.startTurn()
 	case !s.finishHook():
-		s.finishRun(fsm.Finish, EndCompleted)
+		s.finishRun(fsm.Finish, events.EndCompleted)
 	}
 }
 
 // finishRun ends the run and goes idle (a run paused for a person's
 // answer is idle already).
-func (s *session) finishRun(e fsm.Event, reason string) {
+func (s *session) finishRun(e fsm.Event, reason events.EndReason) {
 	s.touch() // the store keeps that no run is in progress before agent_end is told
 	r := s.run
 	r.cancel()
 	s.run = nil
 	if s.machine.Current() != fsm.Idle {
 		s.fire(e)
-		s.emit(&eventsv1.AgentStatus{Status: "idle"})
+		s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
 	}
 	s.env.observer().RunEnded(reason)
 	s.uncountRun()
 	s.endControl(r)
-	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: reason, Usage: r.usage.proto()})
+	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: string(reason), Usage: r.usage.proto()})
 	s.trimLater()
 	if s.compaction.wanted && s.compaction.running == nil {
 		s.compaction.wanted = false

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
@@ -30,7 +31,7 @@ func TestTextOnlyRun(t *testing.T) {
 	}
 	end := h.waitFor("agent_end", 1)
 	h.expect(seq(one("session_created"), runStart, answer, runEnd)...)
-	if got := end.GetAgentEnd(); got.Reason != EndCompleted || got.RunId != "r-1" {
+	if got := end.GetAgentEnd(); got.Reason != string(events.EndCompleted) || got.RunId != "r-1" {
 		t.Fatalf("agent_end = %v", got)
 	}
 	if got, want := contents(h.history()), []string{"user:hi", "assistant:Hello there"}; !slices.Equal(got, want) {

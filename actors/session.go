@@ -47,9 +47,9 @@ type Spec struct {
 	// Subagents configures the sub-agents the subagent tool starts and
 	// tells the session's depth; nil means the defaults at depth 0.
 	Subagents *SubagentConfig
-	// QueueMode is how queued prompts reach the model: QueueOneAtATime
-	// (also when empty) or QueueAll.
-	QueueMode string
+	// QueueMode is how queued prompts reach the model:
+	// events.QueueOneAtATime (also when empty) or events.QueueAll.
+	QueueMode events.QueueMode
 	// Fork, when set, makes the new session a fork (fork.go).
 	Fork *Fork
 }

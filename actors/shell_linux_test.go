@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/tools"
@@ -67,7 +68,7 @@ func TestShellAbortKillsProcessGroup(t *testing.T) {
 
 	h.ok(&eventsv1.Abort{})
 	end := h.waitFor("agent_end", 1)
-	if r := end.GetAgentEnd().Reason; r != EndAborted {
+	if r := end.GetAgentEnd().Reason; r != string(events.EndAborted) {
 		t.Errorf("agent_end reason %s", r)
 	}
 	if e := h.waitToolEnd("c-1").GetToolExecutionEnd(); e.GetOk() || e.GetResult() != tools.InterruptedByAbort {

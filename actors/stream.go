@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
@@ -254,7 +255,7 @@ func (s *session) streamFailed(err error) {
 		s.emit(&eventsv1.Error{Code: code, Message: err.Error()})
 	}
 	s.endTurn()
-	s.finishRun(fsm.Finish, EndError)
+	s.finishRun(fsm.Finish, events.EndError)
 }
 
 // retryCompacted answers a context overflow before any output, in a

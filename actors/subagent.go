@@ -13,6 +13,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
@@ -168,7 +169,7 @@ func (s *session) launchSubagent(c *call) {
 	r := s.run
 	c.cancel = func() {
 		var cause error
-		if r.killTools == KillAll {
+		if r.killTools == events.KillAll {
 			cause = errKillAll
 		}
 		cancel(cause)
@@ -364,14 +365,14 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 		case <-sink.done:
 			return sink.result(j.id)
 		case <-halt:
-			j.root.Send(pid, &eventsv1.Abort{KillTools: KillNone})
+			j.root.Send(pid, &eventsv1.Abort{KillTools: string(events.KillNone)})
 			halt = nil // the child's result still comes, once its tools are done
 		case <-ctx.Done():
-			kill := KillKillable
+			kill := events.KillKillable
 			if errors.Is(context.Cause(ctx), errKillAll) {
-				kill = KillAll
+				kill = events.KillAll
 			}
-			j.root.Send(pid, &eventsv1.Abort{KillTools: kill})
+			j.root.Send(pid, &eventsv1.Abort{KillTools: string(kill)})
 			<-sink.done // the child's run ends at once, or when its immune tools are done
 			return tools.Result{Content: tools.InterruptedByAbort, IsError: true}
 		}
@@ -452,7 +453,7 @@ func (k *childSink) finish() {
 // result is the call's result: the child's final text when its run
 // completed, else an error result that says how it ended.
 func (k *childSink) result(id string) tools.Result {
-	if k.reason == EndCompleted {
+	if k.reason == string(events.EndCompleted) {
 		return tools.Result{Content: k.text}
 	}
 	why := k.err

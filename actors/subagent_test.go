@@ -241,7 +241,7 @@ func TestSubagentAbortThroughStubbornTool(t *testing.T) {
 		one("message_committed", "turn_end"), abortEnd)...) {
 		t.FailNow()
 	}
-	if got := end.GetAgentEnd().Reason; got != EndAborted {
+	if got := end.GetAgentEnd().Reason; got != string(events.EndAborted) {
 		t.Errorf("agent_end reason %s", got)
 	}
 	if r := findType(h.since(mark), "subagent_end").GetSubagentEnd(); r.Result != tools.InterruptedByAbort || r.ChildSession != "s1/sub-1" {
@@ -252,7 +252,7 @@ func TestSubagentAbortThroughStubbornTool(t *testing.T) {
 	// run ended and its stubborn tool is abandoned, then returns.
 	c := f.child("s1/sub-1")
 	c.waitRunEnd("r-1")
-	if got := findType(c.rec.Events(), "agent_end").GetAgentEnd().Reason; got != EndAborted {
+	if got := findType(c.rec.Events(), "agent_end").GetAgentEnd().Reason; got != string(events.EndAborted) {
 		t.Errorf("child agent_end reason %s", got)
 	}
 	c.pollState("the stubborn tool returned", func(st *eventsv1.SessionState) bool { return st.AbandonedTools == 0 })
@@ -273,7 +273,7 @@ func TestSubagentKillAll(t *testing.T) {
 	h.waitMatch(func(ev *eventsv1.Event) bool {
 		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
 	})
-	h.ok(&eventsv1.Abort{KillTools: KillAll})
+	h.ok(&eventsv1.Abort{KillTools: string(events.KillAll)})
 	h.waitFor("agent_end", 1)
 	c := f.child("s1/sub-1")
 	c.waitRunEnd("r-1")
@@ -307,7 +307,7 @@ func TestSubagentSteer(t *testing.T) {
 	}
 	c := f.child("s1/sub-1")
 	c.waitRunEnd("r-1")
-	if got := findType(c.rec.Events(), "agent_end").GetAgentEnd().Reason; got != EndAborted {
+	if got := findType(c.rec.Events(), "agent_end").GetAgentEnd().Reason; got != string(events.EndAborted) {
 		t.Errorf("child agent_end reason %s", got)
 	}
 }
@@ -397,7 +397,7 @@ func TestSubagentFailures(t *testing.T) {
 			if end := findType(evs, "tool_execution_end").GetToolExecutionEnd(); end.Ok || !strings.HasPrefix(end.Result, tc.want) {
 				t.Errorf("result %q (ok %v), want an error starting %q", end.Result, end.Ok, tc.want)
 			}
-			if got := findType(evs, "agent_end").GetAgentEnd().Reason; got != EndCompleted {
+			if got := findType(evs, "agent_end").GetAgentEnd().Reason; got != string(events.EndCompleted) {
 				t.Errorf("the parent's run ended %s", got)
 			}
 			if got := contents(h.history()); got[len(got)-1] != "assistant:carried on" {
@@ -452,9 +452,9 @@ func TestSubagentAbortKeepingTools(t *testing.T) {
 	h.waitMatch(func(ev *eventsv1.Event) bool {
 		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
 	})
-	h.ok(&eventsv1.Abort{KillTools: KillNone})
+	h.ok(&eventsv1.Abort{KillTools: string(events.KillNone)})
 	end := h.waitFor("agent_end", 1)
-	if got := end.GetAgentEnd().Reason; got != EndAborted {
+	if got := end.GetAgentEnd().Reason; got != string(events.EndAborted) {
 		t.Errorf("agent_end reason %s", got)
 	}
 	res := findType(h.rec.Events(), "subagent_end").GetSubagentEnd().GetResult()

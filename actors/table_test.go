@@ -356,7 +356,7 @@ func testPromptVariants(t *testing.T) {
 	// queued, and stays queued once the run has ended.
 	t.Run("executing_tools/after_abort", func(t *testing.T) {
 		c := newCell(t, "executing_tools", nil)
-		c.ok(&eventsv1.Abort{KillTools: KillNone})
+		c.ok(&eventsv1.Abort{KillTools: string(events.KillNone)})
 		c.run(&eventsv1.Prompt{Text: "p"}, promptQueued(true), step{
 			now:     one("prompt_queued"),
 			st:      want{state: "executing_tools", run: "r-1", prompts: []string{"p"}, tools: []string{"hold", "hold_immune"}},
@@ -446,7 +446,7 @@ func testSteerCells(t *testing.T) {
 	// steer cancels nothing more and waits for the next run.
 	t.Run("executing_tools/after_abort", func(t *testing.T) {
 		c := newCell(t, "executing_tools", nil)
-		c.ok(&eventsv1.Abort{KillTools: KillNone})
+		c.ok(&eventsv1.Abort{KillTools: string(events.KillNone)})
 		c.run(&eventsv1.Steer{Text: "s"}, steerRef("st-1"), step{
 			now:     one("steering_received"),
 			st:      want{state: "executing_tools", run: "r-1", steering: []string{"s"}, tools: []string{"hold", "hold_immune"}},
@@ -517,7 +517,7 @@ func testSteerQueueFullCells(t *testing.T) {
 
 func testAbortCells(t *testing.T) {
 	for _, state := range tableStates {
-		for _, kill := range []string{KillKillable, KillAll, KillNone} {
+		for _, kill := range []string{string(events.KillKillable), string(events.KillAll), string(events.KillNone)} {
 			for _, clear := range []bool{false, true} {
 				name := fmt.Sprintf("%s/kill_tools=%s,clear_queue=%v", state, kill, clear)
 				t.Run(name, func(t *testing.T) { testAbortCell(t, state, kill, clear) })
@@ -575,20 +575,20 @@ func testAbortCell(t *testing.T, state, kill string, clear bool) {
 	case "executing_tools":
 		busy := want{state: "executing_tools", run: "r-1", prompts: left.prompts, steering: left.steering}
 		switch kill {
-		case KillKillable:
+		case string(events.KillKillable):
 			busy.tools = []string{"hold_immune"}
 			s = step{
 				now: seq(one("agent_abort"), drops, one("tool_killed"), toolEnd), st: busy,
 				after:   seq(toolEnd, twoResults, one("turn_end"), abortEnd),
 				history: []string{"user:go", "assistant:", interrupted, "tool:hold_immune done"}, final: left,
 			}
-		case KillAll:
+		case string(events.KillAll):
 			s = step{
 				now: seq(one("agent_abort"), drops, one("tool_killed"), toolEnd, one("tool_killed"), toolEnd,
 					twoResults, one("turn_end"), abortEnd),
 				st: left, history: []string{"user:go", "assistant:", interrupted, interrupted}, final: left,
 			}
-		case KillNone:
+		case string(events.KillNone):
 			busy.tools = []string{"hold", "hold_immune"}
 			s = step{
 				now: seq(one("agent_abort"), drops), st: busy,
@@ -610,11 +610,11 @@ func testAbortCell(t *testing.T, state, kill string, clear bool) {
 	if abort.GetRunId() != "r-1" || abort.GetReason() != abortReason {
 		t.Errorf("agent_abort = %v", abort)
 	}
-	if end := findType(evs, "agent_end").GetAgentEnd(); end.GetReason() != EndAborted || end.GetRunId() != "r-1" {
+	if end := findType(evs, "agent_end").GetAgentEnd(); end.GetReason() != string(events.EndAborted) || end.GetRunId() != "r-1" {
 		t.Errorf("agent_end = %v", end)
 	}
 	for _, ev := range evs {
-		if k := ev.GetToolKilled(); k != nil && k.Name == "hold_immune" && kill != KillAll {
+		if k := ev.GetToolKilled(); k != nil && k.Name == "hold_immune" && kill != string(events.KillAll) {
 			t.Errorf("immune tool killed with kill_tools %s", kill)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/internal/workers"
@@ -59,7 +60,7 @@ func (s *session) startBatch(tcs []*llm.ToolCall) {
 	s.run.batch = b
 	s.emit(&eventsv1.ToolCalls{Count: int32(len(tcs))})
 	s.transition(fsm.ToolCalls, fsm.ToolCalls)
-	s.emit(&eventsv1.AgentStatus{Status: "tool_calling", ToolName: toolNames(tcs)})
+	s.emit(&eventsv1.AgentStatus{Status: string(events.StatusToolCalling), ToolName: toolNames(tcs)})
 	var stop *plugins.Decision
 	for i, tc := range tcs {
 		c := &call{tc: tc, index: i}
@@ -328,7 +329,7 @@ func (b *batch) holding() bool {
 // orAborted is reason, or "aborted" when a plugin gave none.
 func orAborted(reason string) string {
 	if reason == "" {
-		return EndAborted
+		return string(events.EndAborted)
 	}
 	return reason
 }

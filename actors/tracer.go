@@ -1,11 +1,7 @@
 package actors
 
 import (
-	"context"
 	"time"
-
-	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tack-run/tack/events"
 )
@@ -35,11 +31,4 @@ type SessionTracer interface {
 	// session took up (or a plugin decided) at since, so the tracer can
 	// tell how long its delivery took.
 	Abort(since time.Time)
-}
-
-// validTraceparent reports whether s is a W3C traceparent value with a
-// valid trace and span id.
-func validTraceparent(s string) bool {
-	ctx := propagation.TraceContext{}.Extract(context.Background(), propagation.MapCarrier{"traceparent": s})
-	return trace.SpanContextFromContext(ctx).IsValid()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/fsm"
 )
 
@@ -21,7 +22,7 @@ type Metrics struct {
 	byState       map[fsm.State]prometheus.Gauge
 	runsStarted   prometheus.Counter
 	runsEnded     *prometheus.CounterVec
-	endedBy       map[string]prometheus.Counter
+	endedBy       map[events.EndReason]prometheus.Counter
 	abortDelivery prometheus.Histogram
 	tokensIn      prometheus.Counter
 	tokensOut     prometheus.Counter
@@ -38,9 +39,9 @@ var _ actors.Observer = (*Metrics)(nil)
 
 // endReasons are the reasons a run ends with that are counted from the
 // start, at zero; a plugin's own reasons appear once a run ends with them.
-var endReasons = []string{
-	actors.EndCompleted, actors.EndAborted, actors.EndError, actors.EndInterrupted,
-	"rejected", "superseded", "skipped",
+var endReasons = []events.EndReason{
+	events.EndCompleted, events.EndAborted, events.EndError, events.EndInterrupted,
+	events.EndRejected, events.EndSuperseded, events.EndSkipped,
 }
 
 // Buckets of the histograms, in seconds.
@@ -111,9 +112,9 @@ func New() *Metrics {
 	for _, s := range fsm.States() {
 		m.byState[s] = m.sessions.WithLabelValues(string(s))
 	}
-	m.endedBy = map[string]prometheus.Counter{}
+	m.endedBy = map[events.EndReason]prometheus.Counter{}
 	for _, r := range endReasons {
-		m.endedBy[r] = m.runsEnded.WithLabelValues(r)
+		m.endedBy[r] = m.runsEnded.WithLabelValues(string(r))
 	}
 	for _, k := range []string{KindSSE, KindWS, KindAGUI} {
 		m.subscribers.WithLabelValues(k)
@@ -165,10 +166,10 @@ func (m *Metrics) state(s fsm.State) prometheus.Gauge {
 func (m *Metrics) RunStarted() { m.runsStarted.Inc() }
 
 // RunEnded counts a run that ended with reason.
-func (m *Metrics) RunEnded(reason string) {
+func (m *Metrics) RunEnded(reason events.EndReason) {
 	c, ok := m.endedBy[reason]
 	if !ok {
-		c = m.runsEnded.WithLabelValues(reason)
+		c = m.runsEnded.WithLabelValues(string(reason))
 	}
 	c.Inc()
 }

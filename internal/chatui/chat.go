@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tack-run/tack/internal/ansi"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/internal/ansi"
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -205,11 +207,11 @@ func (c *Chat) command(ctx context.Context, line string) bool {
 	case "/quit", "/exit":
 		return true
 	case "/abort":
-		err = c.Session.Abort(ctx, tack.AbortOptions{At: strings.TrimSpace(arg)})
+		err = c.Session.Abort(ctx, tack.AbortOptions{At: events.At(strings.TrimSpace(arg))})
 	case "/rollback":
 		err = c.rollback(ctx, strings.TrimSpace(arg))
 	case "/interrupt", "/queue":
-		_, err = c.Session.Prompt(ctx, strings.TrimSpace(arg), tack.PromptOptions{IfBusy: name[1:]})
+		_, err = c.Session.Prompt(ctx, strings.TrimSpace(arg), tack.PromptOptions{IfBusy: events.IfBusy(name[1:])})
 	case "/fork":
 		err = c.fork(ctx, strings.TrimSpace(arg))
 	case "/model":
@@ -244,7 +246,7 @@ Enter while busy steers; Ctrl-C aborts (twice quits)
 // replaces the run; without, by an abort.
 func (c *Chat) rollback(ctx context.Context, text string) error {
 	if text != "" {
-		_, err := c.Session.Prompt(ctx, text, tack.PromptOptions{IfBusy: "rollback"})
+		_, err := c.Session.Prompt(ctx, text, tack.PromptOptions{IfBusy: events.IfBusyRollback})
 		return err
 	}
 	return c.Session.Abort(ctx, tack.AbortOptions{Rollback: true})

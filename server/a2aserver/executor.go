@@ -238,7 +238,7 @@ func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.
 		}
 		actx, cancel := context.WithTimeout(ctx, e.abortTimeout)
 		defer cancel()
-		if err := s.Abort(actx, tack.AbortOptions{KillTools: "killable"}); err != nil && !errors.Is(err, context.Canceled) {
+		if err := s.Abort(actx, tack.AbortOptions{KillTools: events.KillKillable}); err != nil && !errors.Is(err, context.Canceled) {
 			yield(nil, err)
 			return
 		}

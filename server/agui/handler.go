@@ -200,7 +200,7 @@ func (h *Handler) stream(ctx context.Context, w http.ResponseWriter, s *tack.Ses
 		// what it committed stays.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 		defer cancel()
-		_ = s.Abort(actx, tack.AbortOptions{KillTools: "killable"})
+		_ = s.Abort(actx, tack.AbortOptions{KillTools: events.KillKillable})
 	}
 }
 
@@ -294,7 +294,9 @@ func answer(s *tack.Session, st *eventsv1.SessionState, i int, e ResumeEntry) (s
 	}
 	if q := st.GetPendingQuestion(); q != nil && q.GetRef() == id {
 		if e.Status == StatusCancelled {
-			return step{do: func(ctx context.Context) error { return s.Abort(ctx, tack.AbortOptions{KillTools: "killable"}) }}, nil
+			return step{do: func(ctx context.Context) error {
+				return s.Abort(ctx, tack.AbortOptions{KillTools: events.KillKillable})
+			}}, nil
 		}
 		text, err := parseResponse(i, e.Payload)
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/tack-run/tack"
-	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -227,7 +226,7 @@ func replyData(r *eventsv1.Reply) proto.Message {
 
 // checkAbort checks abort's kill_tools, at and timeout_ms.
 func checkAbort(msg proto.Message) error {
-	if err := actors.CheckAbort(msg.(*eventsv1.Abort)); err != nil {
+	if err := events.CheckAbort(msg.(*eventsv1.Abort)); err != nil {
 		return badRequest(err.Error())
 	}
 	return nil
@@ -235,7 +234,7 @@ func checkAbort(msg proto.Message) error {
 
 // checkPrompt checks prompt's if_busy.
 func checkPrompt(msg proto.Message) error {
-	if err := actors.CheckPrompt(msg.(*eventsv1.Prompt)); err != nil {
+	if err := events.CheckPrompt(msg.(*eventsv1.Prompt)); err != nil {
 		return badRequest(err.Error())
 	}
 	return nil

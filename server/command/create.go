@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
@@ -19,7 +20,7 @@ func sessionConfig(m *eventsv1.CreateSession, user string) tack.SessionConfig {
 	return tack.SessionConfig{
 		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
 		System: m.System, Tools: m.Tools, Plugins: ps, User: user, Context: contextConfig(m.Context),
-		Subagents: subagentConfig(m.Subagents), QueueMode: m.QueueMode, Agent: m.Agent,
+		Subagents: subagentConfig(m.Subagents), QueueMode: events.QueueMode(m.QueueMode), Agent: m.Agent,
 	}
 }
 
@@ -27,7 +28,7 @@ func sessionConfig(m *eventsv1.CreateSession, user string) tack.SessionConfig {
 // describes (all but cfg.User, which the message does not carry): what a
 // runtime whose sessions live in other processes sends them.
 func CreateMessage(cfg tack.SessionConfig) *eventsv1.CreateSession {
-	m := &eventsv1.CreateSession{Session: cfg.ID, Model: cfg.Model, System: cfg.System, Tools: cfg.Tools, QueueMode: cfg.QueueMode, Agent: cfg.Agent}
+	m := &eventsv1.CreateSession{Session: cfg.ID, Model: cfg.Model, System: cfg.System, Tools: cfg.Tools, QueueMode: string(cfg.QueueMode), Agent: cfg.Agent}
 	if len(cfg.Script) > 0 {
 		m.Script = &eventsv1.RawJSON{Json: cfg.Script}
 	}

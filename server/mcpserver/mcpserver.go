@@ -193,7 +193,7 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest, in Input) (*s
 func (t *tool) abort(s *tack.Session) {
 	ctx, cancel := context.WithTimeout(context.Background(), t.opt.AbortTimeout)
 	defer cancel()
-	_ = s.Abort(ctx, tack.AbortOptions{KillTools: "killable"})
+	_ = s.Abort(ctx, tack.AbortOptions{KillTools: events.KillKillable})
 }
 
 // inputKey names the one input request of a waiting call.
