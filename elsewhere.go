@@ -3,9 +3,11 @@ package tack
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
@@ -41,40 +43,64 @@ type Elsewhere interface {
 // sessions are kept in (WithStore), read for owners and lists.
 func WithSessionsElsewhere(e Elsewhere) Option { return func(c *config) { c.elsewhere = e } }
 
-// sendElsewhere is Session.Send for a session that lives elsewhere: only
-// events/v1 commands travel.
-func (rt *Runtime) sendElsewhere(ctx context.Context, id string, cmd any) (*eventsv1.Reply, error) {
+// send is Session.Send for a session that lives elsewhere: only events/v1
+// commands travel.
+func (r remote) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply, error) {
+	return r.request(ctx, s.id, cmd)
+}
+
+// request sends cmd to session id wherever it lives.
+func (r remote) request(ctx context.Context, id string, cmd any) (*eventsv1.Reply, error) {
 	msg, ok := cmd.(proto.Message)
 	if !ok {
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("%T cannot be sent to a session in another process", cmd)}
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, rt.timeout)
+		ctx, cancel = context.WithTimeout(ctx, r.rt.timeout)
 		defer cancel()
 	}
-	r, err := rt.elsewhere.Request(ctx, id, msg)
+	reply, err := r.e.Request(ctx, id, msg)
 	if err != nil {
 		return nil, err
 	}
-	return r, errorFrom(r.Error)
+	return reply, errorFrom(reply.Error)
 }
 
-// spawnElsewhere is Spawn for a runtime whose sessions live elsewhere.
-func (rt *Runtime) spawnElsewhere(cfg SessionConfig) (*Session, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), rt.timeout)
+// spawn is Spawn for a runtime whose sessions live elsewhere: the names
+// are checked here, where the policy is; the session's process resolves
+// them.
+func (r remote) spawn(cfg SessionConfig) (*Session, error) {
+	if err := r.rt.permitElsewhere(cfg); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.rt.timeout)
 	defer cancel()
-	id, err := rt.elsewhere.Create(ctx, cfg)
+	id, err := r.e.Create(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Session{id: id, rt: rt}, nil
+	return &Session{id: id, rt: r.rt}, nil
 }
 
-// subscribeElsewhere is Session.Subscribe for a session that lives
-// elsewhere: the events Follow brings go into ch.
-func (s *Session) subscribeElsewhere(ch *events.Channel, opt SubscribeOptions) (*Subscription, error) {
-	stop, err := s.rt.elsewhere.Follow(s.id, opt.Since, opt.Types, ch.Deliver)
+// session returns a handle at once: the session's process tells on the
+// first command whether it exists.
+func (r remote) session(id string) (*Session, error) { return &Session{id: id, rt: r.rt}, nil }
+
+// pid is nil: the session's actor is in another process.
+func (remote) pid(*Session) *actor.PID { return nil }
+
+// switchModel leaves the name to the session's process to resolve; Send
+// checks the policy.
+func (remote) switchModel(ctx context.Context, s *Session, name string) error {
+	_, err := s.Send(ctx, &eventsv1.SwitchModel{Model: name})
+	return err
+}
+
+// subscribe is Session.Subscribe for a session that lives elsewhere: the
+// events Follow brings go into ch.
+func (r remote) subscribe(_ context.Context, s *Session, ch *events.Channel, _ events.Filter, opt SubscribeOptions) (*Subscription, error) {
+	stop, err := r.e.Follow(s.id, opt.Since, opt.Types, ch.Deliver)
 	if err != nil {
 		return nil, err
 	}
@@ -83,3 +109,37 @@ func (s *Session) subscribeElsewhere(ch *events.Channel, opt SubscribeOptions) (
 		ch.Close() // Follow calls Deliver no more
 	}}, nil
 }
+
+// subscribePID cannot be: a PID subscribes where the session lives.
+func (remote) subscribePID(context.Context, *Session, *actor.PID, uint64, events.Filter) error {
+	return &Error{Code: events.CodeBadRequest, Message: "SubscribePID: the session lives in another process; use Subscribe"}
+}
+
+// fork asks the session's process to make the fork.
+func (remote) fork(ctx context.Context, s *Session, index int, newID string) (*Session, error) {
+	r, err := s.Send(ctx, &eventsv1.Fork{Index: int32(index), NewSession: newID})
+	if err != nil {
+		return nil, err
+	}
+	return &Session{id: r.GetCreated().GetSession(), rt: s.rt}, nil
+}
+
+// export asks the session's process for the document.
+func (remote) export(ctx context.Context, s *Session) (*eventsv1.SessionExport, error) {
+	r, err := s.Send(ctx, &eventsv1.ExportSession{})
+	return r.GetExport(), err
+}
+
+// delete asks the session's process to delete it.
+func (r remote) delete(ctx context.Context, id string) error {
+	_, err := r.request(ctx, id, &eventsv1.DeleteSession{})
+	return err
+}
+
+// close asks the session's process to stop it.
+func (r remote) close(id string) {
+	_, _ = r.request(context.Background(), id, &eventsv1.CloseSession{})
+}
+
+// sweep deletes nothing: the processes that host the sessions sweep them.
+func (remote) sweep(context.Context, time.Duration) ([]string, error) { return nil, nil }

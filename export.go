@@ -28,15 +28,16 @@ const ExportFormat = "tack.session/v1"
 // marks them), its todos, title and usage. It works in any state, from
 // what the session has committed.
 func (s *Session) Export(ctx context.Context) (*eventsv1.SessionExport, error) {
-	if s.rt.elsewhere != nil { // the session's process exports it
-		r, err := s.Send(ctx, &eventsv1.ExportSession{})
-		return r.GetExport(), err
-	}
+	return s.rt.reach.export(ctx, s)
+}
+
+// export asks the session's actor for what it has committed.
+func (l local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport, error) {
 	timeout := s.rt.timeout
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
 	}
-	pid, err := s.actorPID(ctx)
+	pid, err := l.actor(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +134,13 @@ func (rt *Runtime) Import(ctx context.Context, cfg SessionConfig, h History) (*S
 	if err != nil {
 		return nil, err
 	}
-	if rt.elsewhere != nil {
-		return rt.importElsewhere(ctx, cfg, snap)
-	}
-	return rt.create(ctx, cfg.ID, cfg, func(id string) (actors.Spec, error) {
+	return rt.reach.importSession(ctx, cfg, snap)
+}
+
+// importSession makes the session here, restored from snap.
+func (l local) importSession(ctx context.Context, cfg SessionConfig, snap *store.Snapshot) (*Session, error) {
+	rt := l.rt
+	return l.create(ctx, cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
 			spec.Stored = storedConfig(cfg, spec.Model.Name)
@@ -148,10 +152,11 @@ func (rt *Runtime) Import(ctx context.Context, cfg SessionConfig, h History) (*S
 	})
 }
 
-// importElsewhere is Import for a runtime whose sessions live elsewhere:
+// importSession is Import for a runtime whose sessions live elsewhere:
 // the session is written to the shared store, for the process that uses
 // it first to restore.
-func (rt *Runtime) importElsewhere(ctx context.Context, cfg SessionConfig, snap *store.Snapshot) (*Session, error) {
+func (r remote) importSession(ctx context.Context, cfg SessionConfig, snap *store.Snapshot) (*Session, error) {
+	rt := r.rt
 	if err := rt.permitElsewhere(cfg); err != nil {
 		return nil, err
 	}

@@ -19,21 +19,20 @@ import (
 // the committed history only. An index below 0 or beyond the history is
 // bad_request.
 func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, error) {
-	rt := s.rt
 	if newID != "" {
 		if err := checkID("new_session", newID); err != nil {
 			return nil, err
 		}
 	}
-	if rt.elsewhere != nil { // the session's process makes the fork
-		r, err := s.Send(ctx, &eventsv1.Fork{Index: int32(index), NewSession: newID})
-		if err != nil {
-			return nil, err
-		}
-		return &Session{id: r.GetCreated().GetSession(), rt: rt}, nil
-	}
+	return s.rt.reach.fork(ctx, s, index, newID)
+}
+
+// fork takes the fork point from the session's actor and makes the new
+// session here, with a copy of the workspace.
+func (l local) fork(ctx context.Context, s *Session, index int, newID string) (*Session, error) {
+	rt := l.rt
 	timeout := rt.timeoutFor(ctx)
-	from, err := s.actorPID(ctx)
+	from, err := l.actor(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +53,7 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 	if err != nil {
 		return nil, err
 	}
-	fork, err := rt.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
+	fork, err := l.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, drop)
 		spec.Stored, spec.Fork = src.Config, &src.Fork
 		return spec, err

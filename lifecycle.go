@@ -7,7 +7,6 @@ import (
 
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
-	eventsv1 "github.com/tack-run/tack/events/v1"
 	"go.uber.org/zap"
 )
 
@@ -18,19 +17,19 @@ import (
 // with everything in it. Afterwards id is invalid_session
 // everywhere, and may be used again. A session that lives elsewhere
 // (WithSessionsElsewhere) is deleted where it lives.
-func (rt *Runtime) Delete(ctx context.Context, id string) error {
-	if rt.elsewhere != nil {
-		_, err := rt.sendElsewhere(ctx, id, &eventsv1.DeleteSession{})
-		return err
-	}
-	return rt.delete(ctx, id, actors.DeleteOptions{})
-}
+func (rt *Runtime) Delete(ctx context.Context, id string) error { return rt.reach.delete(ctx, id) }
 
 // Delete removes the session for good: Runtime.Delete.
 func (s *Session) Delete(ctx context.Context) error { return s.rt.Delete(ctx, s.id) }
 
 // delete is Delete of a session of this process.
-func (rt *Runtime) delete(ctx context.Context, id string, opt actors.DeleteOptions) error {
+func (l local) delete(ctx context.Context, id string) error {
+	return l.remove(ctx, id, actors.DeleteOptions{})
+}
+
+// remove deletes session id of this process as opt says.
+func (l local) remove(ctx context.Context, id string, opt actors.DeleteOptions) error {
+	rt := l.rt
 	if err := rt.registry.Delete(ctx, id, opt); err != nil {
 		if errors.Is(err, actors.ErrInUse) {
 			return &Error{Code: events.CodeBusy, Message: err.Error()}
@@ -66,10 +65,15 @@ func SweepEvery(maxAge time.Duration) time.Duration {
 // node holds keeps a session. It returns the ids it deleted. A runtime
 // without a store, or whose sessions live elsewhere, sweeps nothing.
 func (rt *Runtime) Sweep(ctx context.Context, maxAge time.Duration) ([]string, error) {
-	st := rt.env.Store
-	if st == nil || rt.elsewhere != nil || maxAge <= 0 {
+	if rt.env.Store == nil || maxAge <= 0 {
 		return nil, nil
 	}
+	return rt.reach.sweep(ctx, maxAge)
+}
+
+// sweep deletes this process's stale sessions, a page at a time.
+func (l local) sweep(ctx context.Context, maxAge time.Duration) ([]string, error) {
+	rt, st := l.rt, l.rt.env.Store
 	cut := rt.now().Add(-maxAge)
 	var deleted []string
 	skip := map[string]bool{}
@@ -84,7 +88,7 @@ func (rt *Runtime) Sweep(ctx context.Context, maxAge time.Duration) ([]string, e
 				continue
 			}
 			progress = true
-			switch err := rt.delete(ctx, id, actors.DeleteOptions{Unused: true}); {
+			switch err := l.remove(ctx, id, actors.DeleteOptions{Unused: true}); {
 			case err == nil:
 				deleted = append(deleted, id)
 			case Code(err) == events.CodeBusy || Code(err) == events.CodeInvalidSession:

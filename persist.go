@@ -34,14 +34,8 @@ func defaultNode() string {
 	return host + "/" + strconv.Itoa(os.Getpid()) + "/" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
-// closeSession stops a session and gives up its lease.
-func (rt *Runtime) closeSession(id string) {
-	if rt.elsewhere != nil {
-		_, _ = rt.sendElsewhere(context.Background(), id, &eventsv1.CloseSession{})
-		return
-	}
-	rt.registry.Close(id)
-}
+// close stops a session and gives up its lease.
+func (l local) close(id string) { l.rt.registry.Close(id) }
 
 // Release hands session id over to whoever uses it next, in this process
 // or another: once everything it has told is stored, it stops and gives
@@ -202,7 +196,7 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 		}
 		return list, nil
 	}
-	page, err := rt.page(ctx, store.Page{Limit: opt.Limit, Cursor: opt.Cursor, User: opt.User})
+	page, err := rt.reach.page(ctx, store.Page{Limit: opt.Limit, Cursor: opt.Cursor, User: opt.User})
 	if errors.Is(err, store.ErrInvalid) {
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
@@ -222,13 +216,16 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 }
 
 // page reads a page of the store's list. A session a crash cut short is
-// restored first (so its record tells the state it is in once restored):
-// here, or, for a runtime whose sessions live elsewhere, where it lives,
-// by asking for its state.
-func (rt *Runtime) page(ctx context.Context, p store.Page) (*store.Listing, error) {
-	if rt.elsewhere == nil {
-		return rt.registry.Page(ctx, p)
-	}
+// restored first, so that its record tells the state it is in once
+// restored.
+func (l local) page(ctx context.Context, p store.Page) (*store.Listing, error) {
+	return l.rt.registry.Page(ctx, p)
+}
+
+// page reads a page of the store's list; a session a crash cut short is
+// asked for its state where it lives, which restores it there.
+func (r remote) page(ctx context.Context, p store.Page) (*store.Listing, error) {
+	rt := r.rt
 	page, err := rt.env.Store.List(ctx, p)
 	if err != nil {
 		return nil, err

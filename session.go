@@ -35,20 +35,23 @@ func (s *Session) ID() string { return s.id }
 // actor loaded now, nil while the session is passivated (Runtime.Session
 // restores it, Deliver reaches it by id). It is nil for a session that
 // lives elsewhere (WithSessionsElsewhere).
-func (s *Session) PID() *actor.PID {
-	if s.pid != nil || s.rt.elsewhere != nil {
+func (s *Session) PID() *actor.PID { return s.rt.reach.pid(s) }
+
+// pid is the handle's PID, else the actor loaded now.
+func (l local) pid(s *Session) *actor.PID {
+	if s.pid != nil {
 		return s.pid
 	}
-	pid, _ := s.rt.registry.Lookup(s.id)
+	pid, _ := l.rt.registry.Lookup(s.id)
 	return pid
 }
 
-// actorPID returns the session's actor, restored first if it was passivated.
-func (s *Session) actorPID(ctx context.Context) (*actor.PID, error) {
+// actor returns the session's actor, restored first if it was passivated.
+func (l local) actor(ctx context.Context, s *Session) (*actor.PID, error) {
 	if s.pid != nil {
 		return s.pid, nil
 	}
-	pid, err := s.rt.registry.Get(ctx, s.id)
+	pid, err := l.rt.registry.Get(ctx, s.id)
 	if err != nil {
 		return nil, registryError(s.id, err)
 	}
@@ -69,13 +72,16 @@ func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
 	if p, ok := cmd.(*eventsv1.Prompt); ok && p.Traceparent == "" {
 		p.Traceparent = tracing.Traceparent(ctx)
 	}
-	if s.rt.elsewhere != nil {
-		return s.rt.sendElsewhere(ctx, s.id, cmd)
+	return s.rt.reach.send(ctx, s, cmd)
+}
+
+// send goes by id through the registry when sessions may be passivated,
+// else straight to the handle's actor.
+func (l local) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply, error) {
+	if l.passivates {
+		return l.rt.requestID(ctx, s.id, cmd)
 	}
-	if s.rt.passivates() {
-		return s.rt.requestID(ctx, s.id, cmd)
-	}
-	return s.rt.request(ctx, s.pid, cmd)
+	return l.rt.request(ctx, s.pid, cmd)
 }
 
 // PromptOptions tune Prompt.
@@ -153,10 +159,11 @@ func (s *Session) Abort(ctx context.Context, opt AbortOptions) error {
 // SwitchModel makes the next model request use another model; with a
 // policy (WithPolicy), one the session's owner is granted.
 func (s *Session) SwitchModel(ctx context.Context, name string) error {
-	if s.rt.elsewhere != nil { // the session's process resolves the name; Send checks it
-		_, err := s.Send(ctx, &eventsv1.SwitchModel{Model: name})
-		return err
-	}
+	return s.rt.reach.switchModel(ctx, s, name)
+}
+
+// switchModel resolves the name here and hands the session the model.
+func (local) switchModel(ctx context.Context, s *Session, name string) error {
 	if err := s.rt.permitCommand(ctx, s.id, &eventsv1.SwitchModel{Model: name}); err != nil {
 		return err
 	}
@@ -235,7 +242,7 @@ func (s *Session) DetachTools(ctx context.Context, names ...string) error {
 
 // Close stops the session (a stored one stays stored, to be restored on
 // its next use).
-func (s *Session) Close() { s.rt.closeSession(s.id) }
+func (s *Session) Close() { s.rt.reach.close(s.id) }
 
 // SubscribeOptions tune Subscribe.
 type SubscribeOptions struct {
@@ -274,10 +281,11 @@ func (s *Session) Subscribe(ctx context.Context, opt SubscribeOptions) (*Subscri
 	if opt.Buffer <= 0 {
 		opt.Buffer = 1024
 	}
-	ch := events.NewChannel(opt.Buffer)
-	if s.rt.elsewhere != nil {
-		return s.subscribeElsewhere(ch, opt)
-	}
+	return s.rt.reach.subscribe(ctx, s, events.NewChannel(opt.Buffer), f, opt)
+}
+
+// subscribe attaches ch to the session's stream.
+func (local) subscribe(ctx context.Context, s *Session, ch *events.Channel, f events.Filter, opt SubscribeOptions) (*Subscription, error) {
 	if _, err := s.Send(ctx, &actors.SubscribeSink{Sink: ch, Since: opt.Since, Filter: f, Buffered: opt.Buffered}); err != nil {
 		return nil, err
 	}
@@ -301,9 +309,11 @@ func (s *Session) SubscribePID(ctx context.Context, pid *actor.PID, since uint64
 	if err != nil {
 		return &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
-	if s.rt.elsewhere != nil {
-		return &Error{Code: events.CodeBadRequest, Message: "SubscribePID: the session lives in another process; use Subscribe"}
-	}
-	_, err = s.Send(ctx, &actors.SubscribePID{PID: pid, Since: since, Filter: f})
+	return s.rt.reach.subscribePID(ctx, s, pid, since, f)
+}
+
+// subscribePID attaches the actor to the session's stream.
+func (local) subscribePID(ctx context.Context, s *Session, pid *actor.PID, since uint64, f events.Filter) error {
+	_, err := s.Send(ctx, &actors.SubscribePID{PID: pid, Since: since, Filter: f})
 	return err
 }

@@ -47,9 +47,9 @@ type Runtime struct {
 	plugins   *plugins.Registry
 	timeout   time.Duration
 	ids       atomic.Uint64
-	// elsewhere, when set, is where every session lives
-	// (WithSessionsElsewhere): this runtime hosts none.
-	elsewhere Elsewhere
+	// reach is how the runtime gets to its sessions: in this process, or
+	// in others (WithSessionsElsewhere), when it hosts none.
+	reach reach
 	// policy is what each user may use and how much (WithPolicy); nil
 	// allows everything.
 	policy *policy.Policy
@@ -93,7 +93,6 @@ func New(opts ...Option) (*Runtime, error) {
 		return nil, err
 	}
 	rt := &Runtime{
-		elsewhere:    c.elsewhere,
 		policy:       c.policy,
 		workspaces:   c.workspaces,
 		system:       c.system,
@@ -135,6 +134,7 @@ func New(opts ...Option) (*Runtime, error) {
 	}
 	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec),
 		actors.WithChildRespec(rt.childSpec), actors.WithFailure(failure))
+	rt.reach = newReach(rt, c.elsewhere)
 	if rt.mcp != nil {
 		rt.mcp.OnToolsChanged(rt.mcpChanged)
 	}
@@ -215,13 +215,13 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 			return nil, err
 		}
 	}
-	if rt.elsewhere != nil {
-		if err := rt.permitElsewhere(cfg); err != nil {
-			return nil, err
-		}
-		return rt.spawnElsewhere(cfg)
-	}
-	return rt.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
+	return rt.reach.spawn(cfg)
+}
+
+// spawn makes the session in this process.
+func (l local) spawn(cfg SessionConfig) (*Session, error) {
+	rt := l.rt
+	return l.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
 			spec.Stored = storedConfig(cfg, spec.Model.Name)
@@ -257,7 +257,8 @@ const generatedTries = 8
 // specOf resolves, with cfg's tools. The registry claims the id, its
 // owner included, in one step: only when it has said yes does anything
 // else here learn of the session.
-func (rt *Runtime) create(ctx context.Context, id string, cfg SessionConfig, specOf func(id string) (actors.Spec, error)) (*Session, error) {
+func (l local) create(ctx context.Context, id string, cfg SessionConfig, specOf func(id string) (actors.Spec, error)) (*Session, error) {
+	rt := l.rt
 	release, err := rt.admitSession(cfg.User)
 	if err != nil {
 		return nil, err
@@ -280,7 +281,7 @@ func (rt *Runtime) create(ctx context.Context, id string, cfg SessionConfig, spe
 			return nil, registryError(id, err)
 		}
 		rt.noteGroups(id, cfg.Tools)
-		return rt.handle(id, pid), nil
+		return l.handle(id, pid), nil
 	}
 }
 
@@ -380,28 +381,23 @@ func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, err
 // first, it sees the session as it is once restored. A runtime whose
 // sessions live elsewhere returns a handle at once; the session's
 // process tells on the first command whether it exists.
-func (rt *Runtime) Session(id string) (*Session, error) {
-	if rt.elsewhere != nil {
-		return &Session{id: id, rt: rt}, nil
-	}
-	pid, err := rt.registry.Get(context.Background(), id)
+func (rt *Runtime) Session(id string) (*Session, error) { return rt.reach.session(id) }
+
+// session restores session id here if it is stored but not loaded.
+func (l local) session(id string) (*Session, error) {
+	pid, err := l.rt.registry.Get(context.Background(), id)
 	if err != nil {
 		return nil, registryError(id, err)
 	}
-	return rt.handle(id, pid), nil
+	return l.handle(id, pid), nil
 }
 
 // handle returns the handle of session id, whose actor is pid.
-func (rt *Runtime) handle(id string, pid *actor.PID) *Session {
-	if rt.passivates() {
+func (l local) handle(id string, pid *actor.PID) *Session {
+	if l.passivates {
 		pid = nil // see Session.pid
 	}
-	return &Session{id: id, pid: pid, rt: rt}
-}
-
-// passivates reports whether the runtime's sessions may be passivated.
-func (rt *Runtime) passivates() bool {
-	return rt.env.PassivateAfter > 0 && rt.env.Store != nil
+	return &Session{id: id, pid: pid, rt: l.rt}
 }
 
 // Loaded reports whether session id runs in this process.
