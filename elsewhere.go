@@ -12,6 +12,12 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
+// remote reaches sessions that other processes host.
+type remote struct {
+	rt *Runtime
+	e  Elsewhere
+}
+
 // Elsewhere is where the sessions of a runtime made with WithSessionsElsewhere
 // live: in other processes (a cluster's members, package
 // server/remote/front). Such a runtime hosts no session: Spawn creates

@@ -23,7 +23,8 @@ import (
 //
 // Session and Runtime methods do what is common (checking ids and
 // policy) and hand the rest to it; each topic's file (fork.go, export.go,
-// lifecycle.go...) holds both ways of doing it, side by side.
+// lifecycle.go...) holds both ways of doing it, side by side, and
+// local.go and elsewhere.go each reach's own plumbing.
 type reach interface {
 	// spawn creates the session cfg describes; cfg has its agent applied
 	// and its id checked.
@@ -59,20 +60,6 @@ type reach interface {
 	// sweep deletes the stored sessions older than maxAge that are not in
 	// use (Sweep).
 	sweep(ctx context.Context, maxAge time.Duration) ([]string, error)
-}
-
-// local reaches sessions whose actors run in this process.
-type local struct {
-	rt *Runtime
-	// passivates is set when sessions may be passivated: handles then
-	// hold no PID (see Session.pid) and commands go by id.
-	passivates bool
-}
-
-// remote reaches sessions that other processes host.
-type remote struct {
-	rt *Runtime
-	e  Elsewhere
 }
 
 // newReach picks how rt reaches its sessions.

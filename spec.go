@@ -1,0 +1,242 @@
+package tack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/tools"
+)
+
+// SessionConfig describes a new session.
+type SessionConfig struct {
+	// ID names the session; empty generates one ("s-1", "s-2", ...).
+	ID string
+	// Model is `script:<path>` or a name the runtime's resolvers know; empty
+	// means the configured default model.
+	Model string
+	// Script is an inline scripted model, used instead of Model's file.
+	Script json.RawMessage
+	// System is the system prompt.
+	System string
+	// Tools names the tools the model may call; scripted models bring the
+	// demo tools along.
+	Tools []string
+	// Plugins configures the session's plugins by name (see WithPlugins).
+	Plugins []plugins.Config
+	// User is who the session belongs to: the HTTP server's caller, kept
+	// with the stored session so that it survives restarts. Empty means
+	// nobody in particular (tack rpc, tack chat).
+	User string
+	// Context bounds what each request carries and when the history is
+	// compacted (docs/context.md); nil: no limit, no automatic compaction,
+	// and a context overflow is an error.
+	Context *llm.ContextConfig
+	// Subagents configures the children the tool "subagent" starts
+	// (docs/context.md); nil: the defaults (children get the session's
+	// model, tools and plugins, and start no sub-agents of their own).
+	Subagents *SubagentConfig
+	// QueueMode is how prompts queued while the agent works reach the
+	// model: events.QueueOneAtATime (also when empty: each its own turn)
+	// or events.QueueAll (all of them in the next turn, as one user
+	// message joined by blank lines). See docs/control.md.
+	QueueMode events.QueueMode
+	// Agent names the agent (WithAgents) whose template the session
+	// starts from: each field above that is left empty (Model with Script,
+	// a nil Tools, Plugins, Context or Subagents) is the agent's.
+	Agent string
+}
+
+// SubagentConfig configures a session's sub-agents; its Depth is set by
+// the runtime for the children it makes and is 0 for sessions made by
+// Spawn.
+type SubagentConfig = actors.SubagentConfig
+
+// Spawn starts a session (and, with a store, records it first). An id
+// the caller chooses must pass CheckID; one that names an existing session
+// is bad_request and changes nothing of that session. With a policy
+// (WithPolicy), naming what cfg.User is not granted is forbidden.
+func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
+	cfg, err := rt.withAgent(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ID != "" {
+		if err := checkID("session", cfg.ID); err != nil {
+			return nil, err
+		}
+	}
+	return rt.reach.spawn(cfg)
+}
+
+// spawn makes the session in this process.
+func (l local) spawn(cfg SessionConfig) (*Session, error) {
+	rt := l.rt
+	return l.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
+		spec, err := rt.spec(id, cfg, refuse)
+		if err == nil {
+			spec.Stored = storedConfig(cfg, spec.Model.Name)
+		}
+		return spec, err
+	})
+}
+
+// permitElsewhere checks cfg against its user's grant for a runtime whose
+// sessions live elsewhere: the session's process resolves the
+// configuration; the names are checked here, where the policy is.
+func (rt *Runtime) permitElsewhere(cfg SessionConfig) error {
+	g := rt.grant(cfg.User)
+	if err := rt.permit(g, cfg); err != nil {
+		return err
+	}
+	if err := permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script)); err != nil {
+		return err
+	}
+	if scripted(cfg.Model, cfg.Script) && !g.Tool("shell") {
+		// The members have no policy: a scripted session would bring
+		// shell there, and its sub-agents too.
+		return forbidden(cfg.User, "a scripted session in a cluster (its members give it shell)")
+	}
+	return nil
+}
+
+// generatedTries bounds how many generated ids create tries: another
+// process on the same store may take a generated id first.
+const generatedTries = 8
+
+// spec resolves what a session is made of: its model, plugins and tools,
+// within its owner's grant (mode says how what is not granted is taken).
+func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, error) {
+	g := rt.grant(cfg.User)
+	if mode == refuse {
+		if err := rt.permit(g, cfg); err != nil {
+			return actors.Spec{}, err
+		}
+	}
+	model, err := rt.resolve(cfg.Model, cfg.Script)
+	if cfg.Model == "" && len(cfg.Script) == 0 && Code(err) == events.CodeUnknownModel {
+		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script, and no default_model is configured"}
+	}
+	if err != nil {
+		return actors.Spec{}, err
+	}
+	ps, err := rt.plugins.Build(cfg.Plugins)
+	if err != nil {
+		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	names := cfg.Tools
+	if mode == refuse {
+		err = permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script))
+		if err == nil {
+			err = permitTools(g, cfg.User, actors.PluginTools(ps), false)
+		}
+		if err != nil {
+			return actors.Spec{}, err
+		}
+	} else {
+		names = rt.granted(g, cfg)
+	}
+	if own := brought(g, model.ProvidesTools); len(own) != len(model.ProvidesTools) {
+		m := *model // the resolver's model is not ours to change
+		m.ProvidesTools = own
+		model = &m
+	}
+	set, err := rt.toolSet(union(names, model.ProvidesTools), ps)
+	if err != nil {
+		return actors.Spec{}, err
+	}
+	if err := events.CheckQueueMode(cfg.QueueMode); err != nil {
+		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents, QueueMode: cfg.QueueMode}
+	if c := cfg.Subagents; c != nil {
+		if err := c.Validate(); err != nil {
+			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+		}
+	}
+	if c := cfg.Context; c != nil {
+		if err := c.Validate(); err != nil {
+			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+		}
+		if c.CompactModel != "" {
+			if spec.CompactModel, err = rt.resolve(c.CompactModel, nil); err != nil {
+				return actors.Spec{}, err
+			}
+		}
+	}
+	return spec, nil
+}
+
+// toolSet resolves a session's tools by name and adds the tools its
+// plugins bring; a name of a tool a plugin brings is that tool (a
+// sub-agent's tools name those of its inherited plugins). Names of MCP
+// tools go to the MCP servers (mcpTools); the session holds those tools
+// as it holds its plugins' tools.
+func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, error) {
+	names, own, err := rt.mcpTools(names)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if tp, ok := p.(plugins.ToolProvider); ok {
+			own = append(own, tp.Tools()...)
+		}
+	}
+	for _, t := range own {
+		names = append(names, t.Spec().Name)
+	}
+	set, err := actors.ToolSet(rt.catalog, names, own)
+	switch {
+	case errors.Is(err, tools.ErrUnknownTool):
+		return nil, &Error{Code: events.CodeUnknownTool, Message: err.Error()}
+	case err != nil:
+		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	return set, nil
+}
+
+// resolve finds a model by name or inline script: a name that resolves to
+// nothing is unknown_model, a malformed inline script a bad_request.
+func (rt *Runtime) resolve(name string, inline json.RawMessage) (*llm.Model, error) {
+	m, err := rt.models.Resolve(name, inline)
+	if errors.Is(err, llm.ErrUnknownModel) && len(inline) == 0 {
+		return nil, &Error{Code: events.CodeUnknownModel, Message: err.Error()}
+	}
+	if err != nil {
+		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	return m, nil
+}
+
+// newID generates a session id no loaded or stored session has.
+func (rt *Runtime) newID() string {
+	for {
+		id := "s-" + strconv.FormatUint(rt.ids.Add(1), 10)
+		if _, taken := rt.registry.Lookup(id); taken {
+			continue
+		}
+		if rt.env.Store != nil {
+			if _, err := rt.env.Store.Get(context.Background(), id); err == nil {
+				continue
+			}
+		}
+		return id
+	}
+}
+
+// union returns a followed by the names of b not in a.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, n := range b {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
