@@ -23,22 +23,6 @@ import (
 // one user message.
 const QueueJoin = "\n\n"
 
-// badOption answers a prompt or abort whose options are not allowed with
-// bad_request; it reports whether it did.
-func (s *session) badOption(ctx actor.Context) bool {
-	var err error
-	switch m := ctx.Message().(type) {
-	case *eventsv1.Prompt:
-		err = events.CheckPrompt(m)
-	case *eventsv1.Abort:
-		err = events.CheckAbort(m)
-	}
-	if err != nil {
-		s.fail(ctx, events.CodeBadRequest, err.Error())
-	}
-	return err != nil
-}
-
 // promptAtIdle: at idle every if_busy starts a run; a run paused for a
 // person's answer counts as busy for reject (error busy) and rollback
 // (its messages leave the working history before the new run starts).

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -142,13 +143,17 @@ func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 // Receive dispatches a message to the handler of the current state after
 // the cases every state shares. It never blocks: model streams and tools
 // run in goroutines that report back with tagged messages.
+//
+// A prompt, steer or abort takes this path: held while the store is down
+// (holdWhileDown, persist.go), refused when no state could take it up
+// (admit), then handled by the current state.
 func (s *session) Receive(ctx actor.Context) {
 	defer s.flush()
 	defer s.recoverPanic()
 	if counts(ctx.Message()) {
 		s.lull.activity++
 	}
-	if s.holdWhileDown(ctx) || s.badOption(ctx) || s.common(ctx) {
+	if s.holdWhileDown(ctx) || s.common(ctx) || !s.admit(ctx) {
 		return
 	}
 	switch s.machine.Current() {
@@ -270,20 +275,43 @@ func (s *session) common(ctx actor.Context) bool {
 		s.subagentStarted(m)
 	case *childEvent:
 		s.childEvent(m)
-	case *eventsv1.Prompt, *eventsv1.Steer:
-		if s.hooks.refused != "" {
-			s.fail(ctx, events.CodeNotAlive, s.hooks.refused)
-			return true
-		}
-		if err := llm.CheckImages(m.(userInput).GetImages(), s.env.MaxImageBytes); err != nil {
-			s.fail(ctx, events.CodeBadRequest, err.Error())
-			return true
-		}
-		return false
 	default:
 		return false
 	}
 	return true
+}
+
+// admit refuses a prompt, steer or abort that no state could take up,
+// with the error the protocol names: an option that is not allowed
+// (bad_request), input to a session a plugin refused (not_alive), an
+// image that is not allowed (bad_request). It reports whether the message
+// goes on to the state's handler.
+func (s *session) admit(ctx actor.Context) bool {
+	code, err := s.inadmissible(ctx.Message())
+	if err != nil {
+		s.fail(ctx, code, err.Error())
+	}
+	return err == nil
+}
+
+// inadmissible returns why msg cannot be taken up, and its code; nil when
+// it can.
+func (s *session) inadmissible(msg any) (code string, err error) {
+	switch m := msg.(type) {
+	case *eventsv1.Abort:
+		return events.CodeBadRequest, events.CheckAbort(m)
+	case *eventsv1.Prompt:
+		if err := events.CheckPrompt(m); err != nil {
+			return events.CodeBadRequest, err
+		}
+	case *eventsv1.Steer:
+	default:
+		return "", nil
+	}
+	if s.hooks.refused != "" {
+		return events.CodeNotAlive, errors.New(s.hooks.refused)
+	}
+	return events.CodeBadRequest, llm.CheckImages(msg.(userInput).GetImages(), s.env.MaxImageBytes)
 }
 
 // idle: a prompt or steer starts a run (superseding what a paused run
