@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
+	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/plugins"
@@ -23,27 +24,17 @@ import (
 type Option func(*config)
 
 type config struct {
+	// sessions is what every session is given, as it is handed to them.
+	sessions  actors.Settings
 	logger    *zap.Logger
 	system    *actor.ActorSystem
 	models    []llm.Resolver
 	tools     []tools.Tool
-	clock     func() time.Time
-	ring      int
-	steering  int
-	prompts   int
-	grace     time.Duration
 	timeout   time.Duration
 	dir       string
 	plugins   *plugins.Registry
 	named     []namedPlugin
-	approval  time.Duration
-	budget    time.Duration
-	store     store.Store
-	node      string
-	leaseTTL  time.Duration
-	leaseWait time.Duration
 	metrics   *metrics.Metrics
-	passive   time.Duration
 	elsewhere Elsewhere
 	mcp       *mcp.Manager
 	tracer    *tracing.Tracer
@@ -55,7 +46,6 @@ type config struct {
 	agents     map[string]Agent
 	// defaultAgent is WithAgents' def.
 	defaultAgent string
-	maxImage     int64
 }
 
 type namedPlugin struct {
@@ -66,7 +56,7 @@ type namedPlugin struct {
 // WithMaxImageBytes bounds the decoded bytes of each data-URL image a
 // prompt or steering message carries (default llm.DefaultMaxImageBytes,
 // 5 MiB); a larger one is bad_request.
-func WithMaxImageBytes(n int64) Option { return func(c *config) { c.maxImage = n } }
+func WithMaxImageBytes(n int64) Option { return func(c *config) { c.sessions.MaxImageBytes = n } }
 
 // WithLogger logs through l; nil (the default) logs nothing.
 func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } }
@@ -86,20 +76,20 @@ func WithModels(r ...llm.Resolver) Option {
 func WithTools(t ...tools.Tool) Option { return func(c *config) { c.tools = append(c.tools, t...) } }
 
 // WithClock stamps events with clock instead of time.Now.
-func WithClock(clock func() time.Time) Option { return func(c *config) { c.clock = clock } }
+func WithClock(clock func() time.Time) Option { return func(c *config) { c.sessions.Clock = clock } }
 
 // WithRingSize sets how many events each session keeps for replay (default 1024).
-func WithRingSize(n int) Option { return func(c *config) { c.ring = n } }
+func WithRingSize(n int) Option { return func(c *config) { c.sessions.RingSize = n } }
 
 // WithSteeringLimit bounds each session's steering queue (default 3).
-func WithSteeringLimit(n int) Option { return func(c *config) { c.steering = n } }
+func WithSteeringLimit(n int) Option { return func(c *config) { c.sessions.SteeringLimit = n } }
 
 // WithPromptLimit bounds each session's prompt queue (default 100).
-func WithPromptLimit(n int) Option { return func(c *config) { c.prompts = n } }
+func WithPromptLimit(n int) Option { return func(c *config) { c.sessions.PromptLimit = n } }
 
 // WithToolGrace sets how long a cancelled tool may take to return before it
 // is counted as abandoned (default 1 s). The session never waits for it.
-func WithToolGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
+func WithToolGrace(d time.Duration) Option { return func(c *config) { c.sessions.ToolGrace = d } }
 
 // WithRequestTimeout bounds how long a command waits for its session's
 // answer when its context has no deadline (default 10 s).
@@ -124,25 +114,27 @@ func WithPluginRegistry(r *plugins.Registry) Option { return func(c *config) { c
 
 // WithApprovalTimeout sets how long a call held for approval waits when
 // its plugin sets no timeout (default 120 s).
-func WithApprovalTimeout(d time.Duration) Option { return func(c *config) { c.approval = d } }
+func WithApprovalTimeout(d time.Duration) Option {
+	return func(c *config) { c.sessions.ApprovalTimeout = d }
+}
 
 // WithPluginBudget sets how long one plugin may take to answer one hook
 // before it is disabled for the session (default 50 ms).
-func WithPluginBudget(d time.Duration) Option { return func(c *config) { c.budget = d } }
+func WithPluginBudget(d time.Duration) Option { return func(c *config) { c.sessions.PluginBudget = d } }
 
 // WithStore keeps sessions in st: every committed message and queued input
 // is durable before any event tells of it, and a stored session is
 // restored on first use after a restart. Without a store, sessions live in
 // memory only. The caller closes st after the runtime.
-func WithStore(st store.Store) Option { return func(c *config) { c.store = st } }
+func WithStore(st store.Store) Option { return func(c *config) { c.sessions.Store = st } }
 
 // WithNode names this process as the owner of the stored sessions it
 // loads (default: host/pid/start time).
-func WithNode(name string) Option { return func(c *config) { c.node = name } }
+func WithNode(name string) Option { return func(c *config) { c.sessions.Node = name } }
 
 // WithLeaseTTL sets how long this node owns a loaded session without
 // renewing (default 30 s); another node may take the session after that.
-func WithLeaseTTL(d time.Duration) Option { return func(c *config) { c.leaseTTL = d } }
+func WithLeaseTTL(d time.Duration) Option { return func(c *config) { c.sessions.LeaseTTL = d } }
 
 // WithLeaseWait makes the restore of a session another node holds wait up
 // to d for that node to give its lease up or for the lease to expire,
@@ -150,7 +142,7 @@ func WithLeaseTTL(d time.Duration) Option { return func(c *config) { c.leaseTTL 
 // wait too. Cluster members (tack node --cluster) set it, so that the
 // member a session moves to takes it over once the member it moved from
 // lets go or is gone.
-func WithLeaseWait(d time.Duration) Option { return func(c *config) { c.leaseWait = d } }
+func WithLeaseWait(d time.Duration) Option { return func(c *config) { c.sessions.LeaseWait = d } }
 
 // WithMetrics counts what the runtime's sessions do in m (sessions by
 // state, runs, abort delivery, tokens, tool durations, store writes; see
@@ -171,7 +163,9 @@ const DefaultPassivateAfter = 10 * time.Minute
 // session sends to them again, starting with events_lost for the gap in
 // numbering. 0 (the default of New) never passivates; without a store
 // the option does nothing.
-func WithPassivateAfter(d time.Duration) Option { return func(c *config) { c.passive = d } }
+func WithPassivateAfter(d time.Duration) Option {
+	return func(c *config) { c.sessions.PassivateAfter = d }
+}
 
 // WithMCP offers the tools of m's MCP servers: a session names them
 // "<server>/<tool>", or all of a server's as "mcp:<server>" (docs/mcp.md).

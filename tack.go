@@ -77,7 +77,7 @@ func New(opts ...Option) (*Runtime, error) {
 			return nil, fmt.Errorf("tack: %w", err)
 		}
 	}
-	if c.elsewhere != nil && c.store == nil {
+	if c.elsewhere != nil && c.sessions.Store == nil {
 		return nil, fmt.Errorf("tack: WithSessionsElsewhere needs WithStore: the store the sessions are kept in, for their owners and the list")
 	}
 	models := llm.Chain(append(c.models, script.NewResolver(c.dir))...)
@@ -96,13 +96,7 @@ func New(opts ...Option) (*Runtime, error) {
 		timeout:      c.timeout,
 		agents:       c.agents,
 		defaultAgent: def,
-		env: &actors.Env{
-			Logger: c.logger, Clock: c.clock, RingSize: c.ring,
-			SteeringLimit: c.steering, PromptLimit: c.prompts, ToolGrace: c.grace,
-			ApprovalTimeout: c.approval, PluginBudget: c.budget, Models: models, Tools: catalog,
-			Store: c.store, Node: c.node, LeaseTTL: c.leaseTTL, LeaseWait: c.leaseWait, PassivateAfter: c.passive,
-			MaxImageBytes: c.maxImage,
-		},
+		env:          &actors.Env{Settings: c.sessions, Logger: c.logger, Models: models, Tools: catalog},
 	}
 	if rt.system == nil {
 		// protoactor's logs are discarded, and its dead-letter throttle
@@ -122,7 +116,7 @@ func New(opts ...Option) (*Runtime, error) {
 	if c.policy != nil {
 		rt.env.Runs = newRunCounter(c.policy)
 	}
-	if c.store != nil && rt.env.Node == "" {
+	if rt.env.Store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
 	}
 	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec),

@@ -39,7 +39,7 @@ func forwarder(sys *actor.ActorSystem, buffer int) (*actor.PID, <-chan *eventsv1
 func TestAbortDelivery(t *testing.T) {
 	h := newHarness(t, `{"turns":[
 		{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":1500}},{"name":"sleep_immune","args":{"ms":400}}]},
-		{"text":"never requested"}]}`, &Env{ToolGrace: 50 * time.Millisecond})
+		{"text":"never requested"}]}`, &Env{Settings: Settings{ToolGrace: 50 * time.Millisecond}})
 	ch := events.NewChannel(1024)
 	h.ok(&SubscribeSink{Sink: ch})
 	pid, fwd := forwarder(h.sys, 1024)

@@ -128,7 +128,7 @@ func TestControlPaused(t *testing.T) {
 func TestControlStubborn(t *testing.T) {
 	for _, ifBusy := range []string{string(events.IfBusyInterrupt), string(events.IfBusyRollback)} {
 		t.Run(ifBusy, func(t *testing.T) {
-			h := newHarness(t, `{"turns":[{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":200}}]},{"text":"A2"}]}`, &Env{ToolGrace: 10})
+			h := newHarness(t, `{"turns":[{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":200}}]},{"text":"A2"}]}`, &Env{Settings: Settings{ToolGrace: 10}})
 			h.ok(&eventsv1.Prompt{Text: "go"})
 			h.waitFor("tool_execution_start", 1)
 			mark := h.rec.Len()

@@ -11,7 +11,7 @@ import (
 	"github.com/tack-run/tack/tools"
 )
 
-// Defaults of Env.
+// Defaults of Settings.
 const (
 	DefaultRingSize      = 1024
 	DefaultSteeringLimit = 3
@@ -26,10 +26,10 @@ const (
 	DefaultLeaseTTL = 30 * time.Second
 )
 
-// Env is what every session of a runtime shares. Zero fields take their
-// defaults; an Env must not be changed once sessions use it.
-type Env struct {
-	Logger *zap.Logger
+// Settings are the values a runtime gives every one of its sessions:
+// limits, timeouts, the clock, and where and as whom sessions are stored.
+// Zero fields take their defaults.
+type Settings struct {
 	// MaxImageBytes bounds the decoded bytes of each data-URL image a
 	// prompt or steering message carries (<= 0: llm.DefaultMaxImageBytes).
 	MaxImageBytes int64
@@ -53,11 +53,6 @@ type Env struct {
 	ApprovalTimeout time.Duration
 	// PluginBudget is how long one plugin may take to answer one hook.
 	PluginBudget time.Duration
-	// Models resolves the models plugins switch to; nil refuses switches.
-	Models llm.Resolver
-	// Tools holds the tools attach_tools may add besides a session's
-	// plugins' own; nil holds none.
-	Tools *tools.Catalog
 	// Store keeps sessions; nil keeps them in memory only.
 	Store store.Store
 	// Node names this process as the owner of the sessions it stores.
@@ -75,6 +70,19 @@ type Env struct {
 	// cluster member sets it: the member a session moves to waits out
 	// the lease of the member it moves from.
 	LeaseWait time.Duration
+}
+
+// Env is what every session of a runtime shares: its Settings and the
+// parts of the runtime sessions call on. An Env must not be changed once
+// sessions use it.
+type Env struct {
+	Settings
+	Logger *zap.Logger
+	// Models resolves the models plugins switch to; nil refuses switches.
+	Models llm.Resolver
+	// Tools holds the tools attach_tools may add besides a session's
+	// plugins' own; nil holds none.
+	Tools *tools.Catalog
 	// Metrics is told what sessions do (package metrics counts it for
 	// Prometheus); nil tells no one.
 	Metrics Observer

@@ -53,7 +53,7 @@ func storedHarness(t *testing.T, st store.Store, spec Spec) *harness {
 	}
 	sys := newSystem(t)
 	spec.ID = "s1"
-	reg := NewRegistry(sys, &Env{Store: st, Node: "n1"})
+	reg := NewRegistry(sys, &Env{Settings: Settings{Store: st, Node: "n1"}})
 	t.Cleanup(reg.Shutdown)
 	return spawnSpec(t, sys, reg, spec)
 }
@@ -206,7 +206,7 @@ func waitStored(t *testing.T, st store.Store, ok func(*store.Snapshot) bool) {
 // TestIdleSessionTrimsItsEvents: a session idle for IdleTrim keeps only
 // its newest IdleKeep events for replay.
 func TestIdleSessionTrimsItsEvents(t *testing.T) {
-	h := newHarness(t, `{"turns":[{"text":"a long enough answer","chunk_size":1}]}`, &Env{IdleTrim: 20 * time.Millisecond, IdleKeep: 4})
+	h := newHarness(t, `{"turns":[{"text":"a long enough answer","chunk_size":1}]}`, &Env{Settings: Settings{IdleTrim: 20 * time.Millisecond, IdleKeep: 4}})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	last := h.waitFor("agent_end", 1).Seq
 	eventually.Within(t, wait, func() error {

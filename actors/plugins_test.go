@@ -329,7 +329,7 @@ func (m *misbehaving) Handle(*plugins.Event) []plugins.Action {
 func TestMisbehavingPluginsAreDisabled(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	h := newPluginHarness(t, `{"turns":[{"text":"fine"}]}`, &Env{PluginBudget: 20 * time.Millisecond},
+	h := newPluginHarness(t, `{"turns":[{"text":"fine"}]}`, &Env{Settings: Settings{PluginBudget: 20 * time.Millisecond}},
 		&misbehaving{name: "panicky"}, &misbehaving{name: "slow", release: release})
 	h.ok(&eventsv1.Prompt{Text: "hi"})
 	h.waitFor("agent_end", 1)

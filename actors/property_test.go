@@ -66,7 +66,7 @@ const propWorkers = 48
 // -count=50.
 func TestPropertyRandomCommands(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
-	env := &Env{ToolGrace: 10 * time.Millisecond, Logger: zap.New(core)}
+	env := &Env{Settings: Settings{ToolGrace: 10 * time.Millisecond}, Logger: zap.New(core)}
 	sys := newSystem(t)
 	reg := NewRegistry(sys, env)
 	set := demoSet(t)

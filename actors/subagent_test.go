@@ -206,7 +206,7 @@ func sameUsage(a, b *eventsv1.Usage) bool {
 // ends the parent's run at once; the child is aborted too, its stubborn
 // tool abandoned, and its usage still counted.
 func TestSubagentAbortThroughStubbornTool(t *testing.T) {
-	f := newFamily(t, &Env{ToolGrace: 20 * time.Millisecond}, map[string]string{
+	f := newFamily(t, &Env{Settings: Settings{ToolGrace: 20 * time.Millisecond}}, map[string]string{
 		"parent": parentScript,
 		"child":  `{"turns":[{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":600}}]},{"text":"never"}]}`,
 	})

@@ -496,7 +496,7 @@ func testSteerQueueFullCells(t *testing.T) {
 	// In idle a steer starts a run: the table has no queue-full row there.
 	for _, state := range busyStates {
 		t.Run(state, func(t *testing.T) {
-			c := newCell(t, state, &Env{SteeringLimit: 3})
+			c := newCell(t, state, &Env{Settings: Settings{SteeringLimit: 3}})
 			for i, text := range texts {
 				steerRef(fmt.Sprintf("st-%d", i+1))(t, c.send(&eventsv1.Steer{Text: text}))
 			}
