@@ -46,29 +46,27 @@ func Demo() Agent {
 // default agent; "" chooses DemoAgent when it is one of agents, else the
 // only agent, else none. A def that is not one of agents makes New fail.
 func WithAgents(agents map[string]Agent, def string) Option {
-	return func(c *config) {
-		c.agents = agents
-		c.defaultAgent = def
+	return func(c *Config) {
+		c.Agents = agents
+		c.DefaultAgent = def
 	}
 }
 
-// defaultAgent picks the default of agents as WithAgents describes.
-func defaultAgent(agents map[string]Agent, def string) (string, error) {
+// defaultAgent picks the default of agents as WithAgents describes; a def
+// that is not one of them Config.Validate refuses.
+func defaultAgent(agents map[string]Agent, def string) string {
 	switch {
 	case def != "":
-		if _, ok := agents[def]; !ok {
-			return "", fmt.Errorf("tack: the default agent %q is not an agent", def)
-		}
-		return def, nil
+		return def
 	case len(agents) == 1:
 		for name := range agents {
-			return name, nil
+			return name
 		}
 	}
 	if _, ok := agents[DemoAgent]; ok {
-		return DemoAgent, nil
+		return DemoAgent
 	}
-	return "", nil
+	return ""
 }
 
 // AgentNames returns the names of the runtime's agents, sorted.

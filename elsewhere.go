@@ -47,7 +47,7 @@ type Elsewhere interface {
 // lives where e puts it (see Elsewhere), and the runtime is a front end
 // for them, such as `tack serve --cluster`. It needs the store those
 // sessions are kept in (WithStore), read for owners and lists.
-func WithSessionsElsewhere(e Elsewhere) Option { return func(c *config) { c.elsewhere = e } }
+func WithSessionsElsewhere(e Elsewhere) Option { return func(c *Config) { c.Elsewhere = e } }
 
 // send is Session.Send for a session that lives elsewhere: only events/v1
 // commands travel.

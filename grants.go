@@ -33,7 +33,7 @@ var alwaysBrought = []string{"sleep", "sleep_stubborn", "sleep_immune", "echo"}
 // sleep_stubborn, sleep_immune and echo always, shell when granted).
 // Without it (the default, nil) everything is allowed and nothing is
 // limited: one local user.
-func WithPolicy(p *policy.Policy) Option { return func(c *config) { c.policy = p } }
+func WithPolicy(p *policy.Policy) Option { return func(c *Config) { c.Policy = p } }
 
 // check says how spec treats what a configuration names that its owner's
 // grant leaves out.

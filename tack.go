@@ -57,46 +57,49 @@ type Runtime struct {
 	defaultAgent string
 }
 
-// New returns a runtime. With no options it runs scripted models and the
-// demo tools in an actor system of its own, logging nothing.
+// New returns a runtime made of DefaultConfig and opts. With no options
+// it runs scripted models and the demo tools in an actor system of its
+// own, logging nothing.
 func New(opts ...Option) (*Runtime, error) {
-	c := &config{timeout: defaultTimeout, dir: "."}
+	c := DefaultConfig()
 	for _, o := range opts {
-		o(c)
+		o(&c)
 	}
-	own := append([]tools.Tool{builtin.Sleep(), builtin.SleepStubborn(), builtin.SleepImmune(), builtin.Echo()}, workspaceTools(c)...)
-	catalog, err := tools.NewCatalog(append(append(own, actors.SubagentTool(), builtin.TodoWrite()), c.tools...)...)
+	return NewFromConfig(c)
+}
+
+// NewFromConfig returns a runtime made of c, once Validate finds nothing
+// wrong with it.
+func NewFromConfig(c Config) (*Runtime, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	own := append([]tools.Tool{builtin.Sleep(), builtin.SleepStubborn(), builtin.SleepImmune(), builtin.Echo()}, workspaceTools(&c)...)
+	catalog, err := tools.NewCatalog(append(append(own, actors.SubagentTool(), builtin.TodoWrite()), c.Tools...)...)
 	if err != nil {
 		return nil, fmt.Errorf("tack: tools: %w", err)
 	}
-	if c.plugins == nil {
-		c.plugins = plugins.NewRegistry()
+	if c.Plugins == nil {
+		c.Plugins = plugins.NewRegistry()
 	}
 	for _, p := range c.named {
-		if err := c.plugins.Register(p.name, p.factory); err != nil {
+		if err := c.Plugins.Register(p.name, p.factory); err != nil {
 			return nil, fmt.Errorf("tack: %w", err)
 		}
 	}
-	if c.elsewhere != nil && c.sessions.Store == nil {
-		return nil, fmt.Errorf("tack: WithSessionsElsewhere needs WithStore: the store the sessions are kept in, for their owners and the list")
-	}
-	models := llm.Chain(append(c.models, script.NewResolver(c.dir))...)
-	def, err := defaultAgent(c.agents, c.defaultAgent)
-	if err != nil {
-		return nil, err
-	}
+	models := llm.Chain(append(c.Models, script.NewResolver(c.ScriptDir))...)
 	rt := &Runtime{
-		policy:       c.policy,
-		workspaces:   c.workspaces,
-		system:       c.system,
+		policy:       c.Policy,
+		workspaces:   c.Workspaces,
+		system:       c.ActorSystem,
 		models:       models,
 		catalog:      catalog,
-		mcp:          c.mcp,
-		plugins:      c.plugins,
-		timeout:      c.timeout,
-		agents:       c.agents,
-		defaultAgent: def,
-		env:          &actors.Env{Settings: c.sessions, Logger: c.logger, Models: models, Tools: catalog},
+		mcp:          c.MCP,
+		plugins:      c.Plugins,
+		timeout:      c.RequestTimeout,
+		agents:       c.Agents,
+		defaultAgent: defaultAgent(c.Agents, c.DefaultAgent),
+		env:          &actors.Env{Settings: c.Sessions, Logger: c.Logger, Models: models, Tools: catalog},
 	}
 	if rt.system == nil {
 		// protoactor's logs are discarded, and its dead-letter throttle
@@ -107,21 +110,21 @@ func New(opts ...Option) (*Runtime, error) {
 		}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
 		rt.ownSystem = true
 	}
-	if c.metrics != nil {
-		rt.env.Metrics = c.metrics
+	if c.Metrics != nil {
+		rt.env.Metrics = c.Metrics
 	}
-	if c.tracer != nil {
-		rt.env.Tracer = c.tracer
+	if c.Tracer != nil {
+		rt.env.Tracer = c.Tracer
 	}
-	if c.policy != nil {
-		rt.env.Runs = newRunCounter(c.policy)
+	if c.Policy != nil {
+		rt.env.Runs = newRunCounter(c.Policy)
 	}
 	if rt.env.Store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
 	}
 	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec),
 		actors.WithChildRespec(rt.childSpec), actors.WithFailure(failure))
-	rt.reach = newReach(rt, c.elsewhere)
+	rt.reach = newReach(rt, c.Elsewhere)
 	if rt.mcp != nil {
 		rt.mcp.OnToolsChanged(rt.mcpChanged)
 	}

@@ -14,26 +14,26 @@ import (
 // fork starts with a copy of its parent's, and a sub-agent works in its
 // parent's.
 func WithWorkspaces(ws *workspace.Workspaces) Option {
-	return func(c *config) { c.workspaces = ws }
+	return func(c *Config) { c.Workspaces = ws }
 }
 
 // WithSandbox runs shell in sb (docs/sandbox.md); nil, the default, runs
 // it as this process runs. A program using it must call sandbox.Main
 // first thing in main.
-func WithSandbox(sb *sandbox.Sandbox) Option { return func(c *config) { c.sandbox = sb } }
+func WithSandbox(sb *sandbox.Sandbox) Option { return func(c *Config) { c.Sandbox = sb } }
 
 // Workspaces returns where the runtime's sessions work.
 func (rt *Runtime) Workspaces() *workspace.Workspaces { return rt.workspaces }
 
 // workspaceTools returns shell and the file tools, working in the
 // sessions' workspaces.
-func workspaceTools(c *config) []tools.Tool {
-	if c.workspaces == nil {
-		c.workspaces = workspace.Shared(".")
+func workspaceTools(c *Config) []tools.Tool {
+	if c.Workspaces == nil {
+		c.Workspaces = workspace.Shared(".")
 	}
-	opts := []builtin.ShellOption{builtin.WithWorkspace(c.workspaces)}
-	if c.sandbox != nil {
-		opts = append(opts, builtin.WithSandbox(c.sandbox))
+	opts := []builtin.ShellOption{builtin.WithWorkspace(c.Workspaces)}
+	if c.Sandbox != nil {
+		opts = append(opts, builtin.WithSandbox(c.Sandbox))
 	}
-	return append(builtin.FilesIn(c.workspaces), builtin.Shell(opts...))
+	return append(builtin.FilesIn(c.Workspaces), builtin.Shell(opts...))
 }

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 )
@@ -25,6 +26,14 @@ const (
 	// renewing its lease; the Registry renews every third of it.
 	DefaultLeaseTTL = 30 * time.Second
 )
+
+// DefaultSettings returns the defaults of Settings, as zero fields take
+// them: no store, no passivation.
+func DefaultSettings() Settings {
+	return Settings{MaxImageBytes: llm.DefaultMaxImageBytes, RingSize: DefaultRingSize, SteeringLimit: DefaultSteeringLimit,
+		PromptLimit: DefaultPromptLimit, ToolGrace: DefaultToolGrace, IdleTrim: DefaultIdleTrim, IdleKeep: DefaultIdleKeep,
+		ApprovalTimeout: DefaultApprovalTimeout, PluginBudget: plugins.DefaultBudget, LeaseTTL: DefaultLeaseTTL}
+}
 
 // Settings are the values a runtime gives every one of its sessions:
 // limits, timeouts, the clock, and where and as whom sessions are stored.

@@ -1,0 +1,74 @@
+package tack_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/store/memory"
+)
+
+// What Validate refuses, with the error New then returns; DefaultConfig
+// itself is valid.
+func TestConfigValidate(t *testing.T) {
+	if err := tack.DefaultConfig().Validate(); err != nil {
+		t.Fatalf("DefaultConfig: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		opt  tack.Option
+		want string
+	}{
+		{"no timeout", tack.WithRequestTimeout(0), "tack: the request timeout must be positive, not 0s"},
+		{"negative timeout", tack.WithRequestTimeout(-time.Second), "tack: the request timeout must be positive, not -1s"},
+		{"elsewhere without a store", tack.WithSessionsElsewhere(nowhere{}), "tack: WithSessionsElsewhere needs WithStore: the store the sessions are kept in, for their owners and the list"},
+		{"unknown default agent", tack.WithAgents(map[string]tack.Agent{"a": {Model: "script:demo"}}, "b"), `tack: the default agent "b" is not an agent`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tack.DefaultConfig()
+			tc.opt(&c)
+			err := c.Validate()
+			if got := errString(err); got != tc.want {
+				t.Fatalf("Validate = %q, want %q", got, tc.want)
+			}
+			rt, err := tack.New(tc.opt)
+			if got := errString(err); got != tc.want {
+				t.Fatalf("New = %q, want %q", got, tc.want)
+			}
+			if rt != nil {
+				rt.Close()
+			}
+		})
+	}
+}
+
+// nowhere is an Elsewhere Validate refuses before anything calls it.
+type nowhere struct{ tack.Elsewhere }
+
+// A Config made by hand makes the same runtime the options do.
+func TestNewFromConfig(t *testing.T) {
+	c := tack.DefaultConfig()
+	c.Sessions.Store = memory.New()
+	c.Sessions.PromptLimit = 1
+	rt, err := tack.NewFromConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	s, err := rt.Spawn(tack.SessionConfig{Model: "script:demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.Prompt(ctx, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(ctx, "two"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(ctx, "three"); tack.Code(err) != "queue_full" {
+		t.Fatalf("a second queued prompt with PromptLimit 1: %v, want queue_full", err)
+	}
+}
