@@ -5,9 +5,10 @@ import (
 	"errors"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
-	"go.uber.org/zap"
 )
 
 // Delete removes session id for good (delete_session): a run in progress
