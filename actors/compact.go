@@ -114,11 +114,11 @@ func (s *session) startCompaction(overflow bool) bool {
 		Messages:    []*llm.Message{llm.UserMessage(transcript(s.hist.Messages()[:cut]))},
 		CallsBefore: s.hist.CallsOutside() + history.CountCalls(s.hist.Messages()),
 	}
-	root, self, n, p := s.root, s.self, s.compaction.n, model.Provider
+	home, n, p := s.home, s.compaction.n, model.Provider
 	go func() {
 		resp, err := stream(ctx, p, req, func(llm.Chunk) {})
 		cancel()
-		root.Send(self, &compactDone{n: n, resp: resp, err: err})
+		home.post(&compactDone{n: n, resp: resp, err: err})
 	}()
 	return true
 }

@@ -31,8 +31,8 @@ func (s *session) promptAtIdle(ctx actor.Context, m *eventsv1.Prompt) {
 	case s.run != nil && events.IfBusy(m.IfBusy) == events.IfBusyReject:
 		s.failBusy(ctx)
 	default:
-		if s.trace != nil && m.Traceparent != "" {
-			s.trace.Parent(m.Traceparent)
+		if s.out.trace != nil && m.Traceparent != "" {
+			s.out.trace.Parent(m.Traceparent)
 		}
 		s.promptIdle(ctx, inputOf(m), s.run != nil && events.IfBusy(m.IfBusy) == events.IfBusyRollback)
 	}
@@ -134,9 +134,9 @@ func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Ti
 	}
 	r.ctl.waiting.at, r.ctl.waiting.killTools = at, events.KillTools(m.KillTools)
 	if m.TimeoutMs > 0 {
-		root, self, n := s.root, s.self, r.n
+		home, n := s.home, r.n
 		r.ctl.waiting.timers = append(r.ctl.waiting.timers, time.AfterFunc(time.Duration(m.TimeoutMs)*time.Millisecond, func() {
-			root.Send(self, &abortDue{run: n})
+			home.post(&abortDue{run: n})
 		}))
 	}
 }

@@ -40,7 +40,7 @@ func (s *session) use() *eventsv1.ErrorInfo {
 		why = "input is queued"
 	case len(approvals) > 0 || question != nil:
 		why = "an approval or a question is pending"
-	case len(s.sinks) > 0:
+	case len(s.out.sinks) > 0:
 		why = "an event stream is open"
 	default:
 		return nil

@@ -39,11 +39,11 @@ func (s *session) holdForApproval(c *call, d *plugins.Decision) {
 	if timeout <= 0 {
 		timeout = s.env.approvalTimeout()
 	}
-	s.ids.Holds++
-	h := &hold{id: "ap-" + strconv.FormatUint(s.ids.Holds, 10), family: d.Action.Family, hint: d.Action.Hint,
+	s.notes.ids.Holds++
+	h := &hold{id: "ap-" + strconv.FormatUint(s.notes.ids.Holds, 10), family: d.Action.Family, hint: d.Action.Hint,
 		autoResume: d.Action.AutoResume, deadline: s.env.now().Add(timeout)}
 	t, id := s.run.tag(), h.id
-	h.timer = time.AfterFunc(timeout, func() { s.root.Send(s.self, &holdExpired{tag: t, id: id}) })
+	h.timer = time.AfterFunc(timeout, func() { s.home.post(&holdExpired{tag: t, id: id}) })
 	c.hold = h
 	s.emit(&eventsv1.ApprovalRequired{ApprovalId: h.id, Tool: c.tc.Name, CallId: c.tc.Id, Args: &eventsv1.RawJSON{Json: c.args}, Hint: h.hint})
 }
@@ -51,8 +51,8 @@ func (s *session) holdForApproval(c *call, d *plugins.Decision) {
 // ask holds a call as a question; the answer becomes its result.
 func (s *session) ask(c *call, d *plugins.Decision) {
 	s.touch()
-	s.ids.Holds++
-	c.hold = &hold{id: "q-" + strconv.FormatUint(s.ids.Holds, 10), question: true, text: d.Action.Text, options: d.Action.Options}
+	s.notes.ids.Holds++
+	c.hold = &hold{id: "q-" + strconv.FormatUint(s.notes.ids.Holds, 10), question: true, text: d.Action.Text, options: d.Action.Options}
 	s.emit(&eventsv1.AskUser{Ref: c.hold.id, Question: c.hold.text, Options: c.hold.options})
 }
 

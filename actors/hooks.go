@@ -114,7 +114,7 @@ func (s *session) switchAsync(name string) {
 	}
 	go func() {
 		m, err := s.env.Models.Resolve(name, nil)
-		s.root.Send(s.self, &modelResolved{name: name, model: m, err: err})
+		s.home.post(&modelResolved{name: name, model: m, err: err})
 	}()
 }
 

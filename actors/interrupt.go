@@ -37,7 +37,7 @@ func (s *session) queuePrompt(ctx actor.Context, in input) {
 // also cancels the killable tools of the running batch at once.
 func (s *session) queueSteer(ctx actor.Context, in input, interruptTools bool) {
 	text := in.text
-	if !s.steerHook(ctx, s.ids.Steers+1, text) {
+	if !s.steerHook(ctx, s.notes.ids.Steers+1, text) {
 		return
 	}
 	ref := s.nextSteerRef()
@@ -96,8 +96,8 @@ func (s *session) markAborted(why string, end events.EndReason, since time.Time)
 // ends its run, so no abort waits behind another's cleanup
 // (docs/benchmarks.md, abort delivery).
 func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
-	if s.trace != nil {
-		s.trace.Abort(since)
+	if s.out.trace != nil {
+		s.out.trace.Abort(since)
 	}
 	s.emit(ev)
 	s.env.observer().AbortTold(time.Since(since))
@@ -188,7 +188,7 @@ func (s *session) steerIdle(ctx actor.Context, in input) {
 	if !s.admitRun(ctx) {
 		return
 	}
-	if !s.steerHook(ctx, s.ids.Steers+1, text) || !s.promptHook(ctx, text) {
+	if !s.steerHook(ctx, s.notes.ids.Steers+1, text) || !s.promptHook(ctx, text) {
 		s.unadmit()
 		return
 	}
@@ -218,7 +218,7 @@ func (s *session) steerHook(ctx actor.Context, n uint64, text string) bool {
 	if d == nil {
 		return true
 	}
-	s.ids.Steers = n
+	s.notes.ids.Steers = n
 	reason := fmt.Sprintf("plugin %s: %s", d.Plugin, d.Action.Reason)
 	s.emit(&eventsv1.SteeringReceived{Ref: "st-" + strconv.FormatUint(n, 10), Text: text, Status: string(events.SteeringRejectedPlugin)})
 	s.fail(ctx, events.CodeRejected, reason)

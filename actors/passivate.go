@@ -71,21 +71,21 @@ func counts(msg any) bool {
 // stops if nothing happened since.
 func (s *session) passivateLater() {
 	d := s.env.PassivateAfter
-	if d <= 0 || s.env.Store == nil || s.reg == nil {
+	if d <= 0 || s.env.Store == nil || s.home.reg == nil {
 		return
 	}
 	if s.lull.passivation != nil {
 		s.lull.passivation.Stop()
 	}
-	mark, root, self := s.lull.activity, s.root, s.self
-	s.lull.passivation = time.AfterFunc(d, func() { root.Send(self, &passivateDue{mark: mark}) })
+	mark, home := s.lull.activity, s.home
+	s.lull.passivation = time.AfterFunc(d, func() { home.post(&passivateDue{mark: mark}) })
 }
 
 // passivateDue asks the registry to passivate the session if it stayed
 // quiet since the timer was set, or sets the timer again.
 func (s *session) passivateDue(m *passivateDue) {
 	if m.mark == s.lull.activity && s.quiet() {
-		go s.reg.passivate(s.spec.ID, s.self, m.mark)
+		go s.home.reg.passivate(s.spec.ID, s.home.self, m.mark)
 		return
 	}
 	s.passivateLater()
@@ -100,9 +100,9 @@ func (s *session) passivateNow(ctx actor.Context, m *passivateNow) {
 		return
 	}
 	p := &passivated{ok: true}
-	for _, k := range s.sinks {
+	for _, k := range s.out.sinks {
 		if ps, ok := k.(*pidSink); ok {
-			p.subs = append(p.subs, &SubscribePID{PID: ps.pid, Since: s.log.LastSeq(), Filter: ps.filter})
+			p.subs = append(p.subs, &SubscribePID{PID: ps.pid, Since: s.out.log.LastSeq(), Filter: ps.filter})
 		}
 	}
 	ctx.Respond(p)
@@ -111,13 +111,13 @@ func (s *session) passivateNow(ctx actor.Context, m *passivateNow) {
 // quiet reports whether the session may be passivated.
 func (s *session) quiet() bool {
 	if s.run != nil || s.machine.Current() != fsm.Idle || !s.q.Empty() ||
-		s.compaction.running != nil || s.compaction.wanted || s.abandoned.Load() > 0 {
+		s.compaction.running != nil || s.compaction.wanted || s.load.abandoned.Load() > 0 {
 		return false
 	}
 	if !s.p.j.Settled() {
 		return false
 	}
-	for _, k := range s.sinks {
+	for _, k := range s.out.sinks {
 		if _, ok := k.(*pidSink); !ok {
 			return false
 		}

@@ -53,6 +53,9 @@ type persistence struct {
 	savedTitle string // title stored
 	// kept is the volatile state as stored: what a failed write falls back to.
 	kept *store.Volatile
+	// switched is set once the model was switched or the tools changed:
+	// every write then carries the configuration.
+	switched bool
 }
 
 // stored acknowledges a write: what it carried of the history is
@@ -75,7 +78,7 @@ const writeTimeout = 1500 * time.Millisecond
 
 // touch marks a change the store must keep before anyone hears of it.
 func (s *session) touch() {
-	s.updated = s.env.now()
+	s.notes.updated = s.env.now().UnixNano()
 	if s.env.Store == nil {
 		return
 	}
@@ -99,7 +102,7 @@ func (s *session) flush() {
 
 // write starts the write or the try flush asks for.
 func (s *session) write() {
-	if !s.p.j.Start(s.log.LastSeq() >= s.p.savedSeq+seqCheckpoint) {
+	if !s.p.j.Start(s.out.log.LastSeq() >= s.p.savedSeq+seqCheckpoint) {
 		return
 	}
 	// A write that failed may have landed all the same (a commit whose
@@ -108,14 +111,14 @@ func (s *session) write() {
 	// rollback writes the history anew from its start, in the same way.
 	w := s.hist.Pending(s.p.j.Err() != nil)
 	b := s.batch(w)
-	st, id, root, self, obs := s.env.Store, s.spec.ID, s.root, s.self, s.env.observer()
+	st, id, home, obs := s.env.Store, s.spec.ID, s.home, s.env.observer()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		start := time.Now()
 		err := st.Apply(ctx, id, b)
 		obs.StoreWrite(time.Since(start), err)
 		cancel()
-		root.Send(self, &stored{err: err, hist: w, seq: b.EventSeq, title: b.Title, kept: b.Volatile})
+		home.post(&stored{err: err, hist: w, seq: b.EventSeq, title: b.Title, kept: b.Volatile})
 	}()
 }
 
@@ -124,8 +127,8 @@ func (s *session) write() {
 func (s *session) stored(m *stored) {
 	if m.err != nil {
 		if d, ok := s.p.j.Failed(!errors.Is(m.err, store.ErrOwned)); ok {
-			root, self := s.root, s.self
-			time.AfterFunc(d, func() { root.Send(self, &rewrite{}) })
+			home := s.home
+			time.AfterFunc(d, func() { home.post(&rewrite{}) })
 			return
 		}
 		s.storeFailed(m.err)
@@ -143,9 +146,9 @@ func (s *session) stored(m *stored) {
 // for it.
 func (s *session) tell(it journal.Item) {
 	if it.Event != nil {
-		s.log.Publish(it.Event)
+		s.out.log.Publish(it.Event)
 	} else if it.To != nil {
-		s.root.Send(it.To, it.Reply)
+		s.home.send(it.To, it.Reply)
 	}
 }
 
@@ -163,12 +166,12 @@ func (s *session) storeFailed(err error) {
 	refusal := s.refusal()
 	for _, it := range dropped {
 		if it.Reply != nil {
-			s.root.Send(it.To, refused(it.Reply, refusal))
+			s.home.send(it.To, refused(it.Reply, refusal))
 		}
 	}
 	for _, c := range held {
 		if c.Sender != nil {
-			s.root.Send(c.Sender, &eventsv1.Reply{Error: refusal})
+			s.home.send(c.Sender, &eventsv1.Reply{Error: refusal})
 		}
 	}
 	if first {
@@ -236,7 +239,7 @@ func (s *session) rollback(dropped []journal.Item) {
 		kept = &store.Volatile{}
 	}
 	s.q, s.hooks.rules = queue.Restore(kept), nil
-	s.todos = kept.Todos
+	s.notes.todos = kept.Todos
 	for _, r := range kept.Rules {
 		s.hooks.rules = append(s.hooks.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}
@@ -283,9 +286,9 @@ func (s *session) needsWrite(msg any) bool {
 func (s *session) resend(held []journal.Held) {
 	for _, c := range held {
 		if c.Sender != nil {
-			s.root.RequestWithCustomSender(s.self, c.Msg, c.Sender)
+			s.home.root.RequestWithCustomSender(s.home.self, c.Msg, c.Sender)
 		} else {
-			s.root.Send(s.self, c.Msg)
+			s.home.post(c.Msg)
 		}
 	}
 }
@@ -296,7 +299,7 @@ const codeStoreFailed = "store_failed"
 // batch is everything not yet stored — w of the history — and the
 // volatile state as a whole.
 func (s *session) batch(w history.Write) *store.Batch {
-	seq := s.log.LastSeq()
+	seq := s.out.log.LastSeq()
 	for _, it := range s.p.j.Waiting() {
 		if it.Event != nil {
 			seq++
@@ -315,10 +318,10 @@ func (s *session) batch(w history.Write) *store.Batch {
 	if w.Rewrite {
 		b.HistoryStart = w.From
 	}
-	if s.title != s.p.savedTitle {
-		b.Title = s.title
+	if s.notes.title != s.p.savedTitle {
+		b.Title = s.notes.title
 	}
-	if s.switched {
+	if s.p.switched {
 		cfg := s.spec.Stored
 		b.Config = &cfg
 	}
@@ -328,9 +331,9 @@ func (s *session) batch(w history.Write) *store.Batch {
 // volatile is the session's state besides its history.
 func (s *session) volatile() *store.Volatile {
 	v := &store.Volatile{
-		Counters:      s.ids,
-		Todos:         s.todos,
-		DetachedTools: s.detached,
+		Counters:      s.notes.ids,
+		Todos:         s.notes.todos,
+		DetachedTools: s.notes.detached,
 	}
 	s.q.Save(v)
 	if s.spent.subRan {
@@ -384,7 +387,7 @@ func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
 // so it may overtake events that wait for a write.
 func (s *session) publish(ev *eventsv1.Event) {
 	if s.env.Store == nil || ev.GetAgentAbort() != nil {
-		s.log.Publish(ev)
+		s.out.log.Publish(ev)
 		return
 	}
 	s.p.j.Add(journal.Item{Event: ev})
@@ -400,11 +403,11 @@ func (s *session) recover(snap *store.Snapshot) {
 	v := snap.Volatile
 	s.hist = history.Restore(snap.Messages, snap.HistoryStart)
 	s.p.savedSeq = snap.EventSeq
-	s.p.savedTitle, s.updated = snap.Title, snap.UpdatedAt
+	s.p.savedTitle, s.notes.updated = snap.Title, snap.UpdatedAt.UnixNano()
 	s.restoreTitle()
-	s.q, s.todos = queue.Restore(&v), v.Todos
+	s.q, s.notes.todos = queue.Restore(&v), v.Todos
 	s.restoreDetached(v.DetachedTools)
-	s.ids = v.Counters
+	s.notes.ids = v.Counters
 	if v.SubagentUsage != nil {
 		s.spent.sub, s.spent.subRan = tallyOf(v.SubagentUsage), true
 	}
@@ -424,7 +427,7 @@ func (s *session) recover(snap *store.Snapshot) {
 		rec.RunId = &v.RunID
 	}
 	if held {
-		s.run = newRun(s.ids.Runs, v.RunID)
+		s.run = newRun(s.notes.ids.Runs, v.RunID)
 		s.run.batch = b
 		s.run.ctl.from = recoveredFrom(s.hist.Messages())
 		s.emit(rec)
@@ -523,7 +526,7 @@ func (s *session) restartTimers(b *batch) {
 		if c.held() && !c.hold.question {
 			t, id := s.run.tag(), c.hold.id
 			c.hold.timer = time.AfterFunc(max(c.hold.deadline.Sub(s.env.now()), 0), func() {
-				s.root.Send(s.self, &holdExpired{tag: t, id: id})
+				s.home.post(&holdExpired{tag: t, id: id})
 			})
 		}
 	}

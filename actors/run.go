@@ -81,8 +81,8 @@ func (s *session) current(t tag) bool {
 func (s *session) startRun(in input) {
 	s.touch() // the run's start and its prompt are stored before they are told
 	s.emit(&eventsv1.PromptReceived{Text: in.text})
-	s.ids.Runs++
-	s.run = newRun(s.ids.Runs, "")
+	s.notes.ids.Runs++
+	s.run = newRun(s.notes.ids.Runs, "")
 	s.countRun()
 	s.env.observer().RunStarted()
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
@@ -116,8 +116,8 @@ func (s *session) sendRequest() {
 	req := s.request()
 	s.emit(&eventsv1.RequestStart{Turn: s.run.turn, Model: s.spec.Model.Name, MessageCount: int32(len(req.Messages))})
 	s.run.stream = &partial{model: s.spec.Model, req: req, modelState: modelState(s.spec.Model)}
-	ctx, root, self, prov, tg := s.run.ctx, s.root, s.self, s.spec.Model.Provider, s.run.tag()
-	workers.Go(func() { pump(ctx, root, self, prov, req, tg) })
+	ctx, home, prov, tg := s.run.ctx, s.home, s.spec.Model.Provider, s.run.tag()
+	workers.Go(func() { pump(ctx, home, prov, req, tg) })
 }
 
 // endTurn reports the end of a turn, to subscribers and to plugins.
@@ -146,7 +146,7 @@ func (s *session) fire(e fsm.Event) {
 		panic(err) // a bug in a handler: recoverPanic reports it
 	}
 	if from != to {
-		s.updated = s.env.now()
+		s.notes.updated = s.env.now().UnixNano()
 		s.env.observer().StateChanged(from, to)
 		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
 	}
@@ -210,8 +210,8 @@ func (s *session) budget(c *llm.ContextConfig) int64 {
 // store keeps before message_committed is told.
 func (s *session) commit(m *llm.Message) {
 	s.touch()
-	if s.title == "" && m.Role == "user" {
-		s.title = inlinetag.CutTitle(m.Content)
+	if s.notes.title == "" && m.Role == "user" {
+		s.notes.title = inlinetag.CutTitle(m.Content)
 	}
 	s.emit(&eventsv1.MessageCommitted{Index: int32(s.hist.Commit(m)), Message: m})
 }
@@ -268,16 +268,16 @@ func (s *session) finishRun(e fsm.Event, reason events.EndReason) {
 // do nothing), and shutdown stops it: a pending timer holds the session's
 // PID, and through it a stopped session's memory.
 func (s *session) trimLater() {
-	runs, root, self := s.ids.Runs, s.root, s.self
+	runs, home := s.notes.ids.Runs, s.home
 	if s.lull.trim != nil {
 		s.lull.trim.Stop()
 	}
-	s.lull.trim = time.AfterFunc(s.env.idleTrim(), func() { root.Send(self, &idleTrim{runs: runs}) })
+	s.lull.trim = time.AfterFunc(s.env.idleTrim(), func() { home.post(&idleTrim{runs: runs}) })
 }
 
 // trim shrinks the buffer if no run started since the timer was set.
 func (s *session) trim(m *idleTrim) {
-	if s.run == nil && s.ids.Runs == m.runs {
-		s.log.Trim(s.env.idleKeep())
+	if s.run == nil && s.notes.ids.Runs == m.runs {
+		s.out.log.Trim(s.env.idleKeep())
 	}
 }

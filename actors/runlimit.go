@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -28,6 +29,17 @@ type RunLimiter interface {
 // rate_limited, and changes nothing. Sub-agents' runs are their parent's
 // and are not counted.
 
+// load is what a session has in progress that is counted outside it. Its
+// place in its user's count of runs: admitted, a run is reserved for the
+// prompt being handled; counted, the run in progress is counted. And the
+// tools that ignored their cancellation for longer than the grace and
+// still run (toolrun.go): get_state shows them, and while there are any
+// the session does not passivate.
+type load struct {
+	admitted, counted bool
+	abandoned         atomic.Int32
+}
+
 // limitedUser is the user whose runs the session counts, "" when none
 // (no limiter, no owner, a sub-agent).
 func (s *session) limitedUser() string {
@@ -50,15 +62,15 @@ func (s *session) admitRun(ctx actor.Context) bool {
 			user, s.env.Runs.Limit(user)))
 		return false
 	}
-	s.admitted = true
+	s.load.admitted = true
 	return true
 }
 
 // unadmit gives back a run admitRun reserved that did not start (a plugin
 // refused the prompt).
 func (s *session) unadmit() {
-	if s.admitted {
-		s.admitted = false
+	if s.load.admitted {
+		s.load.admitted = false
 		s.env.Runs.End(s.limitedUser())
 	}
 }
@@ -69,18 +81,18 @@ func (s *session) countRun() {
 	user := s.limitedUser()
 	switch {
 	case user == "":
-	case s.admitted:
-		s.admitted, s.counted = false, true
-	case !s.counted:
+	case s.load.admitted:
+		s.load.admitted, s.load.counted = false, true
+	case !s.load.counted:
 		s.env.Runs.Start(user, true)
-		s.counted = true
+		s.load.counted = true
 	}
 }
 
 // uncountRun counts the end of the run, when it was counted.
 func (s *session) uncountRun() {
-	if s.counted {
-		s.counted = false
+	if s.load.counted {
+		s.load.counted = false
 		s.env.Runs.End(s.limitedUser())
 	}
 }

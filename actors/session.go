@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -55,64 +54,34 @@ type Spec struct {
 	Fork *Fork
 }
 
-// session is the session actor's state. Only Receive touches it.
+// session is the session actor's state. Only Receive touches it. Each
+// field is a part with one job, named beside it with the file or package
+// that holds its code; this file holds only dispatch: Receive, the cases
+// every state shares, and one short handler per state.
 //
-// Its flags sit together at the top, each where it would otherwise take
-// a word of padding of its own: an idle session is mostly this struct, and
-// its size class (768 bytes) is what a million of them cost.
+// An idle session is mostly this struct, and its size class (768 bytes,
+// TestSessionSizeClass) is what a million of them cost: a part's flags sit
+// together, where they take no word of padding of their own.
 type session struct {
-	// admitted: a run is reserved for the prompt being handled; counted:
-	// the run in progress is counted (runlimit.go).
-	admitted, counted bool
-	// switched is set once the model was switched or the tools changed:
-	// every write then carries the configuration.
-	switched  bool
-	abandoned atomic.Int32
 	// spec is shared with the producer of the session's props, which
 	// would make the actor again after a restart: one copy per session.
 	spec    *Spec
 	env     *Env
-	machine *fsm.Machine
-	log     *events.Stream
+	home    home         // its PID and registry (home.go)
+	machine *fsm.Machine // idle, running, streaming, executing_tools
 
-	self *actor.PID
-	root *actor.RootContext
-	// reg is the registry the session runs in, where its sub-agents are
-	// made; nil for a session spawned from Props alone.
-	reg *Registry
+	hist       history.History // the conversation (package history)
+	compaction compactions     // the summary being made (compact.go)
+	q          queue.Queues    // queued prompts and steering (package queue)
+	run        *run            // the run in progress, nil while idle (run.go)
 
-	// hist is the conversation: working history, archive, rolled-back
-	// spans, and how much of it the store holds.
-	hist       history.History
-	compaction compactions
-	// q holds the queued prompts and steering.
-	q   queue.Queues
-	run *run
-
-	hooks hooks
-
-	p persistence
-	// todos is the todo list todo_write last wrote; detached names the
-	// tools detach_tools took out that a restore would bring back.
-	todos    []*eventsv1.Todo
-	detached []string
-
-	// title is the session's title (the first line of its first prompt,
-	// or what the model last wrote in <title>);
-	// updated is when it last changed: a commit, a state change or
-	// anything else the store would keep.
-	title   string
-	updated time.Time
-
-	spent spent
-	// ids counts the runs (r-N), steering refs (st-N), holds (ap-N, q-N)
-	// and sub-agents (<id>/sub-N) so far: ids never repeat.
-	ids   store.Counters
-	sinks []events.Sink
-	// trace watches the session for tracing; nil when the Env has no
-	// Tracer or the session is a sub-agent.
-	trace SessionTracer
-	lull  lull
+	p     persistence // the write gate and what the store holds (persist.go)
+	out   outlet      // where events go: stream, sinks, tracer (outlet.go)
+	hooks hooks       // plugins, and the rules approvals made (hooks.go)
+	notes notes       // title, todos, id counters (state.go)
+	spent spent       // usage and context (usage.go)
+	load  load        // its runs and tools as counted outside (runlimit.go)
+	lull  lull        // how long it has been quiet (passivate.go)
 }
 
 // Props returns the props of a session actor for spec. A session spawned
@@ -127,15 +96,13 @@ var dispatcher actor.Dispatcher = workers.Default.Dispatcher(300)
 func props(env *Env, reg *Registry, spec Spec) *actor.Props {
 	sp := &spec
 	return actor.PropsFromProducer(func() actor.Actor {
-		trace := sessionTracer(env, *sp)
 		return &session{
 			spec:    sp,
 			env:     env,
-			reg:     reg,
+			home:    home{reg: reg},
 			machine: fsm.New(),
 			hooks:   hooks{chain: newChain(env, sp.Plugins)},
-			log:     newStream(env, *sp, trace),
-			trace:   trace,
+			out:     newOutlet(env, *sp),
 		}
 	}, actor.WithDispatcher(dispatcher), actor.WithMailbox(newMailbox))
 }
@@ -173,9 +140,9 @@ func (s *session) Receive(ctx actor.Context) {
 func (s *session) common(ctx actor.Context) bool {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
-		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
+		s.home.self, s.home.root = ctx.Self(), ctx.ActorSystem().Root
 		s.env.observer().SessionStarted()
-		s.updated = s.env.now()
+		s.notes.updated = s.env.now().UnixNano()
 		if s.spec.Restore != nil {
 			s.p.kept = &s.spec.Restore.Volatile
 			s.recover(s.spec.Restore)
@@ -210,25 +177,27 @@ func (s *session) common(ctx actor.Context) bool {
 	case *SubscribeSink:
 		since := m.Since
 		if m.Buffered {
-			since = s.log.LastSeq() - uint64(s.log.Len())
+			since = s.out.log.LastSeq() - uint64(s.out.log.Len())
 		}
-		s.subscribe(ctx, m.Sink, since, m.Filter)
+		s.out.attach(m.Sink, since, m.Filter)
+		s.reply(ctx, &eventsv1.Reply{})
 	case *SubscribePID:
 		ctx.Watch(m.PID)
-		s.subscribe(ctx, &pidSink{root: s.root, pid: m.PID, filter: m.Filter}, m.Since, m.Filter)
+		s.out.attach(&pidSink{root: s.home.root, pid: m.PID, filter: m.Filter}, m.Since, m.Filter)
+		s.reply(ctx, &eventsv1.Reply{})
 	case *Unsubscribe:
-		s.unsubscribe(m.Sink)
+		s.out.detach(m.Sink)
 		if ctx.Sender() != nil {
 			ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
 		}
 	case *UnsubscribePID:
 		ctx.Unwatch(m.PID)
-		s.unsubscribe(&pidSink{pid: m.PID})
+		s.out.detach(&pidSink{pid: m.PID})
 		s.reply(ctx, &eventsv1.Reply{})
 	case *actor.Terminated:
 		// A watched subscriber stopped, or its node went away.
 		s.env.logger().Debug("dropped a subscriber", zap.String("session", s.spec.ID), zap.Stringer("subscriber", m.Who), zap.Stringer("why", m.Why))
-		s.unsubscribe(&pidSink{pid: m.Who})
+		s.out.detach(&pidSink{pid: m.Who})
 	case *SwitchModel:
 		s.switchModel(ctx, m.Model)
 	case *modelResolved:
@@ -430,8 +399,8 @@ func (s *session) recoverPanic() {
 }
 
 func (s *session) nextSteerRef() string {
-	s.ids.Steers++
-	return "st-" + strconv.FormatUint(s.ids.Steers, 10)
+	s.notes.ids.Steers++
+	return "st-" + strconv.FormatUint(s.notes.ids.Steers, 10)
 }
 
 func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
@@ -446,31 +415,9 @@ func (s *session) setModel(m *llm.Model) {
 	from := s.spec.Model.Name
 	s.spec.Model = m
 	s.spec.Stored.Model, s.spec.Stored.Script = m.Name, nil
-	s.switched = true
+	s.p.switched = true
 	s.touch()
 	s.emit(&eventsv1.ModelSwitched{From: from, To: m.Name})
-}
-
-// newStream is a session's event stream; a restored one numbers its events
-// past anything a client may have seen before the restart.
-func newStream(env *Env, spec Spec, trace SessionTracer) *events.Stream {
-	opts := []events.StreamOption{events.WithRingSize(env.ringSize()), events.WithClock(env.now)}
-	if trace != nil {
-		opts = append(opts, events.WithTap(trace))
-	}
-	if spec.Restore != nil {
-		opts = append(opts, events.WithLastSeq(spec.Restore.EventSeq+seqGap))
-	}
-	return events.NewStream(spec.ID, opts...)
-}
-
-// sessionTracer is what traces the session of spec: nil without a
-// Tracer, and for a sub-agent, which its parent traces.
-func sessionTracer(env *Env, spec Spec) SessionTracer {
-	if env.Tracer == nil || spec.Subagents != nil && spec.Subagents.Depth > 0 {
-		return nil
-	}
-	return env.Tracer.Session(spec.ID)
 }
 
 // newChain builds a session's plugin chain; nil when it has no plugins.
@@ -505,11 +452,11 @@ func (s *session) shutdown() {
 	// hears not_alive now instead of waiting out its timeout.
 	for _, it := range s.p.j.Drop() {
 		if it.To != nil && it.Reply != nil {
-			s.root.Send(it.To, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
+			s.home.send(it.To, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
 		}
 	}
-	for _, c := range append([]events.Sink(nil), s.sinks...) {
-		s.unsubscribe(c)
+	for _, c := range append([]events.Sink(nil), s.out.sinks...) {
+		s.out.detach(c)
 	}
 }
 

@@ -1,13 +1,14 @@
 package actors
 
 import (
-	"slices"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/store"
 )
 
 // state answers get_state.
@@ -19,9 +20,9 @@ func (s *session) state() *eventsv1.SessionState {
 		SteeringQueue:  append([]*eventsv1.SteeringItem{}, s.q.Steering()...),
 		MessageCount:   int32(s.hist.Len()),
 		Usage:          s.spent.total.proto(),
-		AbandonedTools: s.abandoned.Load(),
-		Title:          s.title,
-		Todos:          s.todos,
+		AbandonedTools: s.load.abandoned.Load(),
+		Title:          s.notes.title,
+		Todos:          s.notes.todos,
 	}
 	if s.spent.subRan {
 		st.SubagentUsage = s.spent.sub.proto()
@@ -50,8 +51,8 @@ func (s *session) summary() *eventsv1.SessionSummary {
 		Model:        s.spec.Model.Name,
 		MessageCount: int32(s.hist.Len()),
 		Loaded:       true,
-		Title:        s.title,
-		UpdatedAt:    eventjson.Timestamp(s.updated),
+		Title:        s.notes.title,
+		UpdatedAt:    eventjson.Timestamp(time.Unix(0, s.notes.updated)),
 	}
 }
 
@@ -63,60 +64,25 @@ func (s *session) replay(ctx actor.Context, m *eventsv1.Subscribe) {
 		s.fail(ctx, events.CodeBadRequest, err.Error())
 		return
 	}
-	evs := s.log.Replay(m.Since, f)
+	evs := s.out.log.Replay(m.Since, f)
 	s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Events{Events: &eventsv1.EventList{Events: evs}}})
 }
 
-// subscribe attaches a sink: replay after since, then live events. A sink
-// already attached (for an actor, the same PID) keeps its one subscription
-// and takes the new filter, so it never gets live events twice.
-func (s *session) subscribe(ctx actor.Context, sink events.Sink, since uint64, f events.Filter) {
-	if i := slices.IndexFunc(s.sinks, func(c events.Sink) bool { return sameSink(c, sink) }); i >= 0 {
-		if old, ok := s.sinks[i].(*pidSink); ok {
-			old.filter = sink.(*pidSink).filter
-		}
-		sink = s.sinks[i]
-	} else {
-		s.sinks = append(s.sinks, sink)
-	}
-	s.log.Subscribe(sink, since, f)
-	s.reply(ctx, &eventsv1.Reply{})
-}
-
-// unsubscribe detaches a sink and closes it if it is a channel or a
-// sub-agent's link to its parent.
-func (s *session) unsubscribe(sink events.Sink) {
-	for i, c := range s.sinks {
-		if sameSink(c, sink) {
-			s.log.Unsubscribe(c)
-			s.sinks = slices.Delete(s.sinks, i, i+1) // clears the tail: no closed sink stays reachable
-			switch cl := c.(type) {
-			case *events.Channel:
-				cl.Close()
-			case *childSink:
-				cl.Close()
-			}
-			return
-		}
-	}
-}
-
-// pidSink delivers events to an actor.
-type pidSink struct {
-	root *actor.RootContext
-	pid  *actor.PID
-	// filter is the subscription's, kept for passivation to hand on.
-	filter events.Filter
-}
-
-func (p *pidSink) Deliver(ev *eventsv1.Event) { p.root.Send(p.pid, ev) }
-
-// sameSink compares sinks; PID sinks compare by PID.
-func sameSink(a, b events.Sink) bool {
-	pa, aok := a.(*pidSink)
-	pb, bok := b.(*pidSink)
-	if aok && bok {
-		return pa.pid.Equal(pb.pid)
-	}
-	return a == b
+// notes is what the store keeps of a session besides its history, its
+// queues and its usage.
+type notes struct {
+	// title is the session's title (the first line of its first prompt,
+	// or what the model last wrote in <title>); updated is when the
+	// session last changed (a commit, a state change or anything else the
+	// store would keep), in Unix nanoseconds: a time.Time would take two
+	// more words of an idle session's size class.
+	title   string
+	updated int64
+	// todos is the todo list todo_write last wrote; detached names the
+	// tools detach_tools took out that a restore would bring back.
+	todos    []*eventsv1.Todo
+	detached []string
+	// ids counts the runs (r-N), steering refs (st-N), holds (ap-N, q-N)
+	// and sub-agents (<id>/sub-N) so far: ids never repeat.
+	ids store.Counters
 }

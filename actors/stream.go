@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -53,14 +51,14 @@ type partial struct {
 // subscribers would hear of ever later. A pump waiting for room gives up
 // once ctx is done (the run aborted or over) and drops the chunk: the
 // session would drop it anyway.
-func pump(ctx context.Context, root *actor.RootContext, self *actor.PID, p llm.Provider, req *llm.Request, t tag) {
+func pump(ctx context.Context, home home, p llm.Provider, req *llm.Request, t tag) {
 	w := newWindow()
 	resp, err := stream(ctx, p, req, func(c llm.Chunk) {
 		if w.acquire(ctx) {
-			root.Send(self, &streamChunk{tag: t, chunk: c, window: w})
+			home.post(&streamChunk{tag: t, chunk: c, window: w})
 		}
 	})
-	root.Send(self, &streamDone{tag: t, resp: resp, err: err})
+	home.post(&streamDone{tag: t, resp: resp, err: err})
 }
 
 // streamWindow is how many chunks of one model request may wait in the

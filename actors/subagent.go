@@ -157,12 +157,12 @@ func (s *session) launchSubagent(c *call) {
 	_ = json.Unmarshal(c.args, &a) // the schema was checked
 	cfg, err := s.childConfig(a)
 	if err != nil {
-		s.root.Send(s.self, &toolDone{tag: s.run.tag(), index: c.index, result: tools.Result{Content: err.Error(), IsError: true}, ended: s.env.now()})
+		s.home.post(&toolDone{tag: s.run.tag(), index: c.index, result: tools.Result{Content: err.Error(), IsError: true}, ended: s.env.now()})
 		return
 	}
-	s.ids.Subagents++
+	s.notes.ids.Subagents++
 	s.touch()
-	id := s.spec.ID + "/sub-" + strconv.FormatUint(s.ids.Subagents, 10)
+	id := s.spec.ID + "/sub-" + strconv.FormatUint(s.notes.ids.Subagents, 10)
 	halt := make(chan struct{})
 	c.sub = &subagentCall{child: id, description: a.Description, halt: sync.OnceFunc(func() { close(halt) })}
 	ctx, cancel := context.WithCancelCause(s.run.ctx)
@@ -174,7 +174,7 @@ func (s *session) launchSubagent(c *call) {
 		}
 		cancel(cause)
 	}
-	j := &subagentJob{reg: s.reg, root: s.root, parent: s.self, tag: s.run.tag(), index: c.index,
+	j := &subagentJob{reg: s.home.reg, root: s.home.root, parent: s.home.self, tag: s.run.tag(), index: c.index,
 		id: id, cfg: cfg, task: a.Task, now: s.env.now, persisted: s.env.Store != nil, halt: halt}
 	go j.run(ctx)
 }

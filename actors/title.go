@@ -9,14 +9,14 @@ import (
 // or a rollback: the stored title, or, for a session stored before titles
 // were (or whose titled write was rolled back), its first prompt's.
 func (s *session) restoreTitle() {
-	s.title = s.p.savedTitle
-	if s.title != "" {
+	s.notes.title = s.p.savedTitle
+	if s.notes.title != "" {
 		return
 	}
 	for _, m := range s.hist.Messages() {
 		if m.Role == "user" {
-			s.title = inlinetag.CutTitle(m.Content)
-			if s.title != "" {
+			s.notes.title = inlinetag.CutTitle(m.Content)
+			if s.notes.title != "" {
 				return
 			}
 		}
@@ -30,8 +30,8 @@ func (s *session) generatedTitle(text string) {
 	if t == "" {
 		return
 	}
-	if t != s.title {
-		s.title = t
+	if t != s.notes.title {
+		s.notes.title = t
 		s.touch()
 	}
 	s.emit(&eventsv1.TitleGenerated{Title: t})

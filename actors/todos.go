@@ -20,7 +20,7 @@ func (s *session) todoWritten(c *call, res *tools.Result) {
 	if todos == nil {
 		todos = []*eventsv1.Todo{}
 	}
-	s.todos = todos
+	s.notes.todos = todos
 	s.touch()
 	s.emit(&eventsv1.TodoChange{Todos: todos})
 }

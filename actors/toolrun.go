@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -165,19 +163,19 @@ func (s *session) launch(c *call) {
 	ctx = tools.WithSession(ctx, s.spec.ID)
 	s.run.batch.pending++
 	if c.tool == nil { // detached while the call waited for an approval
-		s.root.Send(s.self, &toolDone{tag: s.run.tag(), index: c.index, ended: s.env.now(),
+		s.home.post(&toolDone{tag: s.run.tag(), index: c.index, ended: s.env.now(),
 			result: tools.Result{Content: notAttached(c.tc.Name), IsError: true}})
 		return
 	}
-	root, self, tool, args, tg, i, now, grace, abandoned := s.root, s.self, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace(), &s.abandoned
-	workers.Go(func() { runTool(ctx, root, self, tool, args, tg, i, now, grace, abandoned) })
+	home, tool, args, tg, i, now, grace, abandoned := s.home, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace(), &s.load.abandoned
+	workers.Go(func() { runTool(ctx, home, tool, args, tg, i, now, grace, abandoned) })
 }
 
 // runTool runs one call on a goroutine of its own (a worker's) and
 // reports back. A tool that ignores cancellation for longer than grace is
 // counted as abandoned until it returns; its late result is dropped by the
 // session.
-func runTool(ctx context.Context, root *actor.RootContext, self *actor.PID, t tools.Tool, args []byte, tg tag, i int, now func() time.Time, grace time.Duration, abandoned *atomic.Int32) {
+func runTool(ctx context.Context, home home, t tools.Tool, args []byte, tg tag, i int, now func() time.Time, grace time.Duration, abandoned *atomic.Int32) {
 	const running, finished, counted = 0, 1, 2
 	var st atomic.Int32
 	stop := context.AfterFunc(ctx, func() {
@@ -189,12 +187,12 @@ func runTool(ctx context.Context, root *actor.RootContext, self *actor.PID, t to
 	})
 	defer stop()
 	res := tools.Execute(ctx, t, args, func(p string) {
-		root.Send(self, &toolUpdate{tag: tg, index: i, partial: p})
+		home.post(&toolUpdate{tag: tg, index: i, partial: p})
 	})
 	if st.Swap(finished) == counted {
 		abandoned.Add(-1)
 	}
-	root.Send(self, &toolDone{tag: tg, index: i, result: res, ended: now()})
+	home.post(&toolDone{tag: tg, index: i, result: res, ended: now()})
 }
 
 // toolUpdate relays partial output of a running call.

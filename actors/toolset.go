@@ -173,9 +173,9 @@ func (s *session) setTools(names []string, own []tools.Tool) error {
 		configured = append(configured, g)
 	}
 	s.spec.Stored.Tools = configured
-	s.detached = slices.DeleteFunc(slices.Sorted(slices.Values(brought)), func(n string) bool { return slices.Contains(names, n) })
-	s.detached = slices.Compact(s.detached)
-	s.switched = true
+	s.notes.detached = slices.DeleteFunc(slices.Sorted(slices.Values(brought)), func(n string) bool { return slices.Contains(names, n) })
+	s.notes.detached = slices.Compact(s.notes.detached)
+	s.p.switched = true
 	s.touch()
 	return nil
 }
@@ -186,7 +186,7 @@ func (s *session) restoreDetached(detached []string) {
 	if len(detached) == 0 {
 		return
 	}
-	s.detached = detached
+	s.notes.detached = detached
 	names := slices.DeleteFunc(s.spec.Tools.Names(), func(n string) bool { return slices.Contains(detached, n) })
 	set, err := ToolSet(s.env.Tools, names, s.ownTools())
 	if err != nil {
@@ -239,7 +239,7 @@ func (s *session) replaceTools(m *ReplaceTools) {
 	names := slices.DeleteFunc(s.spec.Tools.Names(), mine)
 	own := slices.DeleteFunc(s.ownTools(), func(t tools.Tool) bool { return mine(t.Spec().Name) })
 	// Tools the session detached stay detached.
-	wasDetached := slices.Clone(s.detached)
+	wasDetached := slices.Clone(s.notes.detached)
 	var after []string
 	var kept []tools.Tool
 	for _, t := range m.Tools {
@@ -255,11 +255,11 @@ func (s *session) replaceTools(m *ReplaceTools) {
 	}
 	s.spec.Stored.Tools = stored
 	for _, n := range wasDetached {
-		if mine(n) && !slices.Contains(s.detached, n) {
-			s.detached = append(s.detached, n)
+		if mine(n) && !slices.Contains(s.notes.detached, n) {
+			s.notes.detached = append(s.notes.detached, n)
 		}
 	}
-	slices.Sort(s.detached)
+	slices.Sort(s.notes.detached)
 	update := &eventsv1.ToolsUpdated{Attached: []string{}, Detached: []string{}}
 	for _, n := range after {
 		if !slices.Contains(before, n) {

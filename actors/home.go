@@ -1,0 +1,20 @@
+package actors
+
+import "github.com/asynkron/protoactor-go/actor"
+
+// home is where a session lives: its own PID, the root context of its
+// actor system that it and its goroutines send from, and the registry
+// that spawned it, where its sub-agents are made (nil for a session
+// spawned from Props alone). It is a small value: goroutines the session
+// starts take a copy and post their results back through it.
+type home struct {
+	self *actor.PID
+	root *actor.RootContext
+	reg  *Registry
+}
+
+// post sends msg to the session itself.
+func (h home) post(msg any) { h.root.Send(h.self, msg) }
+
+// send sends msg to another actor (a reply, or an event for a subscriber).
+func (h home) send(to *actor.PID, msg any) { h.root.Send(to, msg) }

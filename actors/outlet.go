@@ -1,0 +1,102 @@
+package actors
+
+import (
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// outlet is where a session's events go: its stream (numbered, with the
+// ring a subscriber replays from), the sinks subscribed to it, and the
+// tracer that watches it. Events reach it only through the write gate
+// (publish), once the store holds what they tell.
+type outlet struct {
+	log   *events.Stream
+	sinks []events.Sink
+	// trace watches the session for tracing; nil when the Env has no
+	// Tracer or the session is a sub-agent.
+	trace SessionTracer
+}
+
+func newOutlet(env *Env, spec Spec) outlet {
+	trace := sessionTracer(env, spec)
+	return outlet{log: newStream(env, spec, trace), trace: trace}
+}
+
+// newStream is a session's event stream; a restored one numbers its events
+// past anything a client may have seen before the restart.
+func newStream(env *Env, spec Spec, trace SessionTracer) *events.Stream {
+	opts := []events.StreamOption{events.WithRingSize(env.ringSize()), events.WithClock(env.now)}
+	if trace != nil {
+		opts = append(opts, events.WithTap(trace))
+	}
+	if spec.Restore != nil {
+		opts = append(opts, events.WithLastSeq(spec.Restore.EventSeq+seqGap))
+	}
+	return events.NewStream(spec.ID, opts...)
+}
+
+// sessionTracer is what traces the session of spec: nil without a
+// Tracer, and for a sub-agent, which its parent traces.
+func sessionTracer(env *Env, spec Spec) SessionTracer {
+	if env.Tracer == nil || spec.Subagents != nil && spec.Subagents.Depth > 0 {
+		return nil
+	}
+	return env.Tracer.Session(spec.ID)
+}
+
+// attach subscribes a sink: replay after since, then live events. A sink
+// already attached (for an actor, the same PID) keeps its one subscription
+// and takes the new filter, so it never gets live events twice.
+func (o *outlet) attach(sink events.Sink, since uint64, f events.Filter) {
+	if i := slices.IndexFunc(o.sinks, func(c events.Sink) bool { return sameSink(c, sink) }); i >= 0 {
+		if old, ok := o.sinks[i].(*pidSink); ok {
+			old.filter = sink.(*pidSink).filter
+		}
+		sink = o.sinks[i]
+	} else {
+		o.sinks = append(o.sinks, sink)
+	}
+	o.log.Subscribe(sink, since, f)
+}
+
+// detach unsubscribes a sink and closes it if it is a channel or a
+// sub-agent's link to its parent.
+func (o *outlet) detach(sink events.Sink) {
+	for i, c := range o.sinks {
+		if sameSink(c, sink) {
+			o.log.Unsubscribe(c)
+			o.sinks = slices.Delete(o.sinks, i, i+1) // clears the tail: no closed sink stays reachable
+			switch cl := c.(type) {
+			case *events.Channel:
+				cl.Close()
+			case *childSink:
+				cl.Close()
+			}
+			return
+		}
+	}
+}
+
+// pidSink delivers events to an actor.
+type pidSink struct {
+	root *actor.RootContext
+	pid  *actor.PID
+	// filter is the subscription's, kept for passivation to hand on.
+	filter events.Filter
+}
+
+func (p *pidSink) Deliver(ev *eventsv1.Event) { p.root.Send(p.pid, ev) }
+
+// sameSink compares sinks; PID sinks compare by PID.
+func sameSink(a, b events.Sink) bool {
+	pa, aok := a.(*pidSink)
+	pb, bok := b.(*pidSink)
+	if aok && bok {
+		return pa.pid.Equal(pb.pid)
+	}
+	return a == b
+}
