@@ -104,29 +104,6 @@ func (s *session) applyInterventions() {
 	s.commit(llm.UserMessage(text))
 }
 
-// switchAsync resolves a model a plugin asked for off the actor (a script
-// file may have to be read) and switches once it is resolved; the
-// request in flight, if any, finishes on the old model.
-func (s *session) switchAsync(name string) {
-	if s.env.Models == nil {
-		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: the runtime resolves no models", name)})
-		return
-	}
-	go func() {
-		m, err := s.env.Models.Resolve(name, nil)
-		s.home.post(&modelResolved{name: name, model: m, err: err})
-	}()
-}
-
-// modelResolved applies a plugin's switch_model.
-func (s *session) modelResolved(m *modelResolved) {
-	if m.err != nil {
-		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: %v", m.name, m.err)})
-		return
-	}
-	s.setModel(m.model)
-}
-
 // abortBy ends the run because a plugin said so, by the same path as the
 // user's abort.
 func (s *session) abortBy(d *plugins.Decision) {

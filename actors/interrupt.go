@@ -224,3 +224,8 @@ func (s *session) steerHook(ctx actor.Context, n uint64, text string) bool {
 	s.fail(ctx, events.CodeRejected, reason)
 	return false
 }
+
+func (s *session) nextSteerRef() string {
+	s.notes.ids.Steers++
+	return "st-" + strconv.FormatUint(s.notes.ids.Steers, 10)
+}

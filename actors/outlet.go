@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -99,4 +100,40 @@ func sameSink(a, b events.Sink) bool {
 		return pa.pid.Equal(pb.pid)
 	}
 	return a == b
+}
+
+// subscription handles subscribing and unsubscribing, and a watched
+// subscriber that stopped.
+func (s *session) subscription(ctx actor.Context) bool {
+	switch m := ctx.Message().(type) {
+	case *eventsv1.Subscribe:
+		s.replay(ctx, m)
+	case *SubscribeSink:
+		since := m.Since
+		if m.Buffered {
+			since = s.out.log.LastSeq() - uint64(s.out.log.Len())
+		}
+		s.out.attach(m.Sink, since, m.Filter)
+		s.reply(ctx, &eventsv1.Reply{})
+	case *SubscribePID:
+		ctx.Watch(m.PID)
+		s.out.attach(&pidSink{root: s.home.root, pid: m.PID, filter: m.Filter}, m.Since, m.Filter)
+		s.reply(ctx, &eventsv1.Reply{})
+	case *Unsubscribe:
+		s.out.detach(m.Sink)
+		if ctx.Sender() != nil {
+			ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
+		}
+	case *UnsubscribePID:
+		ctx.Unwatch(m.PID)
+		s.out.detach(&pidSink{pid: m.PID})
+		s.reply(ctx, &eventsv1.Reply{})
+	case *actor.Terminated:
+		// A watched subscriber stopped, or its node went away.
+		s.env.logger().Debug("dropped a subscriber", zap.String("session", s.spec.ID), zap.Stringer("subscriber", m.Who), zap.Stringer("why", m.Why))
+		s.out.detach(&pidSink{pid: m.Who})
+	default:
+		return false
+	}
+	return true
 }

@@ -1,17 +1,11 @@
 package actors
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"go.uber.org/zap"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/actors/history"
 	"github.com/tack-run/tack/actors/queue"
@@ -20,39 +14,7 @@ import (
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/internal/workers"
 	"github.com/tack-run/tack/llm"
-	"github.com/tack-run/tack/plugins"
-	"github.com/tack-run/tack/store"
-	"github.com/tack-run/tack/tools"
 )
-
-// Spec is one session's resolved setup.
-type Spec struct {
-	ID     string
-	Model  *llm.Model
-	System string
-	// Tools are the tools the model may call, plugins' tools included.
-	Tools *tools.Set
-	// Plugins are this session's own plugin instances.
-	Plugins []plugins.Plugin
-	// Restore, when set, is the stored session to take up.
-	Restore *store.Snapshot
-	// Stored is the configuration the store keeps for the session; the
-	// session writes it anew after a model switch.
-	Stored store.Config
-	// Context bounds requests and sets when the history is compacted; nil
-	// for none (an overflow is then an error, not a compaction).
-	Context *llm.ContextConfig
-	// CompactModel writes summaries; nil means the session's model.
-	CompactModel *llm.Model
-	// Subagents configures the sub-agents the subagent tool starts and
-	// tells the session's depth; nil means the defaults at depth 0.
-	Subagents *SubagentConfig
-	// QueueMode is how queued prompts reach the model:
-	// events.QueueOneAtATime (also when empty) or events.QueueAll.
-	QueueMode events.QueueMode
-	// Fork, when set, makes the new session a fork (fork.go).
-	Fork *Fork
-}
 
 // session is the session actor's state. Only Receive touches it. Each
 // field is a part with one job, named beside it with the file or package
@@ -138,66 +100,10 @@ func (s *session) Receive(ctx actor.Context) {
 // common handles what means the same in every state; it reports whether
 // it handled the message.
 func (s *session) common(ctx actor.Context) bool {
+	if s.lifecycle(ctx) || s.read(ctx) || s.subscription(ctx) {
+		return true
+	}
 	switch m := ctx.Message().(type) {
-	case *actor.Started:
-		s.home.self, s.home.root = ctx.Self(), ctx.ActorSystem().Root
-		s.env.observer().SessionStarted()
-		s.notes.updated = s.env.now().UnixNano()
-		if s.spec.Restore != nil {
-			s.p.kept = &s.spec.Restore.Volatile
-			s.recover(s.spec.Restore)
-			s.spec.Restore = nil
-		} else {
-			s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
-			s.startFork()
-		}
-		s.startHook()
-		s.passivateLater()
-	case *actor.Stopping:
-		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
-		s.shutdown()
-	case *actor.Stopped, *actor.Restarting:
-		// A restart (a panic that escaped recoverPanic) starts a new
-		// session value, which counts itself again.
-		s.env.observer().SessionStopped(s.machine.Current())
-		s.uncountRun()
-	case *eventsv1.GetState:
-		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
-	case *GetSummary:
-		list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{s.summary()}}
-		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Sessions{Sessions: list}})
-	case *eventsv1.GetMessages:
-		msgs := slices.Clone(s.hist.Messages())
-		if m.All {
-			msgs = s.hist.All()
-		}
-		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}})
-	case *eventsv1.Subscribe:
-		s.replay(ctx, m)
-	case *SubscribeSink:
-		since := m.Since
-		if m.Buffered {
-			since = s.out.log.LastSeq() - uint64(s.out.log.Len())
-		}
-		s.out.attach(m.Sink, since, m.Filter)
-		s.reply(ctx, &eventsv1.Reply{})
-	case *SubscribePID:
-		ctx.Watch(m.PID)
-		s.out.attach(&pidSink{root: s.home.root, pid: m.PID, filter: m.Filter}, m.Since, m.Filter)
-		s.reply(ctx, &eventsv1.Reply{})
-	case *Unsubscribe:
-		s.out.detach(m.Sink)
-		if ctx.Sender() != nil {
-			ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
-		}
-	case *UnsubscribePID:
-		ctx.Unwatch(m.PID)
-		s.out.detach(&pidSink{pid: m.PID})
-		s.reply(ctx, &eventsv1.Reply{})
-	case *actor.Terminated:
-		// A watched subscriber stopped, or its node went away.
-		s.env.logger().Debug("dropped a subscriber", zap.String("session", s.spec.ID), zap.Stringer("subscriber", m.Who), zap.Stringer("why", m.Why))
-		s.out.detach(&pidSink{pid: m.Who})
 	case *SwitchModel:
 		s.switchModel(ctx, m.Model)
 	case *modelResolved:
@@ -360,115 +266,4 @@ func (s *session) stray(ctx actor.Context) {
 	default:
 		s.fail(ctx, events.CodeBadRequest, fmt.Sprintf("%T is not a session command", ctx.Message()))
 	}
-}
-
-// emit publishes one event (once the store holds what it tells).
-func (s *session) emit(payload proto.Message) {
-	s.publish(events.New(payload))
-}
-
-// reply answers the sender of a request (once the store holds what the
-// command changed); plain sends get no answer.
-func (s *session) reply(ctx actor.Context, r *eventsv1.Reply) {
-	if ctx.Sender() != nil {
-		s.deliver(ctx, r)
-	}
-}
-
-// replyAtOnce answers a request without waiting for any write: the answer
-// to an abort of a run, which like agent_abort must not wait behind a slow
-// or failing store (what it stopped stays stopped whatever the store does).
-func (s *session) replyAtOnce(ctx actor.Context, r *eventsv1.Reply) {
-	if ctx.Sender() != nil {
-		ctx.Respond(r)
-	}
-}
-
-// fail answers a request with an error.
-func (s *session) fail(ctx actor.Context, code, message string) {
-	s.reply(ctx, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: code, Message: message}})
-}
-
-// recoverPanic turns a panic in a handler into an error event: the session
-// survives with its committed history.
-func (s *session) recoverPanic() {
-	if r := recover(); r != nil {
-		s.env.logger().Error("session handler panicked", zap.String("session", s.spec.ID), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
-		s.emit(&eventsv1.Error{Code: events.CodeInternal, Message: fmt.Sprintf("internal error: %v", r)})
-	}
-}
-
-func (s *session) nextSteerRef() string {
-	s.notes.ids.Steers++
-	return "st-" + strconv.FormatUint(s.notes.ids.Steers, 10)
-}
-
-func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
-	s.setModel(m)
-	s.reply(ctx, &eventsv1.Reply{})
-}
-
-// setModel makes the next request use m: the user's switch_model and a
-// plugin's. The stored configuration names the new model from the next
-// write on, so a restored session comes back on it.
-func (s *session) setModel(m *llm.Model) {
-	from := s.spec.Model.Name
-	s.spec.Model = m
-	s.spec.Stored.Model, s.spec.Stored.Script = m.Name, nil
-	s.p.switched = true
-	s.touch()
-	s.emit(&eventsv1.ModelSwitched{From: from, To: m.Name})
-}
-
-// newChain builds a session's plugin chain; nil when it has no plugins.
-func newChain(env *Env, ps []plugins.Plugin) *plugins.Chain {
-	if len(ps) == 0 {
-		return nil
-	}
-	return plugins.NewChain(env.PluginBudget, ps...)
-}
-
-// startHook asks session_start; a plugin that aborts refuses the session,
-// whose commands then fail with not_alive.
-func (s *session) startHook() {
-	if d := s.hook(&plugins.Event{Hook: plugins.SessionStart}).Stop; d != nil {
-		s.hooks.refused = fmt.Sprintf("plugin %s refused the session: %s", d.Plugin, orAborted(d.Action.Reason))
-		s.emit(&eventsv1.Error{Code: events.CodeNotAlive, Message: s.hooks.refused})
-	}
-}
-
-// shutdown cancels whatever is running and closes channel subscribers.
-func (s *session) shutdown() {
-	if s.lull.passivation != nil {
-		s.lull.passivation.Stop()
-	}
-	if s.lull.trim != nil {
-		s.lull.trim.Stop()
-	}
-	if s.run != nil {
-		s.run.cancelAll()
-	}
-	// A reply still waiting for its write would never go: its caller
-	// hears not_alive now instead of waiting out its timeout.
-	for _, it := range s.p.j.Drop() {
-		if it.To != nil && it.Reply != nil {
-			s.home.send(it.To, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
-		}
-	}
-	for _, c := range append([]events.Sink(nil), s.out.sinks...) {
-		s.out.detach(c)
-	}
-}
-
-func promptReply(queued bool) *eventsv1.Reply {
-	return &eventsv1.Reply{Data: &eventsv1.Reply_Prompt{Prompt: &eventsv1.PromptReply{Queued: queued}}}
-}
-
-func steerReply(ref string) *eventsv1.Reply {
-	return &eventsv1.Reply{Data: &eventsv1.Reply_Steer{Steer: &eventsv1.SteerReply{Ref: ref}}}
-}
-
-// cancelled reports whether err is a context cancellation.
-func cancelled(err error) bool {
-	return err == context.Canceled || err == context.DeadlineExceeded
 }

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -85,4 +86,25 @@ type notes struct {
 	// ids counts the runs (r-N), steering refs (st-N), holds (ap-N, q-N)
 	// and sub-agents (<id>/sub-N) so far: ids never repeat.
 	ids store.Counters
+}
+
+// read answers the commands that read the session: get_state, a
+// list_sessions entry, get_messages.
+func (s *session) read(ctx actor.Context) bool {
+	switch m := ctx.Message().(type) {
+	case *eventsv1.GetState:
+		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
+	case *GetSummary:
+		list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{s.summary()}}
+		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Sessions{Sessions: list}})
+	case *eventsv1.GetMessages:
+		msgs := slices.Clone(s.hist.Messages())
+		if m.All {
+			msgs = s.hist.All()
+		}
+		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}})
+	default:
+		return false
+	}
+	return true
 }

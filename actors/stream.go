@@ -338,3 +338,8 @@ func (s *session) contextWindow(model *llm.Model) (window *int64, percent *float
 	p := float64(s.spent.context) * 100 / float64(w)
 	return &w, &p
 }
+
+// cancelled reports whether err is a context cancellation.
+func cancelled(err error) bool {
+	return err == context.Canceled || err == context.DeadlineExceeded
+}

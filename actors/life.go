@@ -1,0 +1,92 @@
+package actors
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/plugins"
+	"go.uber.org/zap"
+)
+
+// recoverPanic turns a panic in a handler into an error event: the session
+// survives with its committed history.
+func (s *session) recoverPanic() {
+	if r := recover(); r != nil {
+		s.env.logger().Error("session handler panicked", zap.String("session", s.spec.ID), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+		s.emit(&eventsv1.Error{Code: events.CodeInternal, Message: fmt.Sprintf("internal error: %v", r)})
+	}
+}
+
+// newChain builds a session's plugin chain; nil when it has no plugins.
+func newChain(env *Env, ps []plugins.Plugin) *plugins.Chain {
+	if len(ps) == 0 {
+		return nil
+	}
+	return plugins.NewChain(env.PluginBudget, ps...)
+}
+
+// startHook asks session_start; a plugin that aborts refuses the session,
+// whose commands then fail with not_alive.
+func (s *session) startHook() {
+	if d := s.hook(&plugins.Event{Hook: plugins.SessionStart}).Stop; d != nil {
+		s.hooks.refused = fmt.Sprintf("plugin %s refused the session: %s", d.Plugin, orAborted(d.Action.Reason))
+		s.emit(&eventsv1.Error{Code: events.CodeNotAlive, Message: s.hooks.refused})
+	}
+}
+
+// shutdown cancels whatever is running and closes channel subscribers.
+func (s *session) shutdown() {
+	if s.lull.passivation != nil {
+		s.lull.passivation.Stop()
+	}
+	if s.lull.trim != nil {
+		s.lull.trim.Stop()
+	}
+	if s.run != nil {
+		s.run.cancelAll()
+	}
+	// A reply still waiting for its write would never go: its caller
+	// hears not_alive now instead of waiting out its timeout.
+	for _, it := range s.p.j.Drop() {
+		if it.To != nil && it.Reply != nil {
+			s.home.send(it.To, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
+		}
+	}
+	for _, c := range append([]events.Sink(nil), s.out.sinks...) {
+		s.out.detach(c)
+	}
+}
+
+// lifecycle handles the actor's start and stop.
+func (s *session) lifecycle(ctx actor.Context) bool {
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		s.home.self, s.home.root = ctx.Self(), ctx.ActorSystem().Root
+		s.env.observer().SessionStarted()
+		s.notes.updated = s.env.now().UnixNano()
+		if s.spec.Restore != nil {
+			s.p.kept = &s.spec.Restore.Volatile
+			s.recover(s.spec.Restore)
+			s.spec.Restore = nil
+		} else {
+			s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+			s.startFork()
+		}
+		s.startHook()
+		s.passivateLater()
+	case *actor.Stopping:
+		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
+		s.shutdown()
+	case *actor.Stopped, *actor.Restarting:
+		// A restart (a panic that escaped recoverPanic) starts a new
+		// session value, which counts itself again.
+		s.env.observer().SessionStopped(s.machine.Current())
+		s.uncountRun()
+	default:
+		return false
+	}
+	return true
+}

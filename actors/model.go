@@ -1,0 +1,71 @@
+package actors
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/llm"
+	"go.uber.org/zap"
+)
+
+func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
+	s.setModel(m)
+	s.reply(ctx, &eventsv1.Reply{})
+}
+
+// setModel makes the next request use m: the user's switch_model and a
+// plugin's. The stored configuration names the new model from the next
+// write on, so a restored session comes back on it.
+func (s *session) setModel(m *llm.Model) {
+	from := s.spec.Model.Name
+	s.spec.Model = m
+	s.spec.Stored.Model, s.spec.Stored.Script = m.Name, nil
+	s.p.switched = true
+	s.touch()
+	s.emit(&eventsv1.ModelSwitched{From: from, To: m.Name})
+}
+
+// modelState is the model's own state to store, nil when it keeps none.
+func modelState(m *llm.Model) []byte {
+	if p, ok := m.Provider.(llm.Stateful); ok {
+		return p.SaveState()
+	}
+	return nil
+}
+
+// loadModelState gives the model's provider the state it had stored; a
+// state it cannot take is logged, and the provider starts afresh.
+func (s *session) loadModelState(state []byte) {
+	m, ok := s.spec.Model.Provider.(llm.Stateful)
+	if !ok || len(state) == 0 {
+		return
+	}
+	if err := m.LoadState(state); err != nil {
+		s.env.logger().Warn("the stored model state was not taken up", zap.String("session", s.spec.ID), zap.Error(err))
+	}
+}
+
+// switchAsync resolves a model a plugin asked for off the actor (a script
+// file may have to be read) and switches once it is resolved; the
+// request in flight, if any, finishes on the old model.
+func (s *session) switchAsync(name string) {
+	if s.env.Models == nil {
+		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: the runtime resolves no models", name)})
+		return
+	}
+	go func() {
+		m, err := s.env.Models.Resolve(name, nil)
+		s.home.post(&modelResolved{name: name, model: m, err: err})
+	}()
+}
+
+// modelResolved applies a plugin's switch_model.
+func (s *session) modelResolved(m *modelResolved) {
+	if m.err != nil {
+		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: %v", m.name, m.err)})
+		return
+	}
+	s.setModel(m.model)
+}

@@ -1,0 +1,133 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/tack-run/tack/actors/history"
+	"github.com/tack-run/tack/actors/queue"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/tools"
+)
+
+// recover takes a session up from the store: the history as stored, the
+// queues, rules, counters, usage totals and the model's own state; tool calls without
+// results are answered "interrupted: process restarted", except those held
+// for an approval or a question, which pause a run that goes on once they
+// are answered. What it finds is written back at once, so the store too
+// shows the session as it is now.
+func (s *session) recover(snap *store.Snapshot) {
+	v := snap.Volatile
+	s.hist = history.Restore(snap.Messages, snap.HistoryStart)
+	s.p.savedSeq = snap.EventSeq
+	s.p.savedTitle, s.notes.updated = snap.Title, snap.UpdatedAt.UnixNano()
+	s.restoreTitle()
+	s.q, s.notes.todos = queue.Restore(&v), v.Todos
+	s.restoreDetached(v.DetachedTools)
+	s.notes.ids = v.Counters
+	if v.SubagentUsage != nil {
+		s.spent.sub, s.spent.subRan = tallyOf(v.SubagentUsage), true
+	}
+	s.spent.total = tallyOf(snap.Usage)
+	for _, r := range v.Rules {
+		s.hooks.rules = append(s.hooks.rules, rule{tool: r.Tool, family: r.CommandFamily})
+	}
+	s.loadModelState(v.ModelState)
+	b, interrupted := s.openBatch(v)
+	held := b != nil && b.holding()
+	if snap.State == string(fsm.Idle) && interrupted == 0 && !held && v.RunID == "" {
+		return
+	}
+	s.touch()
+	rec := &eventsv1.AgentRecovered{FromState: snap.State, InterruptedCalls: int32(interrupted), Resumed: held}
+	if v.RunID != "" {
+		rec.RunId = &v.RunID
+	}
+	if held {
+		s.run = newRun(s.notes.ids.Runs, v.RunID)
+		s.run.batch = b
+		s.run.ctl.from = recoveredFrom(s.hist.Messages())
+		s.emit(rec)
+		s.commitSettled(b)
+		s.restartTimers(b)
+		return
+	}
+	s.emit(rec)
+	if b != nil {
+		s.commitSettled(b)
+	}
+	if v.RunID != "" {
+		s.env.observer().RunEnded(events.EndInterrupted)
+		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: string(events.EndInterrupted), Usage: (tally{}).proto()})
+	}
+}
+
+// openBatch rebuilds the batch of the last assistant message if any of its
+// tool calls lacks a result: answered calls keep theirs, held ones wait
+// again, the rest are answered "interrupted: process restarted". It
+// returns nil when nothing is open, and the number of calls interrupted.
+func (s *session) openBatch(v store.Volatile) (*batch, int) {
+	msgs := s.hist.Messages()
+	ai := history.LastAssistant(msgs)
+	if ai < 0 || len(msgs[ai].ToolCalls) == 0 {
+		return nil, 0
+	}
+	answered := map[string]*tools.Result{}
+	for _, m := range msgs[ai+1:] {
+		if m.Role == "tool" {
+			answered[m.ToolCallId] = &tools.Result{Content: m.Content, IsError: m.IsError}
+		}
+	}
+	holds := map[string]*hold{}
+	for _, a := range v.Approvals {
+		holds[a.Pending.CallId] = &hold{id: a.Pending.ApprovalId, family: a.Family, hint: a.Hint, autoResume: a.AutoResume, deadline: a.Deadline}
+	}
+	if q := v.Question; q != nil {
+		holds[q.Pending.CallId] = &hold{id: q.Pending.Ref, question: true, text: q.Pending.Question, options: q.Pending.Options}
+	}
+	b, interrupted := &batch{}, 0
+	for i, tc := range msgs[ai].ToolCalls {
+		c := &call{index: i, tc: tc, args: tc.GetArgs().GetJson()}
+		b.calls = append(b.calls, c)
+		switch {
+		case answered[tc.Id] != nil:
+			c.result, c.committed = answered[tc.Id], true
+		case holds[tc.Id] != nil:
+			c.hold = holds[tc.Id]
+		default:
+			c.result = &tools.Result{Content: tools.InterruptedByRestart, IsError: true}
+			interrupted++
+		}
+	}
+	if interrupted == 0 && !b.holding() {
+		return nil, 0
+	}
+	return b, interrupted
+}
+
+// commitSettled commits the results of the batch's settled calls that are
+// not committed yet, in call order: what a paused or recovered batch has.
+func (s *session) commitSettled(b *batch) {
+	for _, c := range b.calls {
+		if c.result != nil && !c.committed {
+			c.committed = true
+			s.commit(llm.ToolResultMessage(c.tc.Id, c.result.Content, c.result.IsError))
+		}
+	}
+}
+
+// restartTimers sets the timeouts of recovered approvals again: one whose
+// deadline passed while the process was down times out at once.
+func (s *session) restartTimers(b *batch) {
+	for _, c := range b.calls {
+		if c.held() && !c.hold.question {
+			t, id := s.run.tag(), c.hold.id
+			c.hold.timer = time.AfterFunc(max(c.hold.deadline.Sub(s.env.now()), 0), func() {
+				s.home.post(&holdExpired{tag: t, id: id})
+			})
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package actors
+
+import (
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/tools"
+)
+
+// Spec is one session's resolved setup.
+type Spec struct {
+	ID     string
+	Model  *llm.Model
+	System string
+	// Tools are the tools the model may call, plugins' tools included.
+	Tools *tools.Set
+	// Plugins are this session's own plugin instances.
+	Plugins []plugins.Plugin
+	// Restore, when set, is the stored session to take up.
+	Restore *store.Snapshot
+	// Stored is the configuration the store keeps for the session; the
+	// session writes it anew after a model switch.
+	Stored store.Config
+	// Context bounds requests and sets when the history is compacted; nil
+	// for none (an overflow is then an error, not a compaction).
+	Context *llm.ContextConfig
+	// CompactModel writes summaries; nil means the session's model.
+	CompactModel *llm.Model
+	// Subagents configures the sub-agents the subagent tool starts and
+	// tells the session's depth; nil means the defaults at depth 0.
+	Subagents *SubagentConfig
+	// QueueMode is how queued prompts reach the model:
+	// events.QueueOneAtATime (also when empty) or events.QueueAll.
+	QueueMode events.QueueMode
+	// Fork, when set, makes the new session a fork (fork.go).
+	Fork *Fork
+}
