@@ -15,6 +15,7 @@ import (
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/placement"
 	"github.com/tack-run/tack/store"
 )
 
@@ -176,7 +177,7 @@ func (r remote) importSession(ctx context.Context, cfg SessionConfig, snap *stor
 			continue
 		}
 		if errors.Is(err, store.ErrExists) {
-			return nil, registryError(id, actors.ErrSessionExists)
+			return nil, registryError(id, placement.ErrSessionExists)
 		}
 		if err != nil {
 			return nil, registryError(id, err)

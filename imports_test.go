@@ -16,8 +16,8 @@ var layers = []struct {
 	{1, []string{"fsm", "llm", "tools", "store", "policy"}},
 	{2, []string{"plugins", "config"}}, // config: the file's providers, MCP servers and agents
 	{3, []string{"actors"}},
-	{4, []string{"metrics", "tracing"}}, // implement actors.Observer, actors.Tracer
-	{5, []string{""}},                   // the root package tack
+	{4, []string{"placement", "metrics", "tracing"}}, // placement spawns the session actors; metrics and tracing implement actors.Observer, actors.Tracer
+	{5, []string{""}}, // the root package tack
 	{6, []string{"server", "cmd", "internal", "examples"}},
 }
 

@@ -7,8 +7,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/placement"
 )
 
 // Delete removes session id for good (delete_session): a run in progress
@@ -25,14 +25,14 @@ func (s *Session) Delete(ctx context.Context) error { return s.rt.Delete(ctx, s.
 
 // delete is Delete of a session of this process.
 func (l local) delete(ctx context.Context, id string) error {
-	return l.remove(ctx, id, actors.DeleteOptions{})
+	return l.remove(ctx, id, placement.DeleteOptions{})
 }
 
 // remove deletes session id of this process as opt says.
-func (l local) remove(ctx context.Context, id string, opt actors.DeleteOptions) error {
+func (l local) remove(ctx context.Context, id string, opt placement.DeleteOptions) error {
 	rt := l.rt
 	if err := rt.registry.Delete(ctx, id, opt); err != nil {
-		if errors.Is(err, actors.ErrInUse) {
+		if errors.Is(err, placement.ErrInUse) {
 			return &Error{Code: events.CodeBusy, Message: err.Error()}
 		}
 		return registryError(id, err)
@@ -89,7 +89,7 @@ func (l local) sweep(ctx context.Context, maxAge time.Duration) ([]string, error
 				continue
 			}
 			progress = true
-			switch err := l.remove(ctx, id, actors.DeleteOptions{Unused: true}); {
+			switch err := l.remove(ctx, id, placement.DeleteOptions{Unused: true}); {
 			case err == nil:
 				deleted = append(deleted, id)
 			case Code(err) == events.CodeBusy || Code(err) == events.CodeInvalidSession:

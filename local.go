@@ -11,6 +11,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/placement"
 )
 
 // local reaches sessions whose actors run in this process.
@@ -42,7 +43,7 @@ func (l local) create(ctx context.Context, id string, cfg SessionConfig, specOf 
 			return nil, err
 		}
 		pid, err := rt.registry.Create(ctx, spec)
-		if generate && try < generatedTries && errors.Is(err, actors.ErrSessionExists) {
+		if generate && try < generatedTries && errors.Is(err, placement.ErrSessionExists) {
 			continue
 		}
 		if err != nil {

@@ -15,12 +15,13 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/placement"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 )
 
 // The life of a stored session — record, lease, restore, renewal — is kept
-// by actors.Registry; this file turns a stored configuration into a spec
+// by placement.Registry; this file turns a stored configuration into a spec
 // and registry errors into protocol errors, and answers the reads that
 // name a session by id.
 
@@ -107,11 +108,11 @@ func registryError(id string, err error) error {
 	switch {
 	case errors.As(err, &e):
 		return e
-	case errors.Is(err, actors.ErrSessionExists):
+	case errors.Is(err, placement.ErrSessionExists):
 		return &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf("session %q exists", id)}
-	case errors.Is(err, actors.ErrNoSession), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, placement.ErrNoSession), errors.Is(err, store.ErrNotFound):
 		return &Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
-	case errors.Is(err, store.ErrOwned), errors.Is(err, actors.ErrReleased):
+	case errors.Is(err, store.ErrOwned), errors.Is(err, placement.ErrReleased):
 		return &Error{Code: events.CodeNotAlive, Message: err.Error()}
 	case errors.Is(err, store.ErrInvalid):
 		return &Error{Code: events.CodeBadRequest, Message: err.Error()}
@@ -265,11 +266,11 @@ func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
 		return u, nil
 	}
 	if rt.env.Store == nil {
-		return "", registryError(id, actors.ErrNoSession)
+		return "", registryError(id, placement.ErrNoSession)
 	}
 	snap, err := rt.env.Store.Get(ctx, id)
 	if errors.Is(err, store.ErrInvalid) { // an id no session can have
-		err = actors.ErrNoSession
+		err = placement.ErrNoSession
 	}
 	if err != nil {
 		return "", registryError(id, err)

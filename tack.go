@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/placement"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/policy"
 	"github.com/tack-run/tack/tools"
@@ -30,7 +31,7 @@ type Runtime struct {
 	system    *actor.ActorSystem
 	ownSystem bool
 	env       *actors.Env
-	registry  *actors.Registry
+	registry  *placement.Registry
 	models    llm.Resolver
 	catalog   *tools.Catalog
 	mcp       *mcp.Manager
@@ -122,8 +123,8 @@ func NewFromConfig(c Config) (*Runtime, error) {
 	if rt.env.Store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
 	}
-	rt.registry = actors.NewRegistry(rt.system, rt.env, actors.WithRespec(rt.respec),
-		actors.WithChildRespec(rt.childSpec), actors.WithFailure(failure))
+	rt.registry = placement.New(rt.system, rt.env, placement.WithRespec(rt.respec),
+		placement.WithChildRespec(rt.childSpec), placement.WithFailure(failure))
 	rt.reach = newReach(rt, c.Elsewhere)
 	if rt.mcp != nil {
 		rt.mcp.OnToolsChanged(rt.mcpChanged)

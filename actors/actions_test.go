@@ -161,7 +161,7 @@ func TestEveryActionOfEveryHook(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.hook)+"/"+string(c.act.Kind), func(t *testing.T) {
 			sys := newSystem(t)
-			h := spawnSpec(t, sys, NewRegistry(sys, &Env{Models: otherModel{t}}), Spec{ID: "s1",
+			h := spawnSpec(t, sys, newPlace(sys, &Env{Models: otherModel{t}}, nil), Spec{ID: "s1",
 				Model: scriptModel(t, "", actionScript), Tools: demoSet(t, flaky()),
 				Plugins: []plugins.Plugin{&oncePlugin{hook: c.hook, act: c.act}}})
 			if c.steer {

@@ -20,7 +20,7 @@ func TestCompactCommandMidRun(t *testing.T) {
 	sent := &sentRequests{}
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", Model: model, System: "be brief",
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model, System: "be brief",
 		Tools: demoSet(t, holdTool("hold", tools.Killable, g)), Context: &llm.ContextConfig{KeepRecent: new(3)}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("agent_end", 1)
@@ -58,7 +58,7 @@ func TestCompactCommandMidRun(t *testing.T) {
 func TestAbortCancelsCompaction(t *testing.T) {
 	tool, summary := newGate(), newGate()
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", System: "be brief",
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
 		Tools:        demoSet(t, holdTool("hold", tools.Killable, tool)),
 		Model:        scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}}]},{"text":"never"}]}`),
 		CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never either"}]}`, summary, 0),

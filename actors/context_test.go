@@ -26,7 +26,7 @@ func TestTrimmedRequests(t *testing.T) {
 		{"text":"two"}]}`)
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{
 		ID: "s1", Model: model, System: "be brief", Tools: demoSet(t), Context: &llm.ContextConfig{MaxMessages: 2},
 	})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
@@ -68,7 +68,7 @@ func contextHarness(t *testing.T, scriptJSON string, cfg *llm.ContextConfig, wra
 	}
 	model.Provider = &checkedProvider{Provider: p, sent: sent}
 	sys := newSystem(t)
-	return spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", Model: model, System: "be brief",
+	return spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model, System: "be brief",
 		Tools: demoSet(t), Plugins: ps, Context: cfg}), sent
 }
 

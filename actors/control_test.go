@@ -283,7 +283,7 @@ func testAbortAtCells(t *testing.T) {
 func TestQueueModeAll(t *testing.T) {
 	g := newGate()
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", Model: held(t, "", tableText, g, 0),
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: held(t, "", tableText, g, 0),
 		Tools: demoSet(t), QueueMode: events.QueueAll})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("request_start", 1)
@@ -305,7 +305,7 @@ func TestQueueModeAll(t *testing.T) {
 // out of range is bad_request.
 func TestFork(t *testing.T) {
 	sys := newSystem(t)
-	reg := NewRegistry(sys, &Env{})
+	reg := newPlace(sys, &Env{}, nil)
 	src := spawnHarness(t, sys, reg, "s1", scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"x"}},{"name":"echo","args":{"text":"y"}}]},{"text":"done"}]}`), demoSet(t))
 	src.ok(&eventsv1.Prompt{Text: "go"})
 	src.waitRunEnd("r-1")

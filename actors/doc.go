@@ -5,13 +5,16 @@
 // (package events). Receive handles what means the same in every state,
 // then dispatches to one short handler per state — idle, running,
 // streaming, executingTools — so what a command does in a state is read in
-// one function. The Registry spawns, finds and closes sessions by id.
+// one function. Each part of a session's state has a file or package of
+// its own, named beside its field in the session struct (session.go).
+// What spawns, finds, restores and passivates sessions is a Place (package
+// placement's Registry).
 //
 // # Usage
 //
 // The root package tack is the public API; this package is its engine:
 //
-//	reg := actors.NewRegistry(system, &actors.Env{})
+//	reg := placement.New(system, &actors.Env{})
 //	pid, err := reg.Spawn(actors.Spec{ID: "s1", Model: model, Tools: set})
 //	reply, err := system.Root.RequestFuture(pid, &eventsv1.Prompt{Text: "hi"}, time.Second).Result()
 //

@@ -130,13 +130,6 @@ func (e *Env) ringSize() int      { return orDefault(e.RingSize, DefaultRingSize
 func (e *Env) steeringLimit() int { return orDefault(e.SteeringLimit, DefaultSteeringLimit) }
 func (e *Env) promptLimit() int   { return orDefault(e.PromptLimit, DefaultPromptLimit) }
 
-func (e *Env) leaseTTL() time.Duration {
-	if e.LeaseTTL <= 0 {
-		return DefaultLeaseTTL
-	}
-	return e.LeaseTTL
-}
-
 func (e *Env) idleKeep() int { return orDefault(e.IdleKeep, DefaultIdleKeep) }
 
 func (e *Env) idleTrim() time.Duration {

@@ -30,7 +30,7 @@ const wait = 10 * time.Second
 type harness struct {
 	t   testing.TB
 	sys *actor.ActorSystem
-	reg *Registry
+	reg *testPlace
 	pid *actor.PID
 	rec *eventstest.Recorder
 }
@@ -50,7 +50,7 @@ func newHarnessModel(t testing.TB, model *llm.Model, env *Env, extra ...tools.To
 		env = &Env{}
 	}
 	sys := newSystem(t)
-	return spawnHarness(t, sys, NewRegistry(sys, env), "s1", model, demoSet(t, extra...))
+	return spawnHarness(t, sys, newPlace(sys, env, nil), "s1", model, demoSet(t, extra...))
 }
 
 // newSystem returns an actor system that is shut down when t ends. Late
@@ -66,14 +66,14 @@ func newSystem(t testing.TB) *actor.ActorSystem {
 
 // spawnHarness starts session id in reg and records its events from seq 1;
 // the session is closed when t ends. Many harnesses can share a system.
-func spawnHarness(t testing.TB, sys *actor.ActorSystem, reg *Registry, id string, model *llm.Model, set *tools.Set) *harness {
+func spawnHarness(t testing.TB, sys *actor.ActorSystem, reg *testPlace, id string, model *llm.Model, set *tools.Set) *harness {
 	t.Helper()
 	return spawnSpec(t, sys, reg, Spec{ID: id, Model: model, System: "be brief", Tools: set})
 }
 
 // spawnSpec starts the session spec describes and records its events from
 // seq 1; the session is closed when t ends.
-func spawnSpec(t testing.TB, sys *actor.ActorSystem, reg *Registry, spec Spec) *harness {
+func spawnSpec(t testing.TB, sys *actor.ActorSystem, reg *testPlace, spec Spec) *harness {
 	t.Helper()
 	id := spec.ID
 	h := &harness{t: t, sys: sys, reg: reg, rec: eventstest.NewRecorder()}

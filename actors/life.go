@@ -5,10 +5,11 @@ import (
 	"runtime/debug"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
-	"go.uber.org/zap"
 )
 
 // recoverPanic turns a panic in a handler into an error event: the session

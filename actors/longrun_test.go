@@ -110,7 +110,7 @@ func TestRunsIndefinitely(t *testing.T) {
 	model.Provider = &checkedProvider{Provider: windowOf(2000)(model.Provider), sent: sent}
 	sum := scriptModel(t, "script:summariser", `{"turns":[{"text":"The user looked up items one by one; each was echoed and described."}],"when_exhausted":"repeat_last"}`)
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1", Model: model, CompactModel: sum, System: "be brief",
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model, CompactModel: sum, System: "be brief",
 		Tools: demoSet(t), Context: &llm.ContextConfig{CompactAtPercent: 60, KeepRecent: new(6)}})
 	for i := range prompts {
 		h.ok(&eventsv1.Prompt{Text: fmt.Sprintf("look up item %d", i)})

@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
-	"go.uber.org/zap"
 )
 
 func (s *session) switchModel(ctx actor.Context, m *llm.Model) {

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"context"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -37,31 +36,29 @@ type lull struct {
 	trim        *time.Timer
 }
 
-// passivateDue says a session may have been quiet for PassivateAfter;
-// mark is its activity count when the timer was set.
-type passivateDue struct{ mark uint64 }
+// PassivateDue says a session may have been quiet for PassivateAfter;
+// Mark is its activity count when the timer was set. The session sends it
+// to itself; its Place sends it again when the session did not answer
+// PassivateNow in time.
+type PassivateDue struct{ Mark uint64 }
 
-// passivateNow asks a session the registry took out of its map to stop,
-// if it is still quiet since mark.
-type passivateNow struct{ mark uint64 }
+// PassivateNow asks a session its Place took out of its map to stop, if
+// it is still quiet since Mark. The session answers Passivated.
+type PassivateNow struct{ Mark uint64 }
 
-// passivated answers passivateNow: ok when the session stops, with the
-// actor subscriptions its next actor takes over.
-type passivated struct {
-	ok   bool
-	subs []*SubscribePID
-}
-
-// dormant is what a passivated session leaves to its next actor.
-type dormant struct {
-	subs []*SubscribePID
+// Passivated answers PassivateNow: OK when the session stops, with the
+// actor subscriptions its next actor takes over (the Place sends them to
+// it before anything else).
+type Passivated struct {
+	OK   bool
+	Subs []*SubscribePID
 }
 
 // counts reports whether msg is activity that keeps a session loaded (a
 // listing's summary is not).
 func counts(msg any) bool {
 	switch msg.(type) {
-	case *passivateDue, *passivateNow, *GetSummary:
+	case *PassivateDue, *PassivateNow, *GetSummary:
 		return false
 	}
 	return true
@@ -71,21 +68,21 @@ func counts(msg any) bool {
 // stops if nothing happened since.
 func (s *session) passivateLater() {
 	d := s.env.PassivateAfter
-	if d <= 0 || s.env.Store == nil || s.home.reg == nil {
+	if d <= 0 || s.env.Store == nil || s.home.place == nil {
 		return
 	}
 	if s.lull.passivation != nil {
 		s.lull.passivation.Stop()
 	}
 	mark, home := s.lull.activity, s.home
-	s.lull.passivation = time.AfterFunc(d, func() { home.post(&passivateDue{mark: mark}) })
+	s.lull.passivation = time.AfterFunc(d, func() { home.post(&PassivateDue{Mark: mark}) })
 }
 
 // passivateDue asks the registry to passivate the session if it stayed
 // quiet since the timer was set, or sets the timer again.
-func (s *session) passivateDue(m *passivateDue) {
-	if m.mark == s.lull.activity && s.quiet() {
-		go s.home.reg.passivate(s.spec.ID, s.home.self, m.mark)
+func (s *session) passivateDue(m *PassivateDue) {
+	if m.Mark == s.lull.activity && s.quiet() {
+		go s.home.place.Passivate(s.spec.ID, s.home.self, m.Mark)
 		return
 	}
 	s.passivateLater()
@@ -93,16 +90,16 @@ func (s *session) passivateDue(m *passivateDue) {
 
 // passivateNow stops the session if nothing happened since the timer's
 // mark; otherwise it stays and the timer starts again.
-func (s *session) passivateNow(ctx actor.Context, m *passivateNow) {
-	if m.mark != s.lull.activity || !s.quiet() {
-		ctx.Respond(&passivated{})
+func (s *session) passivateNow(ctx actor.Context, m *PassivateNow) {
+	if m.Mark != s.lull.activity || !s.quiet() {
+		ctx.Respond(&Passivated{})
 		s.passivateLater()
 		return
 	}
-	p := &passivated{ok: true}
+	p := &Passivated{OK: true}
 	for _, k := range s.out.sinks {
 		if ps, ok := k.(*pidSink); ok {
-			p.subs = append(p.subs, &SubscribePID{PID: ps.pid, Since: s.out.log.LastSeq(), Filter: ps.filter})
+			p.Subs = append(p.Subs, &SubscribePID{PID: ps.pid, Since: s.out.log.LastSeq(), Filter: ps.filter})
 		}
 	}
 	ctx.Respond(p)
@@ -123,56 +120,4 @@ func (s *session) quiet() bool {
 		}
 	}
 	return true
-}
-
-// passivate takes session id out of the registry and asks its actor to
-// stop; see the comment at the top of this file. What Deliver and Get ask
-// meanwhile waits, and restores the session once it has stopped.
-func (r *Registry) passivate(id string, pid *actor.PID, mark uint64) {
-	r.mu.Lock()
-	if cur, ok := r.pids[id]; !ok || !cur.Equal(pid) {
-		r.mu.Unlock()
-		return
-	}
-	_, user, _ := r.unregisterLocked(id)
-	c := &restoring{done: make(chan struct{}), user: user, passivating: true}
-	r.restoring[id] = c
-	r.mu.Unlock()
-
-	res, err := r.system.Root.RequestFuture(pid, &passivateNow{mark: mark}, r.answerWait).Result()
-	p, _ := res.(*passivated)
-	if err != nil || p == nil || !p.ok {
-		r.mu.Lock()
-		c.pid = pid
-		handover := r.settleQueueLocked(id, c)
-		r.mu.Unlock()
-		r.handOver(id, handover)
-		if p == nil && handover == nil {
-			// No answer in time (a session behind a long mailbox): it may
-			// still say ok, and then wait to be stopped with no timer of
-			// its own, loaded for good. It stays, so it judges afresh
-			// whether it is quiet: passivated again, or its timer set.
-			r.system.Root.Send(pid, &passivateDue{mark: mark})
-		}
-		return
-	}
-	_ = r.system.Root.StopFuture(pid).Wait()
-	r.release(id)
-	r.mu.Lock()
-	if len(p.subs) > 0 {
-		r.dormant[id] = &dormant{subs: p.subs}
-	}
-	wanted := len(c.queue) > 0 || c.waiters > 0
-	if !wanted {
-		delete(r.restoring, id)
-		close(c.done)
-		r.mu.Unlock()
-		return
-	}
-	r.mu.Unlock()
-	c.pid, c.user, c.err = r.restore(context.Background(), id)
-	r.mu.Lock()
-	handover := r.settleQueueLocked(id, c)
-	r.mu.Unlock()
-	r.handOver(id, handover)
 }

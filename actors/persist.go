@@ -358,11 +358,11 @@ func (s *session) volatile() *store.Volatile {
 	return v
 }
 
-// settled asks a session to answer once everything it has told is stored
+// Settle asks a session to answer once everything it has told is stored
 // (deliver holds the answer until then): the Registry waits for it after a
 // restore. A store that fails the write makes the answer a store_failed
 // error.
-type settled struct{}
+type Settle struct{}
 
 // deliver answers a request once its message is handled (see flush).
 // While changes wait for a write, every answer waits too, behind the

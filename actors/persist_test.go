@@ -53,7 +53,7 @@ func storedHarness(t *testing.T, st store.Store, spec Spec) *harness {
 	}
 	sys := newSystem(t)
 	spec.ID = "s1"
-	reg := NewRegistry(sys, &Env{Settings: Settings{Store: st, Node: "n1"}})
+	reg := newPlace(sys, &Env{Settings: Settings{Store: st, Node: "n1"}}, nil)
 	t.Cleanup(reg.Shutdown)
 	return spawnSpec(t, sys, reg, spec)
 }

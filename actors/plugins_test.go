@@ -32,7 +32,7 @@ func newPluginHarness(t *testing.T, scriptJSON string, env *Env, ps ...plugins.P
 		}
 	}
 	sys := newSystem(t)
-	return spawnSpec(t, sys, NewRegistry(sys, env), Spec{ID: "s1", Model: scriptModel(t, "", scriptJSON),
+	return spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: scriptModel(t, "", scriptJSON),
 		System: "be brief", Tools: demoSet(t, extra...), Plugins: ps})
 }
 
@@ -191,7 +191,7 @@ func TestAbortWhileApprovalPending(t *testing.T) {
 func TestApprovalWhileTheBatchRuns(t *testing.T) {
 	g := newGate()
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, NewRegistry(sys, &Env{}), Spec{ID: "s1",
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 		Model: scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}},{"name":"echo","args":{"text":"hi"}}]},{"text":"done"}]}`),
 		Tools: demoSet(t, holdTool("hold", tools.Killable, g)), Plugins: []plugins.Plugin{plugin(t, approval.New, `{"tools":["echo"]}`)}})
 	h.ok(&eventsv1.Prompt{Text: "go"})
@@ -272,7 +272,7 @@ func TestLimitsEndTheRunCleanly(t *testing.T) {
 			model.Cost.Input = 1
 			env := &Env{}
 			sys := newSystem(t)
-			h := spawnSpec(t, sys, NewRegistry(sys, env), Spec{ID: "s1", Model: model, Tools: demoSet(t),
+			h := spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: model, Tools: demoSet(t),
 				Plugins: []plugins.Plugin{plugin(t, limits.New, c.config)}})
 			h.ok(&eventsv1.Prompt{Text: "spend"})
 			end := h.waitFor("agent_end", 1).GetAgentEnd()

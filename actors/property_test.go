@@ -68,7 +68,7 @@ func TestPropertyRandomCommands(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
 	env := &Env{Settings: Settings{ToolGrace: 10 * time.Millisecond}, Logger: zap.New(core)}
 	sys := newSystem(t)
-	reg := NewRegistry(sys, env)
+	reg := newPlace(sys, env, nil)
 	set := demoSet(t)
 
 	var seeds []uint64
@@ -130,7 +130,7 @@ type prop struct {
 	trace      []string // what the test did, for a failure's report
 }
 
-func newProp(t *testing.T, sys *actor.ActorSystem, reg *Registry, set *tools.Set, seed uint64) *prop {
+func newProp(t *testing.T, sys *actor.ActorSystem, reg *testPlace, set *tools.Set, seed uint64) *prop {
 	t.Helper()
 	p := &prop{t: t, rng: rand.New(rand.NewPCG(seed, 0x7ac4)), seed: seed, kick: make(chan struct{}, 1), sent: &sentRequests{}}
 	if p.rng.IntN(3) > 0 {

@@ -2,9 +2,10 @@ package actors
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
-	"google.golang.org/protobuf/proto"
 )
 
 // emit publishes one event (once the store holds what it tells).

@@ -46,22 +46,19 @@ type session struct {
 	lull  lull        // how long it has been quiet (passivate.go)
 }
 
-// Props returns the props of a session actor for spec. A session spawned
-// from them alone starts no sub-agents: Registry spawns sessions that do.
-func Props(env *Env, spec Spec) *actor.Props { return props(env, nil, spec) }
-
 // dispatcher runs session mailboxes on reused goroutines, as many messages
 // in one go as protoactor's default dispatcher (package workers says why).
 var dispatcher actor.Dispatcher = workers.Default.Dispatcher(300)
 
-// props returns the props of a session actor of registry reg.
-func props(env *Env, reg *Registry, spec Spec) *actor.Props {
+// Props returns the props of a session actor for spec, spawned by place
+// (nil: a session that never passivates and starts no sub-agents).
+func Props(env *Env, place Place, spec Spec) *actor.Props {
 	sp := &spec
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &session{
 			spec:    sp,
 			env:     env,
-			home:    home{reg: reg},
+			home:    home{place: place},
 			machine: fsm.New(),
 			hooks:   hooks{chain: newChain(env, sp.Plugins)},
 			out:     newOutlet(env, *sp),
@@ -120,17 +117,17 @@ func (s *session) common(ctx actor.Context) bool {
 		s.stored(m)
 	case *rewrite:
 		s.retryWrite()
-	case *settled:
+	case *Settle:
 		s.deliver(ctx, &eventsv1.Reply{})
 	case *ExportPoint:
 		s.exportPoint(ctx)
-	case *inUse:
+	case *InUse:
 		ctx.Respond(&eventsv1.Reply{Error: s.use()})
 	case *idleTrim:
 		s.trim(m)
-	case *passivateDue:
+	case *PassivateDue:
 		s.passivateDue(m)
-	case *passivateNow:
+	case *PassivateNow:
 		s.passivateNow(ctx, m)
 	case *eventsv1.Compact:
 		s.compactCommand(ctx)

@@ -26,7 +26,7 @@ import (
 type family struct {
 	t      *testing.T
 	sys    *actor.ActorSystem
-	reg    *Registry
+	reg    *testPlace
 	models map[string]string
 }
 
@@ -36,7 +36,7 @@ func newFamily(t *testing.T, env *Env, models map[string]string) *family {
 		env = &Env{}
 	}
 	f := &family{t: t, sys: newSystem(t), models: models}
-	f.reg = NewRegistry(f.sys, env, WithRespec(f.respec))
+	f.reg = newPlace(f.sys, env, f.respec)
 	t.Cleanup(f.reg.Shutdown) // children without a store stay loaded
 	return f
 }

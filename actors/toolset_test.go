@@ -31,7 +31,7 @@ func toolsHarness(t *testing.T, scriptJSON string, own []tools.Tool, names ...st
 	model := scriptModel(t, "", scriptJSON)
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	sys := newSystem(t)
-	return spawnSpec(t, sys, NewRegistry(sys, &Env{Tools: catalog}), Spec{ID: "s1", Model: model, System: "be brief", Tools: set}), sent
+	return spawnSpec(t, sys, newPlace(sys, &Env{Tools: catalog}, nil), Spec{ID: "s1", Model: model, System: "be brief", Tools: set}), sent
 }
 
 // offered lists the tool names of each request sent.
@@ -144,7 +144,7 @@ func TestHeldCallOfADetachedTool(t *testing.T) {
 	}
 	model := scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"x"}}]},{"text":"done"}]}`)
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, NewRegistry(sys, &Env{Tools: catalog}), Spec{ID: "s1", Model: model, Tools: demoSet(t),
+	h := spawnSpec(t, sys, newPlace(sys, &Env{Tools: catalog}, nil), Spec{ID: "s1", Model: model, Tools: demoSet(t),
 		Plugins: []plugins.Plugin{&oncePlugin{hook: plugins.BeforeTool, act: plugins.Action{Kind: plugins.HoldForApproval}}}})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	ap := h.waitFor("approval_required", 1).GetApprovalRequired()

@@ -1,10 +1,13 @@
-package actors
+package placement
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/actors"
 )
 
 // TestPassivateAnswerTooLate: a session that does not answer passivateNow
@@ -14,13 +17,14 @@ import (
 // passivation timer, for good: a million idle sessions never all
 // passivated.
 func TestPassivateAnswerTooLate(t *testing.T) {
-	sys := newSystem(t)
-	reg := NewRegistry(sys, &Env{})
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	defer sys.Shutdown()
+	reg := New(sys, &actors.Env{})
 	reg.answerWait = 20 * time.Millisecond
 	got := make(chan any, 4)
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
-		case *passivateNow, *passivateDue:
+		case *actors.PassivateNow, *actors.PassivateDue:
 			got <- m // never answered
 		}
 	}))
@@ -28,13 +32,13 @@ func TestPassivateAnswerTooLate(t *testing.T) {
 	reg.registerLocked("s1", pid, "")
 	reg.mu.Unlock()
 
-	reg.passivate("s1", pid, 7)
-	if m, ok := (<-got).(*passivateNow); !ok || m.mark != 7 {
+	reg.Passivate("s1", pid, 7)
+	if m, ok := (<-got).(*actors.PassivateNow); !ok || m.Mark != 7 {
 		t.Fatalf("first %v, want passivateNow{7}", m)
 	}
 	select {
 	case m := <-got:
-		if d, ok := m.(*passivateDue); !ok || d.mark != 7 {
+		if d, ok := m.(*actors.PassivateDue); !ok || d.Mark != 7 {
 			t.Fatalf("then %v, want passivateDue{7}", m)
 		}
 	case <-time.After(10 * time.Second):

@@ -1,0 +1,96 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// testPlace is the Place of this package's tests: it spawns sessions by
+// id and makes sub-agents (resolved by respec), and never passivates.
+// Restores, leases and passivation are package placement's, and tested
+// there.
+type testPlace struct {
+	sys    *actor.ActorSystem
+	env    *Env
+	respec Respec
+	mu     sync.Mutex
+	pids   map[string]*actor.PID
+}
+
+var _ Place = (*testPlace)(nil)
+
+// newPlace returns a place for sessions sharing env; respec nil: it makes
+// no sub-agents.
+func newPlace(sys *actor.ActorSystem, env *Env, respec Respec) *testPlace {
+	return &testPlace{sys: sys, env: env, respec: respec, pids: map[string]*actor.PID{}}
+}
+
+// Spawn starts the session of spec, recording nothing in the store.
+func (p *testPlace) Spawn(spec Spec) (*actor.PID, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.pids[spec.ID]; ok {
+		return nil, fmt.Errorf("session %q exists", spec.ID)
+	}
+	pid, err := p.sys.Root.SpawnNamed(Props(p.env, p, spec), "session/"+spec.ID)
+	if err == nil {
+		p.pids[spec.ID] = pid
+	}
+	return pid, err
+}
+
+// Create records the session in the store, when there is one, and
+// starts it.
+func (p *testPlace) Create(ctx context.Context, spec Spec) (*actor.PID, error) {
+	if st := p.env.Store; st != nil {
+		if err := Record(ctx, st, spec.ID, spec.Stored, spec.Restore); err != nil {
+			return nil, err
+		}
+		if err := st.Acquire(ctx, spec.ID, p.env.Node, time.Minute); err != nil {
+			return nil, err
+		}
+	}
+	return p.Spawn(spec)
+}
+
+// Close stops session id and waits for it.
+func (p *testPlace) Close(id string) bool {
+	pid, ok := p.Lookup(id)
+	if ok {
+		p.mu.Lock()
+		delete(p.pids, id)
+		p.mu.Unlock()
+		_ = p.sys.Root.StopFuture(pid).Wait()
+	}
+	return ok
+}
+
+// Lookup finds session id.
+func (p *testPlace) Lookup(id string) (*actor.PID, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pid, ok := p.pids[id]
+	return pid, ok
+}
+
+// Shutdown closes every session.
+func (p *testPlace) Shutdown() {
+	p.mu.Lock()
+	ids := make([]string, 0, len(p.pids))
+	for id := range p.pids {
+		ids = append(ids, id)
+	}
+	p.mu.Unlock()
+	for _, id := range ids {
+		p.Close(id)
+	}
+}
+
+func (p *testPlace) ChildRespec() Respec { return p.respec }
+
+// Passivate never passivates: the session stays.
+func (p *testPlace) Passivate(string, *actor.PID, uint64) {}

@@ -1,0 +1,308 @@
+package placement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/actors"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/store"
+)
+
+// Errors of the Registry. Store errors (store.ErrOwned, store.ErrNotFound,
+// store.ErrExists, faults) come wrapped as they are.
+var (
+	// ErrSessionExists is returned by Spawn and Create for an id in use.
+	ErrSessionExists = errors.New("session exists")
+	// ErrNoSession is returned by Get for an id no session has.
+	ErrNoSession = errors.New("no such session")
+	// ErrReleased is returned by Get when Release handed the session over
+	// while it was being restored; what Deliver was given for it
+	// meanwhile is answered with a dead letter (not done).
+	ErrReleased = errors.New("session handed over while it was being restored")
+)
+
+// Registry spawns, finds and closes the session actors of one actor
+// system. With a store (Env.Store) it is also the one place that keeps the
+// life of a stored session: Create records a session before it starts; Get
+// restores a stored session on its first use, whatever that use is, once
+// even when many ask at the same time; the leases of loaded sessions are
+// renewed until Shutdown; Close stops a session and gives its lease up.
+type Registry struct {
+	system *actor.ActorSystem
+	env    *actors.Env
+	respec actors.Respec
+	// child resolves sub-agents' configurations; nil: as respec.
+	child actors.Respec
+
+	fail Failure
+	// answerWait bounds the wait for a session's answer to the registry
+	// (settleTimeout; tests shorten it).
+	answerWait time.Duration
+
+	mu   sync.Mutex
+	pids map[string]*actor.PID
+	// users holds the user (Spec.Stored.User) of each session in pids
+	// that has one. It is written with pids, under mu, by the one call
+	// that registers the session: a refused create never touches it.
+	users     map[string]string
+	restoring map[string]*restoring
+	// dormant holds what passivated sessions hand to their next actor.
+	dormant map[string]*dormant
+	// deleting holds the sessions Delete is deleting (with their
+	// sub-agents): Get and Deliver do not restore them.
+	deleting map[string]bool
+
+	stop chan struct{}
+	done sync.WaitGroup
+}
+
+// Failure turns why a session could not be reached (ErrNoSession, a store
+// error, ...) into the error a request waiting for it is answered with.
+type Failure func(id string, err error) *eventsv1.ErrorInfo
+
+// RegistryOption configures a Registry.
+type RegistryOption func(*Registry)
+
+// WithRespec sets how stored sessions are resolved when restored; without
+// it, a registry with a store cannot restore sessions.
+func WithRespec(f actors.Respec) RegistryOption {
+	return func(r *Registry) { r.respec = f }
+}
+
+// WithChildRespec sets how the configuration of a sub-agent a session
+// starts is resolved (where its owner's grant is checked); without it, as
+// a restore's (WithRespec).
+func WithChildRespec(f actors.Respec) RegistryOption {
+	return func(r *Registry) { r.child = f }
+}
+
+// childRespec is how a sub-agent's configuration is resolved; nil when
+// it cannot be (a nil registry, or one without WithRespec).
+func (r *Registry) ChildRespec() actors.Respec {
+	switch {
+	case r == nil || r.respec == nil:
+		return nil
+	case r.child != nil:
+		return r.child
+	}
+	return r.respec
+}
+
+// WithFailure sets how requests Deliver could not hand to a session are
+// answered (default: invalid_session for ErrNoSession, else internal).
+func WithFailure(f Failure) RegistryOption {
+	return func(r *Registry) { r.fail = f }
+}
+
+// New returns an empty registry whose sessions share env. With a
+// store in env it renews the leases of its sessions until Shutdown.
+func New(system *actor.ActorSystem, env *actors.Env, opts ...RegistryOption) *Registry {
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, answerWait: settleTimeout}
+	for _, o := range opts {
+		o(r)
+	}
+	if env.Store != nil {
+		r.stop = make(chan struct{})
+		r.done.Add(1)
+		go r.renew()
+	}
+	return r
+}
+
+// Spawn starts a session actor for spec, without recording it in the
+// store: what Create does after recording it, and what tests use.
+func (r *Registry) Spawn(spec actors.Spec) (*actor.PID, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.pids[spec.ID]; ok {
+		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
+	}
+	return r.spawnLocked(spec)
+}
+
+func (r *Registry) spawnLocked(spec actors.Spec) (*actor.PID, error) {
+	pid, err := r.system.Root.SpawnNamed(actors.Props(r.env, r, spec), "session/"+spec.ID)
+	if err != nil {
+		return nil, err
+	}
+	r.registerLocked(spec.ID, pid, spec.Stored.User)
+	return pid, nil
+}
+
+// registerLocked makes pid the loaded session id, belonging to user.
+func (r *Registry) registerLocked(id string, pid *actor.PID, user string) {
+	r.pids[id] = pid
+	if user != "" {
+		r.users[id] = user
+	}
+}
+
+// unregisterLocked takes session id out of pids and users, returning
+// what they held.
+func (r *Registry) unregisterLocked(id string) (pid *actor.PID, user string, ok bool) {
+	pid, ok = r.pids[id]
+	user = r.users[id]
+	delete(r.pids, id)
+	delete(r.users, id)
+	return pid, user, ok
+}
+
+// Create starts a new session: with a store, it records the session
+// (spec.Stored, and for an import the history and state of spec.Restore)
+// and takes its lease first, and fails with ErrSessionExists when the id
+// is taken, loaded or stored.
+func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, error) {
+	if r.Loaded(spec.ID) {
+		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
+	}
+	if st := r.env.Store; st != nil {
+		if err := actors.Record(ctx, st, spec.ID, spec.Stored, spec.Restore); err != nil {
+			if errors.Is(err, store.ErrExists) {
+				return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
+			}
+			return nil, err
+		}
+		if err := st.Acquire(ctx, spec.ID, r.env.Node, leaseTTL(r.env)); err != nil {
+			return nil, err
+		}
+	}
+	pid, err := r.Spawn(spec)
+	if err != nil {
+		r.release(spec.ID)
+	}
+	return pid, err
+}
+
+// Page lists stored sessions (store.List). A session in the page that is
+// not loaded here and whose record says a run was cut short by a crash is
+// restored first, so the listing never shows a state that get_state would
+// contradict; one another node holds is listed as stored.
+func (r *Registry) Page(ctx context.Context, p store.Page) (*store.Listing, error) {
+	page, err := r.env.Store.List(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range page.Sessions {
+		if s.State != string(fsm.Idle) && !r.Loaded(s.ID) {
+			_, _ = r.Get(ctx, s.ID) // on failure the record stands
+		}
+	}
+	return page, nil
+}
+
+// Lookup finds a loaded session.
+func (r *Registry) Lookup(id string) (*actor.PID, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	pid, ok := r.pids[id]
+	return pid, ok
+}
+
+// Sessions counts the loaded sessions of user, sub-agents aside.
+func (r *Registry) Sessions(user string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for id, u := range r.users {
+		if u == user && !strings.Contains(id, "/") {
+			n++
+		}
+	}
+	return n
+}
+
+// User returns the user of session id (Spec.Stored.User, "" for nobody in
+// particular) and whether the session is loaded here; a session that is
+// not loaded has no user here.
+func (r *Registry) User(id string) (user string, loaded bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, loaded = r.pids[id]
+	return r.users[id], loaded
+}
+
+// Loaded reports whether session id runs here.
+func (r *Registry) Loaded(id string) bool {
+	_, ok := r.Lookup(id)
+	return ok
+}
+
+// IDs lists the loaded sessions, sorted.
+func (r *Registry) IDs() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids := make([]string, 0, len(r.pids))
+	for id := range r.pids {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Close stops a session, waits for it and gives up its lease (a stored
+// session stays stored, to be restored on its next use); it reports
+// whether the session was loaded.
+func (r *Registry) Close(id string) bool {
+	r.mu.Lock()
+	delete(r.dormant, id)
+	r.mu.Unlock()
+	if !r.unload(id) {
+		return false
+	}
+	r.release(id)
+	return true
+}
+
+// Release hands session id over: once everything it has told is stored,
+// it stops and gives up its lease, staying stored for its next use, here
+// or on another node. A session being restored (or passivated) is handed
+// over once that is done, unless Deliver or Get asks for it again first:
+// otherwise the restore would leave it loaded here, its lease renewed for
+// ever, though every caller looks for it elsewhere. It reports whether the
+// session was loaded or being restored.
+func (r *Registry) Release(id string) bool {
+	r.mu.Lock()
+	c, restoring := r.restoring[id]
+	if restoring {
+		c.released = true
+	}
+	pid, ok := r.pids[id]
+	r.mu.Unlock()
+	if restoring || !ok {
+		return restoring
+	}
+	_ = r.settle(pid) // a session that cannot store is left as stored
+	return r.Close(id)
+}
+
+// unload stops a session and waits for it, keeping its lease.
+func (r *Registry) unload(id string) bool {
+	r.mu.Lock()
+	pid, _, ok := r.unregisterLocked(id)
+	r.mu.Unlock()
+	if ok {
+		_ = r.system.Root.StopFuture(pid).Wait()
+	}
+	return ok
+}
+
+// Shutdown stops renewing leases, then closes every session.
+func (r *Registry) Shutdown() {
+	if r.stop != nil {
+		close(r.stop)
+		r.done.Wait()
+		r.stop = nil
+	}
+	for _, id := range r.IDs() {
+		r.Close(id)
+	}
+}

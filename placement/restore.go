@@ -1,0 +1,251 @@
+package placement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/store"
+)
+
+// settleTimeout bounds the wait for a restored session's first write; it
+// is longer than a session's own retries of a failed write.
+const settleTimeout = 15 * time.Second
+
+// restoring is a restore (or a passivation) under way; those who ask
+// meanwhile wait for it, and what Deliver is given meanwhile waits in
+// queue, in order.
+type restoring struct {
+	done  chan struct{}
+	pid   *actor.PID
+	user  string // the session's user, registered with pid
+	err   error
+	queue []any
+	// passivating marks a passivation: once done, waiters look again.
+	passivating bool
+	// waiters counts the Get calls waiting on a passivation, which then
+	// restores at once.
+	waiters int
+	// released: Release was called meanwhile, and nobody asked for the
+	// session since; once restored it is handed over at once.
+	released bool
+}
+
+// Get returns the actor of session id. A stored session that is not
+// loaded is restored first — lease, record and history, then an actor that
+// takes it up — so every use of a session, reads included, sees it as it
+// is once restored. Concurrent first uses share one restore; a use that
+// meets a passivation waits for it and restores the session. It fails
+// with ErrNoSession for an unknown id, and with store.ErrOwned when another
+// node holds the session.
+func (r *Registry) Get(ctx context.Context, id string) (*actor.PID, error) {
+	for {
+		r.mu.Lock()
+		if pid, ok := r.pids[id]; ok {
+			r.mu.Unlock()
+			return pid, nil
+		}
+		if r.env.Store == nil || r.respec == nil || r.deletingLocked(id) {
+			r.mu.Unlock()
+			return nil, fmt.Errorf("%w: %q", ErrNoSession, id)
+		}
+		c, ok := r.restoring[id]
+		if !ok {
+			c = r.beginLocked(id)
+		}
+		c.released = false // wanted here again
+		if c.passivating {
+			c.waiters++
+		}
+		r.mu.Unlock()
+		select {
+		case <-c.done:
+			if c.passivating {
+				continue // stopped: look again (and restore)
+			}
+			return c.pid, c.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Deliver hands msg — a command, or an *actor.MessageEnvelope that names
+// its sender — to session id: at once when it is loaded, else once a
+// restore (which Deliver starts for a stored session) or a passivation
+// under way is over, in the order Deliver was called. A request that
+// cannot reach its session is answered with a Reply carrying the Failure.
+// Deliver never blocks on the store: it is what remote callers and
+// handles that outlive a passivation send through.
+func (r *Registry) Deliver(id string, msg any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if pid, ok := r.pids[id]; ok {
+		// Under the lock, so that a passivation (which takes the session
+		// out of pids under it) never misses a message sent before.
+		r.system.Root.Send(pid, msg)
+		return
+	}
+	c, ok := r.restoring[id]
+	if !ok {
+		if r.env.Store == nil || r.respec == nil || r.deletingLocked(id) {
+			r.refuse(id, msg, fmt.Errorf("%w: %q", ErrNoSession, id))
+			return
+		}
+		c = r.beginLocked(id)
+	}
+	c.released = false // wanted here again
+	c.queue = append(c.queue, msg)
+}
+
+// beginLocked starts the restore of session id on a goroutine of its own:
+// the restore is shared, and one caller giving up must not fail the rest.
+func (r *Registry) beginLocked(id string) *restoring {
+	c := &restoring{done: make(chan struct{})}
+	r.restoring[id] = c
+	go r.finishRestore(id, c)
+	return c
+}
+
+// finishRestore restores session id for c and hands it what waited.
+func (r *Registry) finishRestore(id string, c *restoring) {
+	pid, user, err := r.restore(context.Background(), id)
+	r.mu.Lock()
+	c.pid, c.user, c.err = pid, user, err
+	handover := r.settleQueueLocked(id, c)
+	r.mu.Unlock()
+	r.handOver(id, handover)
+}
+
+// settleQueueLocked ends the restore or passivation c: the session (when
+// c.pid is set) is registered and given what waited, in order, after the
+// subscriptions a passivation kept for it; else each waiting request is
+// answered with c.err. A session Release asked for meanwhile is not
+// registered: what waited is answered with ErrReleased, and its actor is
+// returned, for the caller to hand over (handOver) once r.mu is unlocked.
+func (r *Registry) settleQueueLocked(id string, c *restoring) (handover *actor.PID) {
+	if c.pid != nil && c.released {
+		handover = c.pid
+		c.pid, c.err = nil, fmt.Errorf("%w: %q", ErrReleased, id)
+	}
+	if c.pid != nil {
+		r.registerLocked(id, c.pid, c.user)
+		if d := r.dormant[id]; d != nil {
+			delete(r.dormant, id)
+			for _, sub := range d.subs {
+				r.system.Root.Send(c.pid, sub)
+			}
+		}
+		for _, m := range c.queue {
+			r.system.Root.Send(c.pid, m)
+		}
+	} else {
+		for _, m := range c.queue {
+			r.refuse(id, m, c.err)
+		}
+	}
+	c.queue = nil
+	delete(r.restoring, id)
+	close(c.done)
+	return handover
+}
+
+// handOver stops the actor of session id, which Release asked for while
+// it was restored, and gives its lease up, as Release does for a loaded
+// session. pid nil does nothing.
+func (r *Registry) handOver(id string, pid *actor.PID) {
+	if pid == nil {
+		return
+	}
+	_ = r.settle(pid)
+	_ = r.system.Root.StopFuture(pid).Wait()
+	r.mu.Lock()
+	delete(r.dormant, id)
+	r.mu.Unlock()
+	r.release(id)
+}
+
+// refuse answers a request that cannot reach session id; one that
+// waited for a session handed over meanwhile (ErrReleased) is answered
+// with a dead letter, protoactor's word for "not delivered": its sender
+// may try again where the session now is.
+func (r *Registry) refuse(id string, msg any, err error) {
+	env, ok := msg.(*actor.MessageEnvelope)
+	if !ok || env.Sender == nil {
+		return
+	}
+	if errors.Is(err, ErrReleased) {
+		r.system.Root.Send(env.Sender, &actor.DeadLetterResponse{Target: actor.NewPID(r.system.Address(), "session/"+id)})
+		return
+	}
+	var info *eventsv1.ErrorInfo
+	if r.fail != nil {
+		info = r.fail(id, err)
+	} else if errors.Is(err, ErrNoSession) {
+		info = &eventsv1.ErrorInfo{Code: events.CodeInvalidSession, Message: err.Error()}
+	} else {
+		info = &eventsv1.ErrorInfo{Code: events.CodeInternal, Message: err.Error()}
+	}
+	r.system.Root.Send(env.Sender, &eventsv1.Reply{Error: info})
+}
+
+// restore starts the actor of a stored session and waits until what the
+// restore found (interrupted calls, the end of a cut run, agent_recovered)
+// is stored and told, so the first use sees it in the ring as well; it
+// returns the actor and the session's user. On failure the lease is given
+// up, unless another node holds it.
+func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, error) {
+	spec, err := r.load(ctx, id)
+	if err == nil {
+		var pid *actor.PID
+		if pid, err = r.system.Root.SpawnNamed(actors.Props(r.env, r, spec), "session/"+id); err == nil {
+			if err = r.settle(pid); err == nil {
+				return pid, spec.Stored.User, nil
+			}
+			_ = r.system.Root.StopFuture(pid).Wait()
+		}
+	}
+	if !errors.Is(err, store.ErrOwned) && !errors.Is(err, ErrNoSession) {
+		r.release(id)
+	}
+	return nil, "", err
+}
+
+// settle waits until the session has stored everything it has told.
+func (r *Registry) settle(pid *actor.PID) error {
+	res, err := r.system.Root.RequestFuture(pid, &actors.Settle{}, r.answerWait).Result()
+	if err != nil {
+		return fmt.Errorf("restoring the session: %w", err)
+	}
+	if e := res.(*eventsv1.Reply).GetError(); e != nil {
+		return fmt.Errorf("restoring the session: %s: %s", e.Code, e.Message)
+	}
+	return nil
+}
+
+// load takes the lease of a stored session and reads what its actor needs.
+func (r *Registry) load(ctx context.Context, id string) (actors.Spec, error) {
+	st := r.env.Store
+	if err := r.acquire(ctx, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return actors.Spec{}, fmt.Errorf("%w: %q", ErrNoSession, id)
+		}
+		return actors.Spec{}, err
+	}
+	snap, err := st.Load(ctx, id)
+	if err != nil {
+		return actors.Spec{}, err
+	}
+	spec, err := r.respec(id, snap.Config)
+	if err != nil {
+		return actors.Spec{}, err
+	}
+	spec.Restore, spec.Stored = snap, snap.Config
+	return spec, nil
+}
