@@ -20,7 +20,7 @@ type remote struct {
 
 // Elsewhere is where the sessions of a runtime made with WithSessionsElsewhere
 // live: in other processes (a cluster's members, package
-// server/remote/front). Such a runtime hosts no session: Spawn creates
+// cluster/front). Such a runtime hosts no session: Spawn creates
 // through Create, a Session's commands go through Request and its
 // subscriptions through Follow, and reads that need no session — the
 // owner of a session (User), the list (List) — are answered from the

@@ -18,7 +18,7 @@ var layers = []struct {
 	{3, []string{"actors"}},
 	{4, []string{"placement", "metrics", "tracing"}}, // placement spawns the session actors; metrics and tracing implement actors.Observer, actors.Tracer
 	{5, []string{""}}, // the root package tack
-	{6, []string{"server", "cmd", "internal", "examples"}},
+	{6, []string{"server", "cluster", "cmd", "internal", "examples"}},
 }
 
 const module = "github.com/tack-run/tack"
@@ -38,7 +38,7 @@ func layerOf(pkg string) int {
 }
 
 // TestImportsFlowOneWay keeps the rule of docs/architecture.md: events ← {fsm, llm,
-// tools, store, policy} ← {plugins, config} ← actors ← metrics ← tack ← {server, cmd/tack}.
+// tools, store, policy} ← {plugins, config} ← actors ← {placement, metrics} ← tack ← {server, cluster, cmd/tack}.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
 	if err != nil {

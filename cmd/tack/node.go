@@ -14,8 +14,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/server/remote"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotetls"
 )
 
@@ -140,7 +140,7 @@ const rejoinPause = time.Second
 // a cluster member, until the cluster drops it (dropped): then the node
 // and the runtime are closed, the sessions here released for the other
 // members, and addr is where it listened.
-func serveNode(ctx context.Context, c *common, listen string, cl join.Config, opts []tack.Option, nodeOpts []remote.Option, security string, retention time.Duration) (addr string, dropped bool, err error) {
+func serveNode(ctx context.Context, c *common, listen string, cl cluster.Config, opts []tack.Option, nodeOpts []remote.Option, security string, retention time.Duration) (addr string, dropped bool, err error) {
 	rt, closeRuntime, err := c.runtime(opts...)
 	if err != nil {
 		return "", false, err

@@ -18,13 +18,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/cluster"
+	"github.com/tack-run/tack/cluster/front"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/metrics/otlp"
 	"github.com/tack-run/tack/server/a2aserver"
 	"github.com/tack-run/tack/server/auth"
 	httpserver "github.com/tack-run/tack/server/http"
-	"github.com/tack-run/tack/server/remote/front"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/store/open"
 	"github.com/tack-run/tack/web"
 )
@@ -151,11 +151,11 @@ func serve(args []string) error {
 			return slog.New(slog.DiscardHandler)
 		}))
 		defer sys.Shutdown()
-		cc, err := join.Client(sys, clusterHost, cl)
+		cc, err := cluster.Client(sys, clusterHost, cl)
 		if err != nil {
 			return fmt.Errorf("--cluster %s: %w", cl.Name, err)
 		}
-		defer join.Close(cc)
+		defer cluster.Close(cc)
 		rtOpts = append(rtOpts, tack.WithActorSystem(sys), tack.WithSessionsElsewhere(front.New(cc)))
 		fmt.Fprintf(os.Stderr, "tack serve: a front end of cluster %s (client at %s), hosting no session\n", cl.Name, sys.Address())
 	}

@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/remote"
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/command"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -43,17 +43,17 @@ const leaveTimeout = 5 * time.Second
 
 // join makes the node a member of the cluster cfg names, with its remote
 // configured by rcfg.
-func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
-	cc, err := cfg.Cluster(rcfg, cluster.NewKind(SessionKind, actor.PropsFromProducer(func() actor.Actor { return &grain{node: n} })))
+func (n *Node) join(rcfg *remote.Config, cfg cluster.Config) error {
+	cc, err := cfg.Cluster(rcfg, actorcluster.NewKind(SessionKind, actor.PropsFromProducer(func() actor.Actor { return &grain{node: n} })))
 	if err != nil {
 		return err
 	}
-	if err := join.Started(func() { n.cluster = join.Watch(cluster.New(n.rt.ActorSystem(), cc)) }); err != nil {
+	if err := cluster.Started(func() { n.cluster = cluster.Watch(actorcluster.New(n.rt.ActorSystem(), cc)) }); err != nil {
 		return err
 	}
 	if f := n.onMembers; f != nil {
 		n.rt.ActorSystem().EventStream.Subscribe(func(ev any) {
-			if t, ok := ev.(*cluster.ClusterTopology); ok {
+			if t, ok := ev.(*actorcluster.ClusterTopology); ok {
 				ids := make([]string, len(t.Members))
 				for i, m := range t.Members {
 					ids[i] = m.Id
@@ -63,7 +63,7 @@ func (n *Node) join(rcfg *remote.Config, cfg join.Config) error {
 			}
 		})
 	}
-	if err := join.Started(n.cluster.StartMember); err != nil {
+	if err := cluster.Started(n.cluster.StartMember); err != nil {
 		// protoactor started the remote before the provider failed: free
 		// the address for the next attempt.
 		if n.cluster.Remote != nil {
@@ -118,7 +118,7 @@ type grain struct {
 func (g *grain) Receive(ctx actor.Context) {
 	n := g.node
 	switch m := ctx.Message().(type) {
-	case *cluster.ClusterInit:
+	case *actorcluster.ClusterInit:
 		g.id = m.Identity.Identity
 	case *actor.Stopping:
 		if g.id != "" && n.rt.Release(g.id) {
@@ -137,7 +137,7 @@ func (g *grain) Receive(ctx actor.Context) {
 // stale answers a grain activated on this member while the asker's view
 // of the members differed from this member's, which names another owner:
 // the command is not done, its sender is answered with a dead letter
-// (join.Request then asks again, where its view now points), and the grain
+// (cluster.Request then asks again, where its view now points), and the grain
 // stops, so the session runs where the member list says.
 func (g *grain) stale(ctx actor.Context) {
 	if ctx.Sender() != nil {
@@ -183,12 +183,12 @@ func (g *grain) create(ctx actor.Context, m *eventsv1.CreateSession, user string
 // it; this member gets a forwarder for it.
 func (n *Node) createThrough(sender *actor.PID, m *eventsv1.CreateSession) {
 	if m.Session == "" {
-		m.Session = join.NewSessionID()
+		m.Session = cluster.NewSessionID()
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 		defer cancel()
-		res, err := join.Request(ctx, n.cluster, m.Session, m)
+		res, err := cluster.Request(ctx, n.cluster, m.Session, m)
 		if err != nil {
 			res = notAlive(err)
 		} else if r, ok := res.(*eventsv1.Reply); ok && r.GetCreated() != nil {
@@ -207,7 +207,7 @@ func (n *Node) lookupThrough(id string) *remotev1.SessionRef {
 	ref := &remotev1.SessionRef{Session: id}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	res, err := join.Read(ctx, n.cluster, id, &eventsv1.GetState{})
+	res, err := cluster.Read(ctx, n.cluster, id, &eventsv1.GetState{})
 	r, _ := res.(*eventsv1.Reply)
 	switch {
 	case err != nil:
@@ -248,7 +248,7 @@ func (f *forwarder) Receive(ctx actor.Context) {
 	}
 	c, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	res, err := join.Request(c, f.node.cluster, f.id, ctx.Message())
+	res, err := cluster.Request(c, f.node.cluster, f.id, ctx.Message())
 	if ctx.Sender() == nil {
 		return
 	}

@@ -17,9 +17,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/cluster"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/command"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -38,10 +38,10 @@ type Node struct {
 	gateway *actor.PID
 	// cluster is the cluster the node is a member of; nil for a node on
 	// its own.
-	cluster   *join.Cluster
+	cluster   *cluster.Cluster
 	onMembers func([]string)
 	// stopBlocked stops a member's watch for members it dropped though
-	// alive (join.Cluster.WatchBlocked).
+	// alive (cluster.Cluster.WatchBlocked).
 	stopBlocked func()
 
 	mu     sync.Mutex
@@ -86,11 +86,11 @@ func Start(rt *tack.Runtime, address string, opts ...Option) (*Node, error) {
 // names (see cluster.go). rt must keep its sessions in a store every
 // member shares, with a lease wait (tack.WithLeaseWait). The runtime's
 // actor system must have no remote yet.
-func StartMember(rt *tack.Runtime, address string, cfg join.Config, opts ...Option) (*Node, error) {
+func StartMember(rt *tack.Runtime, address string, cfg cluster.Config, opts ...Option) (*Node, error) {
 	return start(rt, address, &cfg, opts...)
 }
 
-func start(rt *tack.Runtime, address string, member *join.Config, opts ...Option) (*Node, error) {
+func start(rt *tack.Runtime, address string, member *cluster.Config, opts ...Option) (*Node, error) {
 	o := &options{log: zap.NewNop()}
 	for _, f := range opts {
 		f(o)
@@ -122,7 +122,7 @@ func start(rt *tack.Runtime, address string, member *join.Config, opts ...Option
 	if member == nil {
 		remote.WithKinds(remote.NewKind(SessionKind, n.kindProps()))(cfg)
 		n.remote = remote.NewRemote(rt.ActorSystem(), cfg)
-		if err := join.Started(n.remote.Start); err != nil {
+		if err := cluster.Started(n.remote.Start); err != nil {
 			return nil, err
 		}
 	} else if err := n.join(cfg, *member); err != nil {
@@ -137,7 +137,7 @@ func start(rt *tack.Runtime, address string, member *join.Config, opts ...Option
 }
 
 // Dropped is closed when the cluster drops this member (see
-// join.Cluster.Dropped): it serves nothing from then on, and its owner
+// cluster.Cluster.Dropped): it serves nothing from then on, and its owner
 // closes it and joins again with a new runtime. nil, never closed, for a
 // node on its own.
 func (n *Node) Dropped() <-chan struct{} {

@@ -7,10 +7,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/command"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -58,7 +58,7 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.UnsubscribePID{PID: m.Subscriber}})
 	case *eventsv1.SwitchModel, *eventsv1.Fork, *eventsv1.ExportSession:
 		if f, ok := m.(*eventsv1.Fork); ok && n.cluster != nil && f.NewSession == "" {
-			f.NewSession = join.NewSessionID()
+			f.NewSession = cluster.NewSessionID()
 		}
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
 			data, err := command.RunMessage(c, n.env(), id, m.(proto.Message))

@@ -1,11 +1,11 @@
-package join_test
+package cluster_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/tack-run/tack/cluster"
 	eventsv1 "github.com/tack-run/tack/events/v1"
-	"github.com/tack-run/tack/server/remote/join"
 )
 
 // sleeper's first turn runs a sleep long enough to be killed in.
@@ -17,15 +17,15 @@ const sleeper = `{"turns":[{"text":"Sleeping.","tool_calls":[{"name":"sleep","ar
 func TestClusterMemberDies(t *testing.T) {
 	tc := startCluster(t)
 	id := sessionID("b")
-	if _, err := join.Reply(within(t, wait), client, id, &eventsv1.CreateSession{Script: &eventsv1.RawJSON{Json: []byte(sleeper)}}); err != nil {
+	if _, err := cluster.Reply(within(t, wait), client, id, &eventsv1.CreateSession{Script: &eventsv1.RawJSON{Json: []byte(sleeper)}}); err != nil {
 		t.Fatal(err)
 	}
 	rec := follow(t, id, 0)
-	if r, err := join.Reply(within(t, wait), client, id, &eventsv1.Prompt{Text: "first"}); err != nil || r.GetPrompt().GetQueued() {
+	if r, err := cluster.Reply(within(t, wait), client, id, &eventsv1.Prompt{Text: "first"}); err != nil || r.GetPrompt().GetQueued() {
 		t.Fatalf("prompt: %v %v", r, err)
 	}
 	rec.until(t, "tool_execution_start", wait)
-	if r, err := join.Reply(within(t, wait), client, id, &eventsv1.Prompt{Text: "queued"}); err != nil || !r.GetPrompt().GetQueued() {
+	if r, err := cluster.Reply(within(t, wait), client, id, &eventsv1.Prompt{Text: "queued"}); err != nil || !r.GetPrompt().GetQueued() {
 		t.Fatalf("prompt while running: %v %v", r, err)
 	}
 	before := rec.until(t, "prompt_queued", wait)

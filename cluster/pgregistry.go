@@ -1,4 +1,4 @@
-package join
+package cluster
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -64,7 +64,7 @@ func newPgRegistry(dsn, name string) (*pgRegistry, error) {
 	return &pgRegistry{pool: pool, cluster: name}, nil
 }
 
-func (r *pgRegistry) register(ctx context.Context, m *cluster.Member, ttl time.Duration) error {
+func (r *pgRegistry) register(ctx context.Context, m *actorcluster.Member, ttl time.Duration) error {
 	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, pgLock); err != nil {
 			return err
@@ -99,7 +99,7 @@ func (r *pgRegistry) renew(ctx context.Context, ttl time.Duration) error {
 	return nil
 }
 
-func (r *pgRegistry) list(ctx context.Context) ([]*cluster.Member, error) {
+func (r *pgRegistry) list(ctx context.Context) ([]*actorcluster.Member, error) {
 	rows, err := r.pool.Query(ctx, `SELECT member, host, port, kinds FROM tack_cluster_members
 		WHERE cluster = $1 AND expires > now() ORDER BY member`, r.cluster)
 	var pgErr *pgconn.PgError
@@ -109,8 +109,8 @@ func (r *pgRegistry) list(ctx context.Context) ([]*cluster.Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*cluster.Member, error) {
-		var m cluster.Member
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*actorcluster.Member, error) {
+		var m actorcluster.Member
 		err := row.Scan(&m.Id, &m.Host, &m.Port, &m.Kinds)
 		return &m, err
 	})

@@ -1,4 +1,4 @@
-package join
+package cluster
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -37,7 +37,7 @@ func newEtcdRegistry(endpoints []string, name string) (*etcdRegistry, error) {
 	return &etcdRegistry{cli: cli, prefix: etcdBaseKey + "/" + name + "/"}, nil
 }
 
-func (r *etcdRegistry) register(ctx context.Context, m *cluster.Member, ttl time.Duration) error {
+func (r *etcdRegistry) register(ctx context.Context, m *actorcluster.Member, ttl time.Duration) error {
 	lease, err := r.cli.Grant(ctx, int64((ttl+time.Second-1)/time.Second))
 	if err != nil {
 		return fmt.Errorf("registering in etcd: %w", err)
@@ -61,14 +61,14 @@ func (r *etcdRegistry) renew(ctx context.Context, _ time.Duration) error {
 	return err
 }
 
-func (r *etcdRegistry) list(ctx context.Context) ([]*cluster.Member, error) {
+func (r *etcdRegistry) list(ctx context.Context) ([]*actorcluster.Member, error) {
 	res, err := r.cli.Get(ctx, r.prefix, clientv3.WithPrefix())
 	if err != nil {
 		return nil, err
 	}
-	members := make([]*cluster.Member, 0, len(res.Kvs))
+	members := make([]*actorcluster.Member, 0, len(res.Kvs))
 	for _, kv := range res.Kvs {
-		var m cluster.Member
+		var m actorcluster.Member
 		if err := json.Unmarshal(kv.Value, &m); err != nil {
 			return nil, fmt.Errorf("etcd key %s: %w", kv.Key, err)
 		}

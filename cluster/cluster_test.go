@@ -1,11 +1,11 @@
-package join_test
+package cluster_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/tack-run/tack/cluster"
 	eventsv1 "github.com/tack-run/tack/events/v1"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -34,7 +34,7 @@ func TestClusterCreateAndDrive(t *testing.T) {
 	first := rec.until(t, "agent_end", wait)
 	request(t, lookup(t, m3, id), &eventsv1.Prompt{Text: "second"})
 	second := rec.until(t, "agent_end", wait)
-	if _, err := join.Reply(within(t, wait), client, id, &eventsv1.Prompt{Text: "third"}); err != nil {
+	if _, err := cluster.Reply(within(t, wait), client, id, &eventsv1.Prompt{Text: "third"}); err != nil {
 		t.Fatal(err)
 	}
 	third := rec.until(t, "agent_end", wait)
@@ -56,7 +56,7 @@ func TestClusterCreateAndDrive(t *testing.T) {
 			t.Fatalf("history through %s: %q, want %q", m.Addr, got, want)
 		}
 	}
-	r, err := join.Reply(within(t, wait), client, id, &eventsv1.GetMessages{})
+	r, err := cluster.Reply(within(t, wait), client, id, &eventsv1.GetMessages{})
 	if err != nil || !slices.Equal(history(r), want) {
 		t.Fatalf("history through the cluster: %q, %v", history(r), err)
 	}

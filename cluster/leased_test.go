@@ -1,4 +1,4 @@
-package join
+package cluster
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 )
 
 // fakeRegistry answers renewals with err, and counts them.
@@ -15,14 +15,16 @@ type fakeRegistry struct {
 	renews int
 }
 
-func (r *fakeRegistry) register(context.Context, *cluster.Member, time.Duration) error { return nil }
+func (r *fakeRegistry) register(context.Context, *actorcluster.Member, time.Duration) error {
+	return nil
+}
 func (r *fakeRegistry) renew(context.Context, time.Duration) error {
 	r.renews++
 	return r.err
 }
-func (r *fakeRegistry) list(context.Context) ([]*cluster.Member, error) { return nil, nil }
-func (r *fakeRegistry) deregister(context.Context) error                { return nil }
-func (r *fakeRegistry) close()                                          {}
+func (r *fakeRegistry) list(context.Context) ([]*actorcluster.Member, error) { return nil, nil }
+func (r *fakeRegistry) deregister(context.Context) error                     { return nil }
+func (r *fakeRegistry) close()                                               {}
 
 // TestLeasedRenew: a member learns it was dropped when the registry
 // refuses to renew its lapsed registration, or when it could not renew

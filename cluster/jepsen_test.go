@@ -1,4 +1,4 @@
-package join_test
+package cluster_test
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/eventually"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -51,7 +51,7 @@ func TestClusterJepsen(t *testing.T) {
 			map[string]any{"text": "done"})
 	}
 	script, _ := json.Marshal(map[string]any{"turns": turns})
-	if _, err := join.Reply(within(t, wait), client, id, &eventsv1.CreateSession{Script: &eventsv1.RawJSON{Json: script}}); err != nil {
+	if _, err := cluster.Reply(within(t, wait), client, id, &eventsv1.CreateSession{Script: &eventsv1.RawJSON{Json: script}}); err != nil {
 		t.Fatal(err)
 	}
 	rec := follow(t, id, 0)
@@ -101,13 +101,13 @@ func TestClusterJepsen(t *testing.T) {
 
 	// Let the session settle: idle, and every run told.
 	st := eventually.Value(t, 3*wait, func() (*eventsv1.SessionState, error) {
-		r, err := join.Reply(within(t, wait), client, id, &eventsv1.GetState{})
+		r, err := cluster.Reply(within(t, wait), client, id, &eventsv1.GetState{})
 		if err != nil || r.GetState().State != "idle" {
 			return nil, fmt.Errorf("the session did not settle: %v %v", r, err)
 		}
 		return r.GetState(), nil
 	})
-	r, err := join.Reply(within(t, wait), client, id, &eventsv1.GetMessages{All: true})
+	r, err := cluster.Reply(within(t, wait), client, id, &eventsv1.GetMessages{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +160,11 @@ func (tc *testCluster) prompt(id, text string) outcome {
 	if k == 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
-		r, err := join.Reply(ctx, client, id, msg)
+		r, err := cluster.Reply(ctx, client, id, msg)
 		switch {
 		case err == nil:
 			return accepted
-		case errors.Is(err, join.ErrUnreached):
+		case errors.Is(err, cluster.ErrUnreached):
 			return rejected
 		case r != nil && r.Error.Code != events.CodeNotAlive:
 			return rejected
@@ -186,7 +186,7 @@ func (tc *testCluster) prompt(id, text string) outcome {
 		return unknown
 	case r.Error == nil:
 		return accepted
-	case r.Error.Code == events.CodeNotAlive && !strings.Contains(r.Error.Message, join.ErrUnreached.Error()):
+	case r.Error.Code == events.CodeNotAlive && !strings.Contains(r.Error.Message, cluster.ErrUnreached.Error()):
 		return unknown
 	}
 	return rejected

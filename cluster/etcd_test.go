@@ -1,4 +1,4 @@
-package join_test
+package cluster_test
 
 import (
 	"fmt"

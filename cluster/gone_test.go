@@ -1,12 +1,12 @@
-package join_test
+package cluster_test
 
 import (
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/cluster"
 	eventsv1 "github.com/tack-run/tack/events/v1"
-	"github.com/tack-run/tack/server/remote/join"
 )
 
 // TestClusterRequestToAGoneMember: a command waiting for the answer of a
@@ -14,13 +14,13 @@ import (
 // polls of it time out — ends as ErrNoAnswer as soon as the client drops
 // that member, not at its deadline a minute on (protoactor drops what it
 // was writing to a member that goes without a dead letter, so no answer
-// would ever come); a read sent with it (join.Read) asks again where the
+// would ever come); a read sent with it (cluster.Read) asks again where the
 // session is now and is answered there once it is restored; and the
 // history holds the prompt at most once.
 func TestClusterRequestToAGoneMember(t *testing.T) {
 	tc := startCluster(t)
 	id := sessionID("e")
-	if _, err := join.Reply(within(t, wait), client, id, &eventsv1.CreateSession{
+	if _, err := cluster.Reply(within(t, wait), client, id, &eventsv1.CreateSession{
 		Script: &eventsv1.RawJSON{Json: []byte(`{"turns":[{"text":"one"}]}`)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	ctx := within(t, time.Minute)
 	prompted := make(chan error, 1)
 	go func() {
-		_, err := join.Reply(ctx, client, id, &eventsv1.Prompt{Text: "lost"})
+		_, err := cluster.Reply(ctx, client, id, &eventsv1.Prompt{Text: "lost"})
 		prompted <- err
 	}()
 	type answer struct {
@@ -41,13 +41,13 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	}
 	read := make(chan answer, 1)
 	go func() {
-		res, err := join.Read(ctx, client, id, &eventsv1.GetState{})
+		res, err := cluster.Read(ctx, client, id, &eventsv1.GetState{})
 		read <- answer{res, err}
 	}()
 
 	select {
 	case err := <-prompted:
-		if !errors.Is(err, join.ErrNoAnswer) {
+		if !errors.Is(err, cluster.ErrNoAnswer) {
 			t.Fatalf("the prompt to the stalled member: %v, want ErrNoAnswer", err)
 		}
 	case <-time.After(wait):
@@ -66,7 +66,7 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	}
 	// The prompt may or may not have been done (the stalled member may
 	// have taken it as it stopped), but never twice.
-	r, err := join.Read(ctx, client, id, &eventsv1.GetMessages{})
+	r, err := cluster.Read(ctx, client, id, &eventsv1.GetMessages{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-package join
+package cluster
 
 import (
 	"fmt"
 	"net"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/remote"
 )
 
@@ -27,7 +27,7 @@ func Client(sys *actor.ActorSystem, host string, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := Watch(cluster.New(sys, cc))
+	c := Watch(actorcluster.New(sys, cc))
 	if err := Started(c.StartClient); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package join_test
+package cluster_test
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/internal/tacknode"
-	"github.com/tack-run/tack/server/remote/join"
 )
 
 // The tests share one cluster client: protoactor's remote.Start sets
@@ -34,7 +34,7 @@ var (
 	// proxies are the client's seeds, seeds the members': both forward
 	// to the automanaged port of the member of the same index.
 	proxies, seeds [3]*tcpProxy
-	client         *join.Cluster
+	client         *cluster.Cluster
 	sys            *actor.ActorSystem
 )
 
@@ -81,12 +81,12 @@ func run(m *testing.M) (int, error) {
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
-	client, err = join.Client(sys, "127.0.0.1", join.Config{Name: clusterName, Seeds: clientSeeds, Refresh: refresh, TTL: ttl})
+	client, err = cluster.Client(sys, "127.0.0.1", cluster.Config{Name: clusterName, Seeds: clientSeeds, Refresh: refresh, TTL: ttl})
 	if err != nil {
 		return 0, err
 	}
 	code := m.Run()
-	join.Close(client)
+	cluster.Close(client)
 	sys.Shutdown()
 	for _, p := range append(proxies[:], seeds[:]...) {
 		p.Close()

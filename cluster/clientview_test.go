@@ -1,11 +1,11 @@
-package join_test
+package cluster_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/tack-run/tack/cluster"
 	eventsv1 "github.com/tack-run/tack/events/v1"
-	"github.com/tack-run/tack/server/remote/join"
 )
 
 // TestClusterClientTakesBack: a member whose health endpoint stops
@@ -17,7 +17,7 @@ import (
 func TestClusterClientTakesBack(t *testing.T) {
 	tc := startCluster(t)
 	id := sessionID("d")
-	if _, err := join.Reply(within(t, wait), client, id, &eventsv1.CreateSession{
+	if _, err := cluster.Reply(within(t, wait), client, id, &eventsv1.CreateSession{
 		Script: &eventsv1.RawJSON{Json: []byte(`{"turns":[{"text":"one"},{"text":"two"}]}`)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestClusterClientTakesBack(t *testing.T) {
 	proxies[host].Mend()
 	waitMembers(t, 3)
 
-	if _, err := join.Reply(within(t, wait), client, id, &eventsv1.Prompt{Text: "hello"}); err != nil {
+	if _, err := cluster.Reply(within(t, wait), client, id, &eventsv1.Prompt{Text: "hello"}); err != nil {
 		t.Fatal(err)
 	}
 	if now := tc.host(t, id); now != host {

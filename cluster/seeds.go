@@ -1,4 +1,4 @@
-package join
+package cluster
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/remote"
 )
@@ -113,7 +113,7 @@ func newSeedView(cfg Config) *seedView {
 }
 
 // poll asks the seeds again and returns the members in view, by id.
-func (v *seedView) poll(ctx context.Context) []*cluster.Member {
+func (v *seedView) poll(ctx context.Context) []*actorcluster.Member {
 	now := v.now()
 	for i, a := range askSeeds(ctx, v.client, v.cfg) {
 		seed := v.cfg.Seeds[i]
@@ -124,16 +124,16 @@ func (v *seedView) poll(ctx context.Context) []*cluster.Member {
 			delete(v.last, seed)
 		}
 	}
-	byID := map[string]*cluster.Member{}
+	byID := map[string]*actorcluster.Member{}
 	for _, s := range v.last {
 		n := s.node
-		byID[n.ID] = &cluster.Member{Id: n.ID, Host: n.Address, Port: int32(n.Port), Kinds: n.Kinds}
+		byID[n.ID] = &actorcluster.Member{Id: n.ID, Host: n.Address, Port: int32(n.Port), Kinds: n.Kinds}
 	}
-	members := make([]*cluster.Member, 0, len(byID))
+	members := make([]*actorcluster.Member, 0, len(byID))
 	for _, m := range byID {
 		members = append(members, m)
 	}
-	slices.SortFunc(members, func(a, b *cluster.Member) int { return strings.Compare(a.Id, b.Id) })
+	slices.SortFunc(members, func(a, b *actorcluster.Member) int { return strings.Compare(a.Id, b.Id) })
 	return members
 }
 
@@ -154,7 +154,7 @@ func (v *seedView) close() { v.client.CloseIdleConnections() }
 
 // seedPoller is the cluster provider of a client of an automanaged
 // cluster: it publishes the members that answer at the seeds as a
-// cluster.ClusterTopology on the actor system's event stream (which Watch
+// actorcluster.ClusterTopology on the actor system's event stream (which Watch
 // and protoactor's PID cache follow) each time they change, and a
 // remote.EndpointTerminatedEvent for each member that left, as
 // protoactor's member list does.
@@ -174,12 +174,12 @@ type seedPoller struct {
 type seedRegistry struct {
 	view *seedView
 	port int
-	self *cluster.Member
+	self *actorcluster.Member
 	srv  *http.Server
 	done chan struct{}
 }
 
-func (r *seedRegistry) register(_ context.Context, m *cluster.Member, _ time.Duration) error {
+func (r *seedRegistry) register(_ context.Context, m *actorcluster.Member, _ time.Duration) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort("0.0.0.0", strconv.Itoa(r.port)))
 	if err != nil {
 		return fmt.Errorf("the automanaged endpoint: %w", err)
@@ -205,9 +205,9 @@ func (r *seedRegistry) register(_ context.Context, m *cluster.Member, _ time.Dur
 
 func (r *seedRegistry) renew(context.Context, time.Duration) error { return nil }
 
-func (r *seedRegistry) list(ctx context.Context) ([]*cluster.Member, error) {
+func (r *seedRegistry) list(ctx context.Context) ([]*actorcluster.Member, error) {
 	members := r.view.poll(ctx)
-	if r.self != nil && !slices.ContainsFunc(members, func(m *cluster.Member) bool { return m.Id == r.self.Id }) {
+	if r.self != nil && !slices.ContainsFunc(members, func(m *actorcluster.Member) bool { return m.Id == r.self.Id }) {
 		members = append(members, r.self)
 	}
 	return members, nil
@@ -225,22 +225,22 @@ func (r *seedRegistry) deregister(context.Context) error {
 func (r *seedRegistry) close() { r.view.close() }
 
 // StartMember refuses: members use protoactor's own provider.
-func (p *seedPoller) StartMember(*cluster.Cluster) error {
-	return errors.New("join: the seed poller is a cluster client's provider")
+func (p *seedPoller) StartMember(*actorcluster.Cluster) error {
+	return errors.New("cluster: the seed poller is a cluster client's provider")
 }
 
 // StartClient polls the seeds once, publishes what answered, and goes on
 // polling every refresh until Shutdown.
-func (p *seedPoller) StartClient(c *cluster.Cluster) error {
+func (p *seedPoller) StartClient(c *actorcluster.Cluster) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.stop = cancel
 	seeds := newSeedView(p.cfg)
-	view := cluster.NewMemberSet(nil)
-	view = p.publish(c, view, cluster.NewMemberSet(seeds.poll(ctx)))
+	view := actorcluster.NewMemberSet(nil)
+	view = p.publish(c, view, actorcluster.NewMemberSet(seeds.poll(ctx)))
 	p.wg.Go(func() {
 		defer seeds.close()
 		every(ctx, p.refresh, func() bool {
-			view = p.publish(c, view, cluster.NewMemberSet(seeds.poll(ctx)))
+			view = p.publish(c, view, actorcluster.NewMemberSet(seeds.poll(ctx)))
 			return true
 		})
 	})
@@ -258,13 +258,13 @@ func (p *seedPoller) Shutdown(bool) error {
 
 // publish tells c's event stream of the change from view to now, if any,
 // and returns now.
-func (p *seedPoller) publish(c *cluster.Cluster, view, now *cluster.MemberSet) *cluster.MemberSet {
+func (p *seedPoller) publish(c *actorcluster.Cluster, view, now *actorcluster.MemberSet) *actorcluster.MemberSet {
 	if now.Equals(view) {
 		return view
 	}
 	left := view.Except(now)
 	events := c.ActorSystem.EventStream
-	events.Publish(&cluster.ClusterTopology{TopologyHash: now.TopologyHash(), Members: now.Members(),
+	events.Publish(&actorcluster.ClusterTopology{TopologyHash: now.TopologyHash(), Members: now.Members(),
 		Joined: now.Except(view).Members(), Left: left.Members()})
 	for _, m := range left.Members() {
 		events.Publish(&remote.EndpointTerminatedEvent{Address: m.Address()})

@@ -1,4 +1,4 @@
-package join
+package cluster
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 )
 
@@ -83,7 +83,7 @@ func TestSeedView(t *testing.T) {
 }
 
 // memberIDs are the ids of members.
-func memberIDs(members []*cluster.Member) []string {
+func memberIDs(members []*actorcluster.Member) []string {
 	out := make([]string, len(members))
 	for i, m := range members {
 		out[i] = m.Id

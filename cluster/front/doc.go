@@ -7,14 +7,14 @@
 // # Usage
 //
 //	sys := actor.NewActorSystem()
-//	c, err := join.Client(sys, "127.0.0.1", cfg)
+//	c, err := cluster.Client(sys, "127.0.0.1", cfg)
 //	...
 //	rt, err := tack.New(tack.WithActorSystem(sys), tack.WithStore(pg),
 //		tack.WithSessionsElsewhere(front.New(c)))
 //
 // Create sends a remotev1.Create to the grain of the new session's id (a
 // random one when none is given), which creates it on its member for the
-// caller; Request is join.Request; Follow is join.Follow, which follows a
+// caller; Request is cluster.Request; Follow is cluster.Follow, which follows a
 // session from member to member.
 //
 // # Concurrency

@@ -7,28 +7,28 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/command"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
 // Sessions are the sessions of a cluster, reached as its client: a
 // tack.Elsewhere.
-type Sessions struct{ c *join.Cluster }
+type Sessions struct{ c *cluster.Cluster }
 
 var _ tack.Elsewhere = (*Sessions)(nil)
 
 // New returns the sessions of the cluster c joins as a client
-// (join.Client).
-func New(c *join.Cluster) *Sessions { return &Sessions{c: c} }
+// (cluster.Client).
+func New(c *cluster.Cluster) *Sessions { return &Sessions{c: c} }
 
 // Create creates the session cfg describes on the member its id belongs
 // to, for cfg.User.
 func (s *Sessions) Create(ctx context.Context, cfg tack.SessionConfig) (string, error) {
 	if cfg.ID == "" {
-		cfg.ID = join.NewSessionID()
+		cfg.ID = cluster.NewSessionID()
 	}
 	r, err := s.Request(ctx, cfg.ID, &remotev1.Create{Create: command.CreateMessage(cfg), User: cfg.User})
 	if err != nil {
@@ -43,7 +43,7 @@ func (s *Sessions) Create(ctx context.Context, cfg tack.SessionConfig) (string, 
 // Request sends cmd to session id's grain and returns its Reply; no
 // answer is not_alive.
 func (s *Sessions) Request(ctx context.Context, id string, cmd proto.Message) (*eventsv1.Reply, error) {
-	res, err := join.Request(ctx, s.c, id, cmd)
+	res, err := cluster.Request(ctx, s.c, id, cmd)
 	if err != nil {
 		return nil, &tack.Error{Code: events.CodeNotAlive, Message: err.Error()}
 	}
@@ -54,10 +54,10 @@ func (s *Sessions) Request(ctx context.Context, id string, cmd proto.Message) (*
 	return r, nil
 }
 
-// Follow follows session id with join.Follow; a first subscription that
+// Follow follows session id with cluster.Follow; a first subscription that
 // fails is not_alive.
 func (s *Sessions) Follow(id string, since uint64, types []string, handle func(*eventsv1.Event)) (stop func(), err error) {
-	pid, err := join.Follow(s.c, id, since, types, handle)
+	pid, err := cluster.Follow(s.c, id, since, types, handle)
 	if err != nil {
 		return nil, &tack.Error{Code: events.CodeNotAlive, Message: err.Error()}
 	}

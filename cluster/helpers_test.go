@@ -1,4 +1,4 @@
-package join_test
+package cluster_test
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/internal/tacknode"
-	"github.com/tack-run/tack/server/remote/join"
 	"github.com/tack-run/tack/server/remote/remotev1"
 	"github.com/tack-run/tack/store/postgres/pgtest"
 )
@@ -164,7 +164,7 @@ func (tc *testCluster) start(t *testing.T, i int) *tacknode.Node {
 // host is the index of the member whose grain hosts session id.
 func (tc *testCluster) host(t *testing.T, id string) int {
 	t.Helper()
-	pid := join.Grain(client, id)
+	pid := cluster.Grain(client, id)
 	if pid == nil {
 		t.Fatalf("no grain for %s", id)
 	}
@@ -254,7 +254,7 @@ func (r *recorder) handle(ev *eventsv1.Event) {
 func follow(t *testing.T, id string, since uint64) *recorder {
 	t.Helper()
 	r := newRecorder()
-	pid, err := join.Follow(client, id, since, nil, r.handle)
+	pid, err := cluster.Follow(client, id, since, nil, r.handle)
 	if err != nil {
 		t.Fatalf("follow %s: %v", id, err)
 	}

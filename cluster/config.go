@@ -1,11 +1,11 @@
-package join
+package cluster
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
 )
@@ -120,7 +120,7 @@ func (c Config) validateTimes() error {
 }
 
 // provider builds c's protoactor cluster provider.
-func (c Config) provider() (cluster.ClusterProvider, error) {
+func (c Config) provider() (actorcluster.ClusterProvider, error) {
 	switch c.Provider {
 	case Etcd:
 		r, err := newEtcdRegistry(c.Seeds, c.Name)
@@ -147,7 +147,7 @@ func (c Config) provider() (cluster.ClusterProvider, error) {
 // seeds.go); for etcd and postgres the members' own, which drops only a
 // member whose registration lapsed, and that member rejoins under a new
 // id.
-func (c Config) clientProvider() (cluster.ClusterProvider, error) {
+func (c Config) clientProvider() (actorcluster.ClusterProvider, error) {
 	if c.Provider == Etcd || c.Provider == Postgres {
 		return c.provider()
 	}
@@ -173,13 +173,13 @@ func (c Config) ttl() time.Duration {
 // Cluster is the protoactor cluster configuration of c for a member's
 // actor system whose remote is remoteCfg, with kinds (the session kind).
 // It validates c and builds its provider.
-func (c Config) Cluster(remoteCfg *remote.Config, kinds ...*cluster.Kind) (*cluster.Config, error) {
+func (c Config) Cluster(remoteCfg *remote.Config, kinds ...*actorcluster.Kind) (*actorcluster.Config, error) {
 	return c.configure(c.provider, remoteCfg, kinds...)
 }
 
 // configure validates c and builds its protoactor cluster configuration
 // with the provider that provider builds.
-func (c Config) configure(provider func() (cluster.ClusterProvider, error), remoteCfg *remote.Config, kinds ...*cluster.Kind) (*cluster.Config, error) {
+func (c Config) configure(provider func() (actorcluster.ClusterProvider, error), remoteCfg *remote.Config, kinds ...*actorcluster.Kind) (*actorcluster.Config, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -187,5 +187,5 @@ func (c Config) configure(provider func() (cluster.ClusterProvider, error), remo
 	if err != nil {
 		return nil, err
 	}
-	return cluster.Configure(c.Name, p, disthash.New(), remoteCfg, cluster.WithKinds(kinds...)), nil
+	return actorcluster.Configure(c.Name, p, disthash.New(), remoteCfg, actorcluster.WithKinds(kinds...)), nil
 }

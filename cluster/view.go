@@ -1,4 +1,4 @@
-package join
+package cluster
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 
 	"github.com/tack-run/tack/server/remote/remotev1"
@@ -21,10 +21,10 @@ const activationTimeout = time.Second
 // Cluster is a protoactor cluster joined as a member or a client, with
 // the view of its members that finding sessions needs.
 type Cluster struct {
-	*cluster.Cluster
+	*actorcluster.Cluster
 
 	mu      sync.Mutex
-	rdv     *cluster.Rendezvous
+	rdv     *actorcluster.Rendezvous
 	members int
 	// listed: this member has been in its own view of the members.
 	listed bool
@@ -35,11 +35,11 @@ type Cluster struct {
 
 // Watch follows c's member list, from its first change: call it before
 // starting c (StartMember or StartClient).
-func Watch(c *cluster.Cluster) *Cluster {
-	w := &Cluster{Cluster: c, rdv: cluster.NewRendezvous(), dropped: make(chan struct{})}
+func Watch(c *actorcluster.Cluster) *Cluster {
+	w := &Cluster{Cluster: c, rdv: actorcluster.NewRendezvous(), dropped: make(chan struct{})}
 	c.ActorSystem.EventStream.Subscribe(func(ev any) {
 		switch t := ev.(type) {
-		case *cluster.ClusterTopology:
+		case *actorcluster.ClusterTopology:
 			w.update(t.Members)
 		case *lapsed:
 			w.Drop()
@@ -49,10 +49,10 @@ func Watch(c *cluster.Cluster) *Cluster {
 }
 
 // update takes a new member list.
-func (c *Cluster) update(members []*cluster.Member) {
-	rdv := cluster.NewRendezvous()
+func (c *Cluster) update(members []*actorcluster.Member) {
+	rdv := actorcluster.NewRendezvous()
 	rdv.UpdateMembers(members)
-	self := slices.ContainsFunc(members, func(m *cluster.Member) bool { return m.Address() == c.ActorSystem.Address() })
+	self := slices.ContainsFunc(members, func(m *actorcluster.Member) bool { return m.Address() == c.ActorSystem.Address() })
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.rdv, c.members = rdv, len(members)
@@ -103,7 +103,7 @@ func (c *Cluster) owner(id string) string {
 	c.mu.Lock()
 	rdv := c.rdv
 	c.mu.Unlock()
-	return rdv.GetByClusterIdentity(cluster.NewClusterIdentity(id, remotev1.SessionKind))
+	return rdv.GetByClusterIdentity(actorcluster.NewClusterIdentity(id, remotev1.SessionKind))
 }
 
 // Owns reports whether session id belongs to this member by its own view
@@ -124,8 +124,8 @@ func Grain(c *Cluster, id string) *actor.PID {
 		return nil
 	}
 	res, err := c.ActorSystem.Root.RequestFuture(actor.NewPID(addr, disthash.PartitionActivatorActorName),
-		&cluster.ActivationRequest{ClusterIdentity: cluster.NewClusterIdentity(id, remotev1.SessionKind)}, activationTimeout).Result()
-	r, ok := res.(*cluster.ActivationResponse)
+		&actorcluster.ActivationRequest{ClusterIdentity: actorcluster.NewClusterIdentity(id, remotev1.SessionKind)}, activationTimeout).Result()
+	r, ok := res.(*actorcluster.ActivationResponse)
 	if err != nil || !ok || r.Pid == nil {
 		return nil
 	}

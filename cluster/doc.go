@@ -1,4 +1,4 @@
-// Package join is what the members and the clients of a Tack cluster
+// Package cluster is what the members and the clients of a Tack cluster
 // share: how they find each other (a cluster provider of this package's
 // own behind protoactor's ClusterProvider interface, chosen by Config:
 // members register in PostgreSQL or etcd with a registration that lapses
@@ -18,11 +18,11 @@
 // # Usage
 //
 //	sys := actor.NewActorSystem()
-//	c, err := join.Client(sys, "127.0.0.1", join.Config{Name: "tack", Seeds: []string{"10.0.0.1:6330", "10.0.0.2:6330"}})
+//	c, err := cluster.Client(sys, "127.0.0.1", cluster.Config{Name: "tack", Seeds: []string{"10.0.0.1:6330", "10.0.0.2:6330"}})
 //	...
-//	reply, err := join.Reply(ctx, c, "s1", &eventsv1.Prompt{Text: "hi"})
+//	reply, err := cluster.Reply(ctx, c, "s1", &eventsv1.Prompt{Text: "hi"})
 //	...
-//	join.Close(c)
+//	cluster.Close(c)
 //
 // # Concurrency
 //
@@ -34,4 +34,4 @@
 // The tests of this package and of server/remote start real `tack node
 // --cluster` processes and join them as a client through this package;
 // here the client polls the members through TCP proxies a test can cut.
-package join
+package cluster

@@ -1,4 +1,4 @@
-package join
+package cluster
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/asynkron/protoactor-go/cluster"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 )
 
 // The etcd and postgres providers are this package's own, one provider
 // over two registries. A member registers itself under its actor
 // system's id with a registration that lapses unless renewed within TTL;
 // every Refresh each member renews its own and every member and client
-// lists the live registrations, which is its view of the cluster. The
+// lists the live registrations, which is its view of the actorcluster. The
 // registry alone decides that a registration lapsed — etcd revokes the
 // lease, PostgreSQL's clock passes the row's expiry — and a lapsed
 // registration is never renewed: the member learns it was dropped at its
@@ -32,12 +32,12 @@ import (
 // registry is where the members register: etcd or PostgreSQL.
 type registry interface {
 	// register adds m with a registration that lapses after ttl.
-	register(ctx context.Context, m *cluster.Member, ttl time.Duration) error
+	register(ctx context.Context, m *actorcluster.Member, ttl time.Duration) error
 	// renew extends the registration for ttl more; errLapsed when it
 	// lapsed (or was removed) first.
 	renew(ctx context.Context, ttl time.Duration) error
 	// list is the members whose registration has not lapsed.
-	list(ctx context.Context) ([]*cluster.Member, error)
+	list(ctx context.Context) ([]*actorcluster.Member, error)
 	// deregister removes the registration.
 	deregister(ctx context.Context) error
 	// close lets go of the registry's connections.
@@ -65,12 +65,12 @@ type leased struct {
 
 // StartMember registers the member, publishes the members listed, and
 // goes on renewing and listing every refresh until Shutdown.
-func (p *leased) StartMember(c *cluster.Cluster) error {
+func (p *leased) StartMember(c *actorcluster.Cluster) error {
 	host, port, err := c.ActorSystem.GetHostPort()
 	if err != nil {
 		return err
 	}
-	self := &cluster.Member{Id: c.ActorSystem.ID, Host: host, Port: int32(port), Kinds: c.GetClusterKinds()}
+	self := &actorcluster.Member{Id: c.ActorSystem.ID, Host: host, Port: int32(port), Kinds: c.GetClusterKinds()}
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), p.ttl)
 	err = p.reg.register(ctx, self, p.ttl)
@@ -93,14 +93,14 @@ func (p *leased) StartMember(c *cluster.Cluster) error {
 
 // StartClient publishes the members listed, and goes on listing every
 // refresh until Shutdown.
-func (p *leased) StartClient(c *cluster.Cluster) error {
+func (p *leased) StartClient(c *actorcluster.Cluster) error {
 	return p.start(c, time.Time{})
 }
 
 // start lists the members once, then every refresh; renewed is when the
 // member's last registration or renewal that succeeded was sent (zero
 // for a client).
-func (p *leased) start(c *cluster.Cluster, renewed time.Time) error {
+func (p *leased) start(c *actorcluster.Cluster, renewed time.Time) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.mu.Lock()
 	p.cancel = cancel
@@ -181,7 +181,7 @@ func (p *leased) renew(ctx context.Context, renewed time.Time) error {
 
 // list publishes the members the registry lists now (protoactor's member
 // list tells the cluster what changed, if anything).
-func (p *leased) list(ctx context.Context, c *cluster.Cluster) error {
+func (p *leased) list(ctx context.Context, c *actorcluster.Cluster) error {
 	ctx, cancel := context.WithTimeout(ctx, max(p.refresh, healthTimeout))
 	defer cancel()
 	members, err := p.reg.list(ctx)
