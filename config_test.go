@@ -56,7 +56,9 @@ func TestNewFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	s, err := rt.Spawn(tack.SessionConfig{Model: "script:demo"})
+	// The first run waits a minute for its model, so the next prompt is
+	// queued and the one after finds the queue full.
+	s, err := rt.Spawn(tack.SessionConfig{Script: []byte(`{"turns":[{"delay_ms":60000,"text":"late"}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
