@@ -144,7 +144,7 @@ func (l local) importSession(ctx context.Context, cfg SessionConfig, snap *store
 	return l.create(ctx, cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
-			spec.Stored = storedConfig(cfg, spec.Model.Name)
+			spec.Stored = cfg.Stored(spec.Model.Name)
 			s := *snap
 			s.ID, s.Config, s.UpdatedAt = id, spec.Stored, rt.now()
 			spec.Restore = &s
@@ -172,7 +172,7 @@ func (r remote) importSession(ctx context.Context, cfg SessionConfig, snap *stor
 		if generate {
 			id = rt.newID()
 		}
-		err := actors.Record(ctx, rt.env.Store, id, storedConfig(cfg, cfg.Model), snap)
+		err := actors.Record(ctx, rt.env.Store, id, cfg.Stored(cfg.Model), snap)
 		if generate && try < generatedTries && errors.Is(err, store.ErrExists) {
 			continue
 		}

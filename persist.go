@@ -2,7 +2,6 @@ package tack
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,9 +13,8 @@ import (
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
-	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/placement"
-	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store"
 )
 
@@ -67,38 +65,14 @@ func (rt *Runtime) storedSpec(id string, c store.Config, mode check) (actors.Spe
 	return spec, err
 }
 
-// sessionConfig is the SessionConfig of a stored configuration.
+// sessionConfig is the SessionConfig of session id's stored
+// configuration; JSON no runtime wrote is an internal error.
 func sessionConfig(id string, c store.Config) (SessionConfig, error) {
-	cfg := SessionConfig{ID: id, Model: c.Model, Script: c.Script, System: c.System,
-		Tools: c.Tools, Plugins: configsFrom(c.Plugins), User: c.User, QueueMode: events.QueueMode(c.QueueMode)}
-	if len(c.Context) > 0 {
-		cfg.Context = &llm.ContextConfig{}
-		if err := json.Unmarshal(c.Context, cfg.Context); err != nil {
-			return SessionConfig{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored context options of %s: %v", id, err)}
-		}
-	}
-	if len(c.Subagents) > 0 {
-		cfg.Subagents = &SubagentConfig{}
-		if err := json.Unmarshal(c.Subagents, cfg.Subagents); err != nil {
-			return SessionConfig{}, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("stored sub-agent options of %s: %v", id, err)}
-		}
+	cfg, err := spec.FromStored(id, c)
+	if err != nil {
+		return SessionConfig{}, &Error{Code: events.CodeInternal, Message: err.Error()}
 	}
 	return cfg, nil
-}
-
-// storedConfig is what the store keeps of a session's configuration.
-func storedConfig(cfg SessionConfig, model string) store.Config {
-	sc := store.Config{Model: model, System: cfg.System, Tools: cfg.Tools, Script: cfg.Script, User: cfg.User, QueueMode: string(cfg.QueueMode)}
-	if len(cfg.Plugins) > 0 {
-		sc.Plugins, _ = json.Marshal(pluginsJSON(cfg.Plugins)) // names and raw JSON: cannot fail
-	}
-	if cfg.Context != nil {
-		sc.Context, _ = json.Marshal(cfg.Context) // numbers and a string: cannot fail
-	}
-	if cfg.Subagents != nil {
-		sc.Subagents, _ = json.Marshal(cfg.Subagents) // numbers, strings and bools: cannot fail
-	}
-	return sc
 }
 
 // registryError maps an error of the registry or the store to a protocol
@@ -118,30 +92,6 @@ func registryError(id string, err error) error {
 		return &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
 	return &Error{Code: events.CodeInternal, Message: err.Error()}
-}
-
-// pluginConfig is the stored form of a plugin's configuration.
-type pluginConfig struct {
-	Name   string          `json:"name"`
-	Config json.RawMessage `json:"config,omitempty"`
-}
-
-func pluginsJSON(cs []plugins.Config) []pluginConfig {
-	out := make([]pluginConfig, len(cs))
-	for i, c := range cs {
-		out[i] = pluginConfig{Name: c.Name, Config: c.Config}
-	}
-	return out
-}
-
-func configsFrom(raw json.RawMessage) []plugins.Config {
-	var pcs []pluginConfig
-	_ = json.Unmarshal(raw, &pcs) // the runtime wrote it
-	out := make([]plugins.Config, len(pcs))
-	for i, c := range pcs {
-		out[i] = plugins.Config{Name: c.Name, Config: c.Config}
-	}
-	return out
 }
 
 // State answers get_state for session id; a stored session is restored

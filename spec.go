@@ -11,52 +11,18 @@ import (
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/tools"
 )
 
-// SessionConfig describes a new session.
-type SessionConfig struct {
-	// ID names the session; empty generates one ("s-1", "s-2", ...).
-	ID string
-	// Model is `script:<path>` or a name the runtime's resolvers know; empty
-	// means the configured default model.
-	Model string
-	// Script is an inline scripted model, used instead of Model's file.
-	Script json.RawMessage
-	// System is the system prompt.
-	System string
-	// Tools names the tools the model may call; scripted models bring the
-	// demo tools along.
-	Tools []string
-	// Plugins configures the session's plugins by name (see WithPlugins).
-	Plugins []plugins.Config
-	// User is who the session belongs to: the HTTP server's caller, kept
-	// with the stored session so that it survives restarts. Empty means
-	// nobody in particular (tack rpc, tack chat).
-	User string
-	// Context bounds what each request carries and when the history is
-	// compacted (docs/context.md); nil: no limit, no automatic compaction,
-	// and a context overflow is an error.
-	Context *llm.ContextConfig
-	// Subagents configures the children the tool "subagent" starts
-	// (docs/context.md); nil: the defaults (children get the session's
-	// model, tools and plugins, and start no sub-agents of their own).
-	Subagents *SubagentConfig
-	// QueueMode is how prompts queued while the agent works reach the
-	// model: events.QueueOneAtATime (also when empty: each its own turn)
-	// or events.QueueAll (all of them in the next turn, as one user
-	// message joined by blank lines). See docs/control.md.
-	QueueMode events.QueueMode
-	// Agent names the agent (WithAgents) whose template the session
-	// starts from: each field above that is left empty (Model with Script,
-	// a nil Tools, Plugins, Context or Subagents) is the agent's.
-	Agent string
-}
+// SessionConfig describes a new session (package spec says what each
+// field means).
+type SessionConfig = spec.Session
 
 // SubagentConfig configures a session's sub-agents; its Depth is set by
 // the runtime for the children it makes and is 0 for sessions made by
 // Spawn.
-type SubagentConfig = actors.SubagentConfig
+type SubagentConfig = spec.Subagents
 
 // Spawn starts a session (and, with a store, records it first). An id
 // the caller chooses must pass CheckID; one that names an existing session
@@ -81,7 +47,7 @@ func (l local) spawn(cfg SessionConfig) (*Session, error) {
 	return l.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
-			spec.Stored = storedConfig(cfg, spec.Model.Name)
+			spec.Stored = cfg.Stored(spec.Model.Name)
 		}
 		return spec, err
 	})
@@ -151,19 +117,11 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	if err := events.CheckQueueMode(cfg.QueueMode); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
 	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents, QueueMode: cfg.QueueMode}
-	if c := cfg.Subagents; c != nil {
-		if err := c.Validate(); err != nil {
-			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
-		}
-	}
 	if c := cfg.Context; c != nil {
-		if err := c.Validate(); err != nil {
-			return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
-		}
 		if c.CompactModel != "" {
 			if spec.CompactModel, err = rt.resolve(c.CompactModel, nil); err != nil {
 				return actors.Spec{}, err

@@ -4,6 +4,7 @@ import (
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 )
@@ -29,7 +30,7 @@ type Spec struct {
 	CompactModel *llm.Model
 	// Subagents configures the sub-agents the subagent tool starts and
 	// tells the session's depth; nil means the defaults at depth 0.
-	Subagents *SubagentConfig
+	Subagents *spec.Subagents
 	// QueueMode is how queued prompts reach the model:
 	// events.QueueOneAtATime (also when empty) or events.QueueAll.
 	QueueMode events.QueueMode

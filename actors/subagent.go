@@ -13,6 +13,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 )
@@ -26,49 +27,6 @@ import (
 
 // SubagentToolName is the name of the tool that starts sub-agents.
 const SubagentToolName = "subagent"
-
-// DefaultMaxDepth is how deep sub-agents nest when a session's options
-// say nothing: its children start none.
-const DefaultMaxDepth = 1
-
-// SubagentConfig configures the children a session's subagent tool
-// starts, and tells how deep the session itself sits. The store keeps it
-// as JSON with the session (store.Config.Subagents).
-type SubagentConfig struct {
-	// MaxDepth is how deep sub-agents may nest: a session at depth d
-	// starts children while d < MaxDepth. Nil means DefaultMaxDepth.
-	MaxDepth *int `json:"max_depth,omitempty"`
-	// Model is the children's model when a call names none; "" means the
-	// parent's.
-	Model string `json:"model,omitempty"`
-	// Tools are the tools a child may have; nil means the parent's.
-	Tools []string `json:"tools,omitempty"`
-	// InheritPlugins says whether children get the parent's plugins; nil
-	// means they do.
-	InheritPlugins *bool `json:"inherit_plugins,omitempty"`
-	// Depth is the session's own depth: 0 for a session a user made, one
-	// more for each level of sub-agent. The runtime sets it for children.
-	Depth int `json:"depth,omitempty"`
-}
-
-// Validate reports options no session can have.
-func (c *SubagentConfig) Validate() error {
-	if c.MaxDepth != nil && *c.MaxDepth < 0 {
-		return fmt.Errorf("subagents.max_depth must not be negative, not %d", *c.MaxDepth)
-	}
-	return nil
-}
-
-func (c *SubagentConfig) maxDepth() int {
-	if c.MaxDepth == nil {
-		return DefaultMaxDepth
-	}
-	return *c.MaxDepth
-}
-
-func (c *SubagentConfig) inheritPlugins() bool {
-	return c.InheritPlugins == nil || *c.InheritPlugins
-}
 
 const subagentSchema = `{
   "type": "object",
@@ -181,19 +139,19 @@ func (s *session) launchSubagent(c *call) {
 // parent's), the call's tools (or all those allowed), the parent's
 // plugins unless the options say not, and the depth one more.
 func (s *session) childConfig(a subagentArgs) (store.Config, error) {
-	opts := SubagentConfig{}
+	opts := spec.Subagents{}
 	if s.spec.Subagents != nil {
 		opts = *s.spec.Subagents
 	}
 	depth := opts.Depth + 1
-	if depth > opts.maxDepth() {
-		return store.Config{}, fmt.Errorf("sub-agents nest at most %d deep, and this session is at depth %d", opts.maxDepth(), opts.Depth)
+	if depth > opts.Nesting() {
+		return store.Config{}, fmt.Errorf("sub-agents nest at most %d deep, and this session is at depth %d", opts.Nesting(), opts.Depth)
 	}
-	nests := depth < opts.maxDepth()
+	nests := depth < opts.Nesting()
 	allowed := opts.Tools
 	if allowed == nil {
 		allowed = s.spec.Tools.Names()
-		if !opts.inheritPlugins() {
+		if !opts.Inherits() {
 			allowed = slices.DeleteFunc(allowed, func(n string) bool { return slices.Contains(PluginTools(s.spec.Plugins), n) })
 		}
 	}
@@ -206,7 +164,7 @@ func (s *session) childConfig(a subagentArgs) (store.Config, error) {
 		case !slices.Contains(allowed, n):
 			return store.Config{}, fmt.Errorf("unknown tool %q for a sub-agent; it may have: %s", n, strings.Join(allowed, ", "))
 		case n == SubagentToolName && !nests:
-			return store.Config{}, fmt.Errorf("a sub-agent at depth %d may not start sub-agents: they nest at most %d deep", depth, opts.maxDepth())
+			return store.Config{}, fmt.Errorf("a sub-agent at depth %d may not start sub-agents: they nest at most %d deep", depth, opts.Nesting())
 		}
 	}
 	parent := s.spec.Stored
@@ -215,7 +173,7 @@ func (s *session) childConfig(a subagentArgs) (store.Config, error) {
 	if m := cmp(a.Model, opts.Model); m != "" {
 		cfg.Model, cfg.Script = m, nil
 	}
-	if opts.inheritPlugins() {
+	if opts.Inherits() {
 		cfg.Plugins = parent.Plugins
 	}
 	child := opts

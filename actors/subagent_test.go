@@ -15,6 +15,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
@@ -59,19 +60,19 @@ func (f *family) respec(id string, cfg store.Config) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("unknown_tool: %v", err)
 	}
-	spec := Spec{ID: id, Model: model, System: cfg.System, Tools: set}
+	sp := Spec{ID: id, Model: model, System: cfg.System, Tools: set}
 	if len(cfg.Subagents) > 0 {
-		spec.Subagents = &SubagentConfig{}
-		if err := json.Unmarshal(cfg.Subagents, spec.Subagents); err != nil {
+		sp.Subagents = &spec.Subagents{}
+		if err := json.Unmarshal(cfg.Subagents, sp.Subagents); err != nil {
 			return Spec{}, err
 		}
 	}
-	return spec, nil
+	return sp, nil
 }
 
 // parent starts session s1 on model with the tools named and options sub,
 // recording its events.
-func (f *family) parent(model string, names []string, sub *SubagentConfig) *harness {
+func (f *family) parent(model string, names []string, sub *spec.Subagents) *harness {
 	f.t.Helper()
 	cfg := store.Config{Model: model, System: "be brief", Tools: names}
 	if sub != nil {
@@ -127,7 +128,7 @@ var childRun = seq(one("session_created"), runStart, toolAnswer,
 // the parent's totals and apart in subagent_usage.
 func TestSubagentNesting(t *testing.T) {
 	f := newFamily(t, nil, map[string]string{"parent": parentScript, "child": childScript})
-	h := f.parent("parent", []string{"subagent", "echo"}, &SubagentConfig{Model: "child"})
+	h := f.parent("parent", []string{"subagent", "echo"}, &spec.Subagents{Model: "child"})
 	if st := h.state(); st.SubagentUsage != nil {
 		t.Fatalf("subagent_usage before any sub-agent ran = %v, want null", st.SubagentUsage)
 	}
@@ -210,7 +211,7 @@ func TestSubagentAbortThroughStubbornTool(t *testing.T) {
 		"parent": parentScript,
 		"child":  `{"turns":[{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":600}}]},{"text":"never"}]}`,
 	})
-	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &SubagentConfig{Model: "child"})
+	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &spec.Subagents{Model: "child"})
 	ch := events.NewChannel(1024)
 	h.ok(&SubscribeSink{Sink: ch})
 	h.ok(&eventsv1.Prompt{Text: "go"})
@@ -268,7 +269,7 @@ func TestSubagentKillAll(t *testing.T) {
 		"parent": parentScript,
 		"child":  `{"turns":[{"tool_calls":[{"name":"sleep_immune","args":{"ms":60000}}]},{"text":"never"}]}`,
 	})
-	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &SubagentConfig{Model: "child"})
+	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &spec.Subagents{Model: "child"})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitMatch(func(ev *eventsv1.Event) bool {
 		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
@@ -290,7 +291,7 @@ func TestSubagentSteer(t *testing.T) {
 		"parent": parentScript,
 		"child":  `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":60000}}]},{"text":"never"}]}`,
 	})
-	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &SubagentConfig{Model: "child"})
+	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &spec.Subagents{Model: "child"})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitMatch(func(ev *eventsv1.Event) bool {
 		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
@@ -321,7 +322,7 @@ func TestSubagentsRunConcurrently(t *testing.T) {
 			{"text":"both done"}]}`,
 		"child": `{"turns":[{"delay_ms":300,"text":"done"}]}`,
 	})
-	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &SubagentConfig{Model: "child"})
+	h := f.parent("parent", []string{"subagent", "sleep", "sleep_stubborn", "sleep_immune"}, &spec.Subagents{Model: "child"})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("agent_end", 1)
 	var order []string
@@ -357,7 +358,7 @@ func TestSubagentFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		args  string
-		sub   *SubagentConfig
+		sub   *spec.Subagents
 		child string
 		// started: the child was made (subagent_start ... subagent_end).
 		started bool
@@ -367,7 +368,7 @@ func TestSubagentFailures(t *testing.T) {
 			want: `unknown tool "shell" for a sub-agent; it may have: echo, subagent`},
 		{name: "tools past the depth", args: `{"task":"t","tools":["subagent"]}`,
 			want: "a sub-agent at depth 1 may not start sub-agents: they nest at most 1 deep"},
-		{name: "depth 0", args: `{"task":"t"}`, sub: &SubagentConfig{Model: "child", MaxDepth: new(0)},
+		{name: "depth 0", args: `{"task":"t"}`, sub: &spec.Subagents{Model: "child", MaxDepth: new(0)},
 			want: "sub-agents nest at most 0 deep, and this session is at depth 0"},
 		{name: "unknown model", args: `{"task":"t","model":"nope"}`,
 			want: `sub-agent s1/sub-1: unknown_model: no model "nope"`},
@@ -385,7 +386,7 @@ func TestSubagentFailures(t *testing.T) {
 			})
 			sub := tc.sub
 			if sub == nil {
-				sub = &SubagentConfig{Model: "child"}
+				sub = &spec.Subagents{Model: "child"}
 			}
 			h := f.parent("parent", []string{"subagent", "echo"}, sub)
 			h.ok(&eventsv1.Prompt{Text: "go"})
@@ -416,7 +417,7 @@ func TestSubagentDepth(t *testing.T) {
 		"child":  `{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"deeper","model":"leaf"}}]},{"text":"the grandchild said: fine"}]}`,
 		"leaf":   `{"turns":[{"text":"fine"}]}`,
 	})
-	h := f.parent("parent", []string{"subagent", "echo"}, &SubagentConfig{Model: "child", MaxDepth: new(2)})
+	h := f.parent("parent", []string{"subagent", "echo"}, &spec.Subagents{Model: "child", MaxDepth: new(2)})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("agent_end", 1)
 	if end := findType(h.rec.Events(), "subagent_end").GetSubagentEnd(); end.Result != "the grandchild said: fine" {
@@ -447,7 +448,7 @@ func TestSubagentAbortKeepingTools(t *testing.T) {
 		"parent": parentScript,
 		"child":  `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":200}}]},{"text":"never"}]}`,
 	})
-	h := f.parent("parent", []string{"subagent", "sleep"}, &SubagentConfig{Model: "child"})
+	h := f.parent("parent", []string{"subagent", "sleep"}, &spec.Subagents{Model: "child"})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitMatch(func(ev *eventsv1.Event) bool {
 		return ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil

@@ -29,7 +29,7 @@ type Config struct {
 	// JSON), stored verbatim; nil when it has none.
 	Context json.RawMessage
 	// Subagents is the session's sub-agent options and its depth
-	// (actors.SubagentConfig as JSON), stored verbatim; nil when it has
+	// (spec.Subagents as JSON), stored verbatim; nil when it has
 	// none.
 	Subagents json.RawMessage
 	// QueueMode is how the session's queued prompts reach the model

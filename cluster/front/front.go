@@ -10,7 +10,6 @@ import (
 	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
-	"github.com/tack-run/tack/server/command"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
 
@@ -30,7 +29,7 @@ func (s *Sessions) Create(ctx context.Context, cfg tack.SessionConfig) (string, 
 	if cfg.ID == "" {
 		cfg.ID = cluster.NewSessionID()
 	}
-	r, err := s.Request(ctx, cfg.ID, &remotev1.Create{Create: command.CreateMessage(cfg), User: cfg.User})
+	r, err := s.Request(ctx, cfg.ID, &remotev1.Create{Create: cfg.Create(), User: cfg.User})
 	if err != nil {
 		return "", err
 	}

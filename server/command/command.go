@@ -14,6 +14,7 @@ import (
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/spec"
 )
 
 // Env is what a command runs with.
@@ -292,7 +293,7 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	if m.Session == "" {
 		m.Session = id
 	}
-	s, err := env.Runtime.Spawn(sessionConfig(m, env.User))
+	s, err := env.Runtime.Spawn(spec.FromCreate(m, env.User))
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/spec"
 )
 
 // exportSession answers the session as one document.
@@ -62,6 +63,6 @@ func Imported(doc *eventsv1.SessionExport, user string) (tack.SessionConfig, tac
 		}
 		return tack.SessionConfig{}, tack.History{}, err
 	}
-	cfg := sessionConfig(create.(*eventsv1.CreateSession), user)
+	cfg := spec.FromCreate(create.(*eventsv1.CreateSession), user)
 	return cfg, tack.History{Messages: doc.Messages, Todos: doc.Todos, Title: doc.Title, Usage: doc.Usage, SubagentUsage: doc.SubagentUsage}, nil
 }

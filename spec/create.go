@@ -1,33 +1,32 @@
-package command
+package spec
 
 import (
 	"encoding/json"
 
-	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 )
 
-// sessionConfig is the SessionConfig create_session's message m asks
-// for, for user; CreateMessage is its inverse.
-func sessionConfig(m *eventsv1.CreateSession, user string) tack.SessionConfig {
+// FromCreate is the Session create_session's message m asks for, for
+// user; Create is its inverse.
+func FromCreate(m *eventsv1.CreateSession, user string) Session {
 	var ps []plugins.Config
 	for _, p := range m.Plugins {
 		ps = append(ps, plugins.Config{Name: p.Name, Config: json.RawMessage(p.GetConfig().GetJson())})
 	}
-	return tack.SessionConfig{
+	return Session{
 		ID: m.Session, Model: m.Model, Script: json.RawMessage(m.GetScript().GetJson()),
 		System: m.System, Tools: m.Tools, Plugins: ps, User: user, Context: contextConfig(m.Context),
 		Subagents: subagentConfig(m.Subagents), QueueMode: events.QueueMode(m.QueueMode), Agent: m.Agent,
 	}
 }
 
-// CreateMessage is the create_session message that makes the session cfg
+// Create is the create_session message that makes the session cfg
 // describes (all but cfg.User, which the message does not carry): what a
 // runtime whose sessions live in other processes sends them.
-func CreateMessage(cfg tack.SessionConfig) *eventsv1.CreateSession {
+func (cfg *Session) Create() *eventsv1.CreateSession {
 	m := &eventsv1.CreateSession{Session: cfg.ID, Model: cfg.Model, System: cfg.System, Tools: cfg.Tools, QueueMode: string(cfg.QueueMode), Agent: cfg.Agent}
 	if len(cfg.Script) > 0 {
 		m.Script = &eventsv1.RawJSON{Json: cfg.Script}
@@ -84,11 +83,11 @@ func contextConfig(o *eventsv1.ContextOptions) *llm.ContextConfig {
 
 // subagentConfig is create_session's subagents option as the runtime
 // takes it; nil when absent. The runtime checks the values.
-func subagentConfig(o *eventsv1.SubagentOptions) *tack.SubagentConfig {
+func subagentConfig(o *eventsv1.SubagentOptions) *Subagents {
 	if o == nil {
 		return nil
 	}
-	c := &tack.SubagentConfig{Model: o.GetModel(), Tools: o.GetTools(), InheritPlugins: o.InheritPlugins}
+	c := &Subagents{Model: o.GetModel(), Tools: o.GetTools(), InheritPlugins: o.InheritPlugins}
 	if o.MaxDepth != nil {
 		c.MaxDepth = new(int(o.GetMaxDepth()))
 	}

@@ -1,4 +1,4 @@
-package command
+package spec
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
-// TestCreateMessage: CreateMessage gives back the create_session message
+// TestCreateMessage: Create gives back the create_session message
 // a SessionConfig was made from, option by option.
 func TestCreateMessage(t *testing.T) {
 	cases := []struct {
@@ -30,12 +30,12 @@ func TestCreateMessage(t *testing.T) {
 			if err := eventjson.Unmarshal([]byte(tc.json), m); err != nil {
 				t.Fatal(err)
 			}
-			cfg := sessionConfig(m, "alice")
+			cfg := FromCreate(m, "alice")
 			if cfg.User != "alice" {
 				t.Fatalf("user %q", cfg.User)
 			}
-			if got := CreateMessage(cfg); !proto.Equal(got, m) {
-				t.Fatalf("CreateMessage\n got %v\nwant %v", got, m)
+			if got := cfg.Create(); !proto.Equal(got, m) {
+				t.Fatalf("Create\n got %v\nwant %v", got, m)
 			}
 		})
 	}
