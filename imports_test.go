@@ -17,7 +17,7 @@ var layers = []struct {
 	{2, []string{"plugins", "config", "spec"}}, // config: the file's providers, MCP servers and agents; spec: what a session is made from
 	{3, []string{"actors"}},
 	{4, []string{"placement", "metrics", "tracing"}}, // placement spawns the session actors; metrics and tracing implement actors.Observer, actors.Tracer
-	{5, []string{""}}, // the root package tack
+	{5, []string{""}},                                // the root package tack
 	{6, []string{"server", "cluster", "cmd", "internal", "examples"}},
 }
 
