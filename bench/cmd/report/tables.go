@@ -1,14 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/tack-run/tack/bench/internal/measure"
 )
 
 // runtimes in table order, with the names the tables show. An optional
@@ -23,208 +19,6 @@ var runtimes = []struct {
 	{"eino", "Eino", false},
 	{"eino-react", "Eino flow/agent/react", true},
 	{"pi", "pi-agent-core", false},
-}
-
-// key identifies one series: a metric of one runtime in one case.
-type key struct {
-	scenario, cas, metric, runtime string
-	cores                          int
-}
-
-// data is the drivers' records grouped into series.
-type data struct {
-	// values holds the scalar measurements of a series, one per driver run.
-	values map[key][]float64
-	// samples pools the distributions of a series over every run; rounds
-	// keeps them apart, one per record.
-	samples map[key][]float64
-	rounds  map[key][][]float64
-	// unsupported says why a runtime cannot do a scenario.
-	unsupported map[string]string // scenario/runtime
-	meta        []measure.Record
-	cores       []int
-}
-
-func newData(recs []measure.Record) *data {
-	d := &data{values: map[key][]float64{}, samples: map[key][]float64{}, rounds: map[key][][]float64{}, unsupported: map[string]string{}}
-	for _, r := range recs {
-		switch {
-		case r.Meta != nil:
-			d.meta = append(d.meta, r)
-			continue
-		case r.Unsupported != "":
-			d.unsupported[r.Scenario+"/"+r.Runtime] = r.Unsupported
-			continue
-		}
-		k := key{r.Scenario, r.Case, r.Metric, r.Runtime, r.Cores}
-		if r.Value != nil {
-			d.values[k] = append(d.values[k], *r.Value)
-		}
-		if len(r.Samples) > 0 {
-			d.samples[k] = append(d.samples[k], r.Samples...)
-			d.rounds[k] = append(d.rounds[k], r.Samples)
-		}
-		if r.Scenario == "turns" && !slices.Contains(d.cores, r.Cores) {
-			d.cores = append(d.cores, r.Cores)
-		}
-	}
-	slices.Sort(d.cores)
-	return d
-}
-
-// cases lists the cases of scenario, in a natural order (numbers by value).
-func (d *data) cases(scenario string) []string {
-	var out []string
-	for k := range d.values {
-		if k.scenario == scenario && !slices.Contains(out, k.cas) {
-			out = append(out, k.cas)
-		}
-	}
-	for k := range d.samples {
-		if k.scenario == scenario && !slices.Contains(out, k.cas) {
-			out = append(out, k.cas)
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int { return compareCases(a, b) })
-	return out
-}
-
-// compareCases orders "sessions=100 tool=none" before "sessions=1000
-// tool=none": field by field, numbers by value.
-func compareCases(a, b string) int {
-	fa, fb := strings.Fields(a), strings.Fields(b)
-	for i := 0; i < len(fa) && i < len(fb); i++ {
-		if fa[i] == fb[i] {
-			continue
-		}
-		_, va, _ := strings.Cut(fa[i], "=")
-		_, vb, _ := strings.Cut(fb[i], "=")
-		na, ea := strconv.ParseFloat(va, 64)
-		nb, eb := strconv.ParseFloat(vb, 64)
-		if ea == nil && eb == nil {
-			return cmp.Compare(na, nb)
-		}
-		return strings.Compare(fa[i], fb[i])
-	}
-	return len(fa) - len(fb)
-}
-
-func caseValue(cas, name string) string {
-	for _, f := range strings.Fields(cas) {
-		if k, v, ok := strings.Cut(f, "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
-}
-
-// percentile returns the p-th percentile (nearest rank) of sorted.
-func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	return sorted[min(max(rank, 1), len(sorted))-1]
-}
-
-func sorted(xs []float64) []float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s
-}
-
-// median returns the median of xs (the mean of the middle two when even).
-func median(xs []float64) float64 {
-	s := sorted(xs)
-	n := len(s)
-	switch {
-	case n == 0:
-		return math.NaN()
-	case n%2 == 1:
-		return s[n/2]
-	default:
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-}
-
-// ratio formats a/b: Tack's figure over a peer's.
-func ratio(a, b float64) string {
-	if math.IsNaN(a) || math.IsNaN(b) || b == 0 {
-		return "–"
-	}
-	r := a / b
-	switch {
-	case r >= 100:
-		return fmt.Sprintf("%.0f", r)
-	case r >= 10:
-		return fmt.Sprintf("%.1f", r)
-	case r >= 0.01:
-		return fmt.Sprintf("%.2f", r)
-	default:
-		return fmt.Sprintf("%.4f", r)
-	}
-}
-
-// dur formats a duration given in ns.
-func dur(ns float64) string {
-	switch {
-	case math.IsNaN(ns):
-		return "–"
-	case ns >= 1e9:
-		return fmt.Sprintf("%.2f s", ns/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.2f ms", ns/1e6)
-	case ns >= 1e4:
-		return fmt.Sprintf("%.0f µs", ns/1e3)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.1f µs", ns/1e3)
-	default:
-		return fmt.Sprintf("%.0f ns", ns)
-	}
-}
-
-func bytesFmt(b float64) string {
-	switch {
-	case math.IsNaN(b):
-		return "–"
-	case math.Abs(b) >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case math.Abs(b) >= 1<<10:
-		return fmt.Sprintf("%.2f KiB", b/(1<<10))
-	default:
-		return fmt.Sprintf("%.0f B", b)
-	}
-}
-
-func rate(r float64) string {
-	switch {
-	case math.IsNaN(r):
-		return "–"
-	case r >= 1e6:
-		return fmt.Sprintf("%.2f M/s", r/1e6)
-	case r >= 1e3:
-		return fmt.Sprintf("%.0f k/s", r/1e3)
-	default:
-		return fmt.Sprintf("%.0f /s", r)
-	}
-}
-
-// spread formats the min – max of xs with f, and how many there are.
-func spread(xs []float64, f func(float64) string) string {
-	if len(xs) == 0 {
-		return "–"
-	}
-	s := sorted(xs)
-	return fmt.Sprintf("%s – %s (n=%d)", f(s[0]), f(s[len(s)-1]), len(s))
-}
-
-// medianSpread formats the median of xs, then their min – max and count.
-func medianSpread(xs []float64, f func(float64) string) string {
-	if len(xs) == 0 {
-		return "–"
-	}
-	s := sorted(xs)
-	return fmt.Sprintf("%s (%s – %s, n=%d)", f(median(s)), f(s[0]), f(s[len(s)-1]), len(s))
 }
 
 // table renders a markdown table.
@@ -243,13 +37,6 @@ func table(header []string, rows [][]string) string {
 		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
 	}
 	return b.String()
-}
-
-func (d *data) missing(scenario, rt string) string {
-	if why := d.unsupported[scenario+"/"+rt]; why != "" {
-		return "not supported: " + why
-	}
-	return "no data (the driver failed?)"
 }
 
 // turnsTable: CPU and wall time per turn, per core count.
@@ -328,33 +115,6 @@ func (d *data) abortTable(tool string) string {
 		}
 	}
 	return table([]string{"sessions", "runtime", "seen p50", "seen p99", "seen max", "p99 of each round: median (min – max, rounds)", "samples", "run ended p99", "Tack/peer p50", "Tack/peer p99"}, rows)
-}
-
-// coresOf lists the core counts a series was measured on.
-func (d *data) coresOf(scenario, cas, metric, rt string) []int {
-	var out []int
-	for k := range d.samples {
-		if k.scenario == scenario && k.cas == cas && k.metric == metric && k.runtime == rt {
-			out = append(out, k.cores)
-		}
-	}
-	for k := range d.values {
-		if k.scenario == scenario && k.cas == cas && k.metric == metric && k.runtime == rt && !slices.Contains(out, k.cores) {
-			out = append(out, k.cores)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func (d *data) series(scenario, cas, metric, rt string, pooled bool) []float64 {
-	for _, c := range d.coresOf(scenario, cas, metric, rt) {
-		if pooled {
-			return d.samples[key{scenario, cas, metric, rt, c}]
-		}
-		return d.values[key{scenario, cas, metric, rt, c}]
-	}
-	return nil
 }
 
 // steerTable: time from steer to the next model request holding it.
