@@ -9,9 +9,9 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 )
 
-// TestCreateMessage: Create gives back the create_session message
+// TestCreateRoundTrip: Create gives back the create_session message
 // a SessionConfig was made from, option by option.
-func TestCreateMessage(t *testing.T) {
+func TestCreateRoundTrip(t *testing.T) {
 	cases := []struct {
 		name string
 		json string
