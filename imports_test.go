@@ -66,3 +66,29 @@ func TestImportsFlowOneWay(t *testing.T) {
 		t.Fatal("no module-internal imports were checked")
 	}
 }
+
+// TestFrontsUseTheRuntime keeps the servers, the cluster and the command
+// line on the public API: they reach sessions through the root package
+// tack, never through the session actors (actors) or where they are kept
+// (placement), so what the runtime checks — grants, limits, ids — is
+// never skipped. Tests aside.
+func TestFrontsUseTheRuntime(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/server/...", module+"/cluster/...", module+"/cmd/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 5 {
+		t.Fatalf("only %d packages listed", len(lines))
+	}
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		for _, imp := range fields[1:] {
+			for _, inner := range []string{"actors", "placement"} {
+				if p := module + "/" + inner; imp == p || strings.HasPrefix(imp, p+"/") {
+					t.Errorf("%s imports %s: use the runtime (package tack) instead", fields[0], imp)
+				}
+			}
+		}
+	}
+}

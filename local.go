@@ -87,6 +87,19 @@ func (l local) handle(id string, pid *actor.PID) *Session {
 // remote callers' messages (package server/remote) come through here.
 func (rt *Runtime) Deliver(id string, msg any) { rt.registry.Deliver(id, msg) }
 
+// SubscribeActor is the command, for Deliver, that makes the actor pid a
+// subscriber of a session's events: those after since that f lets
+// through, then the live ones. Subscribing the same PID again replaces its
+// filter and keeps one subscription, which never gets an event twice. The
+// session watches pid and drops it when it stops or its node goes away.
+func SubscribeActor(pid *actor.PID, since uint64, f events.Filter) any {
+	return &actors.SubscribePID{PID: pid, Since: since, Filter: f}
+}
+
+// UnsubscribeActor is the command, for Deliver, that ends the
+// subscription of the actor pid.
+func UnsubscribeActor(pid *actor.PID) any { return &actors.UnsubscribePID{PID: pid} }
+
 // failure is the ErrorInfo of a request Deliver could not hand to id.
 func failure(id string, err error) *eventsv1.ErrorInfo {
 	var e *Error

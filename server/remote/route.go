@@ -6,7 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -49,13 +49,13 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 			n.refuse(sender, err.Error())
 			return
 		}
-		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.SubscribePID{PID: m.Subscriber, Since: m.Since, Filter: f}})
+		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: tack.SubscribeActor(m.Subscriber, m.Since, f)})
 	case *remotev1.Unsubscribe:
 		if m.Subscriber == nil {
 			n.refuse(sender, "Unsubscribe needs subscriber")
 			return
 		}
-		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.UnsubscribePID{PID: m.Subscriber}})
+		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: tack.UnsubscribeActor(m.Subscriber)})
 	case *eventsv1.SwitchModel, *eventsv1.Fork, *eventsv1.ExportSession:
 		if f, ok := m.(*eventsv1.Fork); ok && n.cluster != nil && f.NewSession == "" {
 			f.NewSession = cluster.NewSessionID()
