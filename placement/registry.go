@@ -36,6 +36,7 @@ var (
 // restores a stored session on its first use, whatever that use is, once
 // even when many ask at the same time; the leases of loaded sessions are
 // renewed until Shutdown; Close stops a session and gives its lease up.
+// It is the actors.Place of the sessions it spawns.
 type Registry struct {
 	system *actor.ActorSystem
 	env    *actors.Env
@@ -102,6 +103,8 @@ func (r *Registry) ChildRespec() actors.Respec {
 func WithFailure(f Failure) RegistryOption {
 	return func(r *Registry) { r.fail = f }
 }
+
+var _ actors.Place = (*Registry)(nil)
 
 // New returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
