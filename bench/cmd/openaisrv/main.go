@@ -10,7 +10,8 @@
 //
 // Once listening, it writes its base URL (http://HOST:PORT/v1) to
 // -url-file, if given, and to stderr. On SIGINT or SIGTERM it stops, and
-// prints to stderr how many requests it answered.
+// prints to stderr how many requests it answered on how many connections
+// (a client that keeps its connections alive needs few).
 package main
 
 import (
@@ -23,6 +24,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,7 +49,13 @@ func run(addr, urlFile string) error {
 		return err
 	}
 	s := openaisrv.New()
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	var conns atomic.Int64
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				conns.Add(1)
+			}
+		}}
 	url := "http://" + ln.Addr().String() + "/v1"
 	if urlFile != "" {
 		// Written whole, then renamed, so that a reader polling for the
@@ -74,6 +82,6 @@ func run(addr, urlFile string) error {
 	if e := <-served; !errors.Is(e, http.ErrServerClosed) && err == nil {
 		err = e
 	}
-	fmt.Fprintf(os.Stderr, "openaisrv: answered %d requests\n", s.Requests())
+	fmt.Fprintf(os.Stderr, "openaisrv: answered %d requests on %d connections\n", s.Requests(), conns.Load())
 	return err
 }

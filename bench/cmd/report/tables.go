@@ -42,11 +42,12 @@ type data struct {
 	// unsupported says why a runtime cannot do a scenario.
 	unsupported map[string]string // scenario/runtime
 	meta        []measure.Record
-	cores       []int
+	// cores lists, per turn-overhead scenario, the core counts it ran on.
+	cores map[string][]int
 }
 
 func newData(recs []measure.Record) *data {
-	d := &data{values: map[key][]float64{}, samples: map[key][]float64{}, rounds: map[key][][]float64{}, unsupported: map[string]string{}}
+	d := &data{values: map[key][]float64{}, samples: map[key][]float64{}, rounds: map[key][][]float64{}, unsupported: map[string]string{}, cores: map[string][]int{}}
 	for _, r := range recs {
 		switch {
 		case r.Meta != nil:
@@ -64,11 +65,13 @@ func newData(recs []measure.Record) *data {
 			d.samples[k] = append(d.samples[k], r.Samples...)
 			d.rounds[k] = append(d.rounds[k], r.Samples)
 		}
-		if r.Scenario == "turns" && !slices.Contains(d.cores, r.Cores) {
-			d.cores = append(d.cores, r.Cores)
+		if cs := d.cores[r.Scenario]; (r.Scenario == "turns" || r.Scenario == "http-turns") && !slices.Contains(cs, r.Cores) {
+			d.cores[r.Scenario] = append(cs, r.Cores)
 		}
 	}
-	slices.Sort(d.cores)
+	for _, cs := range d.cores {
+		slices.Sort(cs)
+	}
 	return d
 }
 
@@ -252,11 +255,12 @@ func (d *data) missing(scenario, rt string) string {
 	return "no data (the driver failed?)"
 }
 
-// turnsTable: CPU and wall time per turn, per core count.
-func (d *data) turnsTable() string {
+// turnsTable: CPU and wall time per turn of scenario (turns or
+// http-turns), per core count.
+func (d *data) turnsTable(scenario string) string {
 	var rows [][]string
-	for _, cores := range d.cores {
-		v := func(metric, rt string) []float64 { return d.values[key{"turns", "", metric, rt, cores}] }
+	for _, cores := range d.cores[scenario] {
+		v := func(metric, rt string) []float64 { return d.values[key{scenario, "", metric, rt, cores}] }
 		tackCPU, tackWall := median(v("cpu_per_turn", "tack")), median(v("wall_per_turn", "tack"))
 		for _, rt := range runtimes {
 			cpu, wall := v("cpu_per_turn", rt.id), v("wall_per_turn", rt.id)
@@ -264,7 +268,7 @@ func (d *data) turnsTable() string {
 				continue
 			}
 			if len(cpu) == 0 {
-				rows = append(rows, []string{strconv.Itoa(cores), rt.name, d.missing("turns", rt.id), "", "", "", "", ""})
+				rows = append(rows, []string{strconv.Itoa(cores), rt.name, d.missing(scenario, rt.id), "", "", "", "", ""})
 				continue
 			}
 			rc, rw := "–", "–"
