@@ -8,6 +8,7 @@
 //
 //	eino -scenario=turns -runs=200 -warmup=50 -cores=1
 //	eino -scenario=turns -agent=react -runs=200   # flow/agent/react instead
+//	eino -scenario=http-turns -base-url=http://127.0.0.1:8080/v1 -runs=200 -warmup=50
 //	eino -scenario=abort -sessions=1000 -rounds=1 -tool=stubborn -tool-ms=500
 //	eino -scenario=idle -agents=100000
 //	eino -scenario=throughput -chunks=200000 -subscribers=10
@@ -18,4 +19,9 @@
 // (docs/protocol.md#the-scripted-model) — delay, text in chunks at a pace, tool calls — on a goroutine of its
 // own per request, and ends its stream with ctx.Err() as soon as the
 // request's context is cancelled. The tools are made with utils.InferTool.
+//
+// The http-turns scenario uses no script: its agents stream from the local
+// OpenAI-compatible server of bench/cmd/openaisrv through eino-ext's OpenAI
+// chat model (github.com/cloudwego/eino-ext/components/model/openai),
+// Eino's own component for such servers.
 package main

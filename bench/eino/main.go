@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 	"time"
 
+	"github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/tack-run/tack/bench/internal/measure"
+	"github.com/tack-run/tack/bench/internal/openaisrv"
 )
 
 func main() {
@@ -37,6 +41,8 @@ func main() {
 	out.Meta(version)
 	defer measure.Profile(p)()
 	switch p.Scenario {
+	case "http-turns":
+		httpTurns(p, out)
 	case "turns":
 		if *agent == "react" {
 			reactTurns(p, out)
@@ -91,11 +97,16 @@ func stubbornTool(started func()) tool.BaseTool {
 // newRunner returns a streaming Runner of a ChatModelAgent playing turns
 // with tools.
 func newRunner(turns []turn, tools ...tool.BaseTool) *adk.Runner {
+	return runnerOf(newScripted(turns), tools...)
+}
+
+// runnerOf returns a streaming Runner of a ChatModelAgent on m with tools.
+func runnerOf(m model.ToolCallingChatModel, tools ...tool.BaseTool) *adk.Runner {
 	ctx := context.Background()
 	a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name:          "bench",
-		Description:   "a scripted agent",
-		Model:         newScripted(turns),
+		Description:   "a bench agent",
+		Model:         m,
 		ToolsConfig:   adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
 		MaxIterations: 100,
 	})
@@ -107,8 +118,9 @@ func newRunner(turns []turn, tools ...tool.BaseTool) *adk.Runner {
 
 // drain reads a run's events, every message stream to its end; it returns
 // the number of tool results and the first error an event or a stream
-// carried.
-func drain(iter *adk.AsyncIterator[*adk.AgentEvent]) (tools int, first error) {
+// carried. seen, when set, is given every assistant message and every chunk
+// of an assistant stream.
+func drain(iter *adk.AsyncIterator[*adk.AgentEvent], seen func(*schema.Message)) (tools int, first error) {
 	for {
 		ev, ok := iter.Next()
 		if !ok {
@@ -117,30 +129,83 @@ func drain(iter *adk.AsyncIterator[*adk.AgentEvent]) (tools int, first error) {
 		if ev.Output != nil && ev.Output.MessageOutput != nil && ev.Output.MessageOutput.Role == schema.Tool {
 			tools++
 		}
-		if err := eventErr(ev); err != nil && first == nil {
+		if err := eventErr(ev, seen); err != nil && first == nil {
 			first = err
 		}
 	}
 }
 
 // eventErr reads ev's message stream, if any, to its end and returns the
-// error ev or its stream carried.
-func eventErr(ev *adk.AgentEvent) error {
+// error ev or its stream carried; seen, when set, is given the assistant
+// message or each chunk of its stream.
+func eventErr(ev *adk.AgentEvent, seen func(*schema.Message)) error {
 	if ev.Err != nil {
 		return ev.Err
 	}
-	if ev.Output == nil || ev.Output.MessageOutput == nil || !ev.Output.MessageOutput.IsStreaming {
+	if ev.Output == nil || ev.Output.MessageOutput == nil {
 		return nil
 	}
-	s := ev.Output.MessageOutput.MessageStream
+	mo := ev.Output.MessageOutput
+	if mo.Role != schema.Assistant {
+		seen = nil
+	}
+	if !mo.IsStreaming {
+		if seen != nil && mo.Message != nil {
+			seen(mo.Message)
+		}
+		return nil
+	}
+	s := mo.MessageStream
 	defer s.Close()
 	for {
-		_, err := s.Recv()
+		m, err := s.Recv()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		if seen != nil {
+			seen(m)
+		}
 	}
+}
+
+// httpTurns times runs of one turn each — Query, one reply streamed by the
+// OpenAI-compatible server at p.BaseURL through eino-ext's OpenAI chat
+// model, the end of the event iterator — one fresh agent and runner each
+// (made before the clock starts), all on one ChatModel, which holds no
+// per-request state. Each run must yield the server's reply and usage,
+// which the reader collects from the chunks of the assistant stream.
+func httpTurns(p *measure.Params, out *measure.Output) {
+	if p.BaseURL == "" {
+		measure.Fatal("http-turns needs --base-url")
+	}
+	ctx := context.Background()
+	cm, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{APIKey: "bench", BaseURL: p.BaseURL, Model: "bench"})
+	if err != nil {
+		measure.Fatal("chat model: %v", err)
+	}
+	batch := func(n int) (cpu, wall time.Duration) {
+		runners := make([]*adk.Runner, n)
+		for i := range runners {
+			runners[i] = runnerOf(cm)
+		}
+		cpu0, t0 := measure.CPUTime(), time.Now()
+		for _, r := range runners {
+			var text strings.Builder
+			var u *schema.TokenUsage
+			_, err := drain(r.Query(ctx, "go"), func(m *schema.Message) {
+				text.WriteString(m.Content)
+				if m.ResponseMeta != nil && m.ResponseMeta.Usage != nil {
+					u = m.ResponseMeta.Usage
+				}
+			})
+			if err != nil || text.String() != openaisrv.Reply || u == nil || u.PromptTokens != openaisrv.Usage.PromptTokens || u.CompletionTokens != openaisrv.Usage.CompletionTokens {
+				measure.Fatal("reply %q with usage %+v, error %v; want %q and the server's usage", text.String(), u, err, openaisrv.Reply)
+			}
+		}
+		return measure.CPUTime() - cpu0, time.Since(t0)
+	}
+	measure.TimeTurns(p, out, "http-turns", 1, batch)
 }

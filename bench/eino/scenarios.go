@@ -42,18 +42,14 @@ func turns(p *measure.Params, out *measure.Output) {
 		}
 		cpu0, t0 := measure.CPUTime(), time.Now()
 		for _, r := range runners {
-			tools, err := drain(r.Query(context.Background(), "go"))
+			tools, err := drain(r.Query(context.Background(), "go"), nil)
 			if err != nil || tools != measure.TurnsPerRun-1 {
 				measure.Fatal("run: %d tool results, error %v", tools, err)
 			}
 		}
 		return measure.CPUTime() - cpu0, time.Since(t0)
 	}
-	batch(p.Warmup)
-	cpu, wall := batch(p.Runs)
-	n := float64(p.Runs * measure.TurnsPerRun)
-	out.Value("turns", "", "cpu_per_turn", "ns", float64(cpu.Nanoseconds())/n)
-	out.Value("turns", "", "wall_per_turn", "ns", float64(wall.Nanoseconds())/n)
+	measure.TimeTurns(p, out, "turns", measure.TurnsPerRun, batch)
 }
 
 // reactTurns is turns on Eino's other agent, flow/agent/react, which
@@ -119,11 +115,7 @@ func reactTurns(p *measure.Params, out *measure.Output) {
 		}
 		return measure.CPUTime() - cpu0, time.Since(t0)
 	}
-	batch(p.Warmup)
-	cpu, wall := batch(p.Runs)
-	n := float64(p.Runs * measure.TurnsPerRun)
-	out.Value("turns", "", "cpu_per_turn", "ns", float64(cpu.Nanoseconds())/n)
-	out.Value("turns", "", "wall_per_turn", "ns", float64(wall.Nanoseconds())/n)
+	measure.TimeTurns(p, out, "turns", measure.TurnsPerRun, batch)
 }
 
 // abort runs p.Sessions agents, each with a cancellable context, busy

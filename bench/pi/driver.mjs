@@ -1,13 +1,16 @@
 // The pi-agent-core driver of Tack's peer benchmark harness: it runs one
 // scenario through pi's Agent (prompt, subscribe, steer, abort) on the
-// scripted stream function of script.mjs and prints one JSON line per
-// measurement, in the format of the Go drivers (bench/internal/measure).
+// scripted stream function of script.mjs — or, for http-turns, on pi-ai's
+// own OpenAI provider talking to bench/cmd/openaisrv — and prints one JSON
+// line per measurement, in the format of the Go drivers
+// (bench/internal/measure).
 // bench/run starts it:
 //
 //   node --expose-gc driver.mjs --scenario=turns --runs=200 --warmup=50 --cores=1
+//   node --expose-gc driver.mjs --scenario=http-turns --base-url=http://127.0.0.1:8080/v1 --runs=200
 //
-// Flags: the Go drivers' (scenario, cores, runs, warmup, sessions, rounds,
-// tool, tool-ms, steers, agents, chunks, subscribers).
+// Flags: the Go drivers' (scenario, cores, runs, warmup, base-url,
+// sessions, rounds, tool, tool-ms, steers, agents, chunks, subscribers).
 
 import { readFileSync } from "node:fs";
 import { Agent } from "@mariozechner/pi-agent-core";
@@ -18,7 +21,7 @@ const TURNS_PER_RUN = 10;
 const DEADLINE_MS = 60_000;
 
 const defaults = {
-  scenario: "turns", cores: 0, runs: 100, warmup: 20, sessions: 100, rounds: 3, tool: "none",
+  scenario: "turns", cores: 0, runs: 100, warmup: 20, "base-url": "", sessions: 100, rounds: 3, tool: "none",
   "tool-ms": 500, steers: 10, agents: 10000, chunks: 100000, subscribers: 1,
 };
 const p = { ...defaults };
@@ -138,6 +141,55 @@ async function turns() {
   const n = p.runs * TURNS_PER_RUN;
   value("turns", "", "cpu_per_turn", "ns", cpu / n);
   value("turns", "", "wall_per_turn", "ns", wall / n);
+}
+
+// The reply and usage of bench/cmd/openaisrv (bench/internal/openaisrv's
+// Reply and Usage).
+const SERVER_REPLY = "Hello from the bench server.";
+const SERVER_USAGE = { input: 10, output: 5 };
+
+// httpTurns times runs of one turn each — prompt(), one reply streamed by
+// the OpenAI-compatible server at --base-url through pi-ai's
+// openai-completions provider (the Agent's default stream function), its
+// settling — one fresh agent each (made and subscribed before the clock
+// starts). Each run must end with the server's reply and usage.
+async function httpTurns() {
+  if (!p["base-url"]) fatal("http-turns needs --base-url");
+  const model = {
+    id: "bench",
+    name: "bench",
+    api: "openai-completions",
+    provider: "bench",
+    baseUrl: p["base-url"],
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 8000,
+    maxTokens: 1000,
+  };
+  const batch = async (n) => {
+    const agents = [];
+    for (let i = 0; i < n; i++) {
+      const a = new Agent({ initialState: { model, tools: [] }, getApiKey: () => "bench" });
+      a.subscribe(() => {});
+      agents.push(a);
+    }
+    const cpu0 = cpuNs();
+    const t0 = nowNs();
+    for (const a of agents) {
+      await a.prompt("go");
+      const last = a.state.messages.at(-1);
+      const text = last?.content?.filter((c) => c.type === "text").map((c) => c.text).join("");
+      if (a.state.errorMessage || text !== SERVER_REPLY || last.usage.input !== SERVER_USAGE.input || last.usage.output !== SERVER_USAGE.output) {
+        fatal(`reply ${JSON.stringify(text)} with usage ${JSON.stringify(last?.usage)}, error ${a.state.errorMessage}`);
+      }
+    }
+    return { cpu: cpuNs() - cpu0, wall: Number(nowNs() - t0) };
+  };
+  await batch(p.warmup);
+  const { cpu, wall } = await batch(p.runs);
+  value("http-turns", "", "cpu_per_turn", "ns", cpu / p.runs);
+  value("http-turns", "", "wall_per_turn", "ns", wall / p.runs);
 }
 
 // abort makes p.sessions agents busy — streaming one character every 5 ms,
@@ -297,7 +349,7 @@ const pkg = JSON.parse(
   readFileSync(new URL("./node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url), "utf8"),
 );
 emit({ meta: { version: pkg.version, lang: `node ${process.version}` } });
-const scenarios = { turns, abort, steer, idle, throughput };
+const scenarios = { turns, "http-turns": httpTurns, abort, steer, idle, throughput };
 if (!(p.scenario in scenarios)) fatal(`unknown scenario ${p.scenario}`);
 try {
   await scenarios[p.scenario]();

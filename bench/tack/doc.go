@@ -1,11 +1,12 @@
 // Command tack is the Tack driver of the peer benchmark harness: it runs
 // one scenario through Tack's public API (Runtime, Session, Subscription)
-// on scripted models and prints one JSON line per measurement. bench/run
+// on scripted models, or on a local OpenAI-compatible server, and prints one JSON line per measurement. bench/run
 // starts it; see docs/benchmarks.md for what each scenario measures.
 //
 // # Usage
 //
 //	tack -scenario=turns -runs=200 -warmup=50 -cores=1
+//	tack -scenario=http-turns -base-url=http://127.0.0.1:8080/v1 -runs=200 -warmup=50
 //	tack -scenario=abort -sessions=1000 -rounds=1 -tool=stubborn -tool-ms=500
 //	tack -scenario=steer -steers=10 -tool-ms=500
 //	tack -scenario=idle -agents=100000
@@ -15,4 +16,9 @@
 // ("bench:<scenario>"), so that the sessions of a scenario share one parsed
 // script, as the peers' sessions share theirs. Every turn states its usage,
 // so no runtime pays for estimating it.
+//
+// The http-turns scenario resolves its model from a configuration
+// (package config) naming the server of bench/cmd/openaisrv as provider
+// "bench", so that requests go through llm/openai and openai-go as a
+// user's tack.json would have them.
 package main

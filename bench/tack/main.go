@@ -36,6 +36,8 @@ func main() {
 	switch p.Scenario {
 	case "turns":
 		turns(p, out)
+	case "http-turns":
+		httpTurns(p, out)
 	case "abort":
 		abort(p, out)
 	case "steer":

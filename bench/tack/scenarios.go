@@ -60,11 +60,7 @@ func turns(p *measure.Params, out *measure.Output) {
 		}
 		return cpu, wall
 	}
-	batch(p.Warmup)
-	cpu, wall := batch(p.Runs)
-	n := float64(p.Runs * measure.TurnsPerRun)
-	out.Value("turns", "", "cpu_per_turn", "ns", float64(cpu.Nanoseconds())/n)
-	out.Value("turns", "", "wall_per_turn", "ns", float64(wall.Nanoseconds())/n)
+	measure.TimeTurns(p, out, "turns", measure.TurnsPerRun, batch)
 }
 
 // abort makes p.Sessions sessions busy — streaming one character every

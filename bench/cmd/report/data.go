@@ -26,11 +26,12 @@ type data struct {
 	// unsupported says why a runtime cannot do a scenario.
 	unsupported map[string]string // scenario/runtime
 	meta        []measure.Record
-	cores       []int
+	// cores lists, per turn-overhead scenario, the core counts it ran on.
+	cores map[string][]int
 }
 
 func newData(recs []measure.Record) *data {
-	d := &data{values: map[key][]float64{}, samples: map[key][]float64{}, rounds: map[key][][]float64{}, unsupported: map[string]string{}}
+	d := &data{values: map[key][]float64{}, samples: map[key][]float64{}, rounds: map[key][][]float64{}, unsupported: map[string]string{}, cores: map[string][]int{}}
 	for _, r := range recs {
 		switch {
 		case r.Meta != nil:
@@ -48,11 +49,13 @@ func newData(recs []measure.Record) *data {
 			d.samples[k] = append(d.samples[k], r.Samples...)
 			d.rounds[k] = append(d.rounds[k], r.Samples)
 		}
-		if r.Scenario == "turns" && !slices.Contains(d.cores, r.Cores) {
-			d.cores = append(d.cores, r.Cores)
+		if cs := d.cores[r.Scenario]; (r.Scenario == "turns" || r.Scenario == "http-turns") && !slices.Contains(cs, r.Cores) {
+			d.cores[r.Scenario] = append(cs, r.Cores)
 		}
 	}
-	slices.Sort(d.cores)
+	for _, cs := range d.cores {
+		slices.Sort(cs)
+	}
 	return d
 }
 

@@ -39,11 +39,12 @@ func table(header []string, rows [][]string) string {
 	return b.String()
 }
 
-// turnsTable: CPU and wall time per turn, per core count.
-func (d *data) turnsTable() string {
+// turnsTable: CPU and wall time per turn of scenario (turns or
+// http-turns), per core count.
+func (d *data) turnsTable(scenario string) string {
 	var rows [][]string
-	for _, cores := range d.cores {
-		v := func(metric, rt string) []float64 { return d.values[key{"turns", "", metric, rt, cores}] }
+	for _, cores := range d.cores[scenario] {
+		v := func(metric, rt string) []float64 { return d.values[key{scenario, "", metric, rt, cores}] }
 		tackCPU, tackWall := median(v("cpu_per_turn", "tack")), median(v("wall_per_turn", "tack"))
 		for _, rt := range runtimes {
 			cpu, wall := v("cpu_per_turn", rt.id), v("wall_per_turn", rt.id)
@@ -51,7 +52,7 @@ func (d *data) turnsTable() string {
 				continue
 			}
 			if len(cpu) == 0 {
-				rows = append(rows, []string{strconv.Itoa(cores), rt.name, d.missing("turns", rt.id), "", "", "", "", ""})
+				rows = append(rows, []string{strconv.Itoa(cores), rt.name, d.missing(scenario, rt.id), "", "", "", "", ""})
 				continue
 			}
 			rc, rw := "–", "–"

@@ -22,13 +22,16 @@ const TurnsPerRun = 10
 // Params are a driver's flags; bench/run passes the same ones to every
 // runtime.
 type Params struct {
-	// Scenario is turns, abort, steer, idle or throughput.
+	// Scenario is turns, http-turns, abort, steer, idle or throughput.
 	Scenario string
 	// Cores labels the records with the cores the driver was pinned to.
 	Cores int
 	// Runs is the number of timed turn-overhead runs; Warmup the untimed
 	// runs before them.
 	Runs, Warmup int
+	// BaseURL is the OpenAI-compatible server of http-turns
+	// (bench/cmd/openaisrv), such as http://127.0.0.1:8080/v1.
+	BaseURL string
 	// Sessions streaming when the abort comes; Rounds of it; Tool is none
 	// (streaming) or stubborn (a tool ignoring cancellation is running);
 	// ToolMS is how long the stubborn or steered tool sleeps.
@@ -53,10 +56,11 @@ type Params struct {
 // Flags registers Params on fs.
 func Flags(fs *flag.FlagSet) *Params {
 	p := &Params{}
-	fs.StringVar(&p.Scenario, "scenario", "turns", "turns, abort, steer, idle or throughput")
+	fs.StringVar(&p.Scenario, "scenario", "turns", "turns, http-turns, abort, steer, idle or throughput")
 	fs.IntVar(&p.Cores, "cores", runtime.GOMAXPROCS(0), "cores the driver is pinned to (a label)")
-	fs.IntVar(&p.Runs, "runs", 100, "turns: timed runs of 10 turns")
-	fs.IntVar(&p.Warmup, "warmup", 20, "turns: untimed runs first")
+	fs.IntVar(&p.Runs, "runs", 100, "turns: timed runs of 10 turns; http-turns: timed runs of one turn")
+	fs.IntVar(&p.Warmup, "warmup", 20, "turns, http-turns: untimed runs first")
+	fs.StringVar(&p.BaseURL, "base-url", "", "http-turns: the base URL of the OpenAI-compatible server (bench/cmd/openaisrv), such as http://127.0.0.1:8080/v1")
 	fs.IntVar(&p.Sessions, "sessions", 100, "abort: sessions aborted at once")
 	fs.IntVar(&p.Rounds, "rounds", 3, "abort: rounds")
 	fs.StringVar(&p.Tool, "tool", "none", "abort: none (streaming) or stubborn (a tool ignoring cancellation runs)")
@@ -129,6 +133,19 @@ func (o *Output) write(r Record) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	fmt.Fprintf(o.w, "%s\n", line)
+}
+
+// TimeTurns reports the turn overhead of scenario: batch(p.Warmup)
+// untimed, then batch(p.Runs), whose CPU and wall time (see CPUTime) over
+// its p.Runs*turnsPerRun turns become cpu_per_turn and wall_per_turn.
+// batch runs n runs and times them, leaving out what it prepares before the
+// clock starts.
+func TimeTurns(p *Params, out *Output, scenario string, turnsPerRun int, batch func(n int) (cpu, wall time.Duration)) {
+	batch(p.Warmup)
+	cpu, wall := batch(p.Runs)
+	n := float64(p.Runs * turnsPerRun)
+	out.Value(scenario, "", "cpu_per_turn", "ns", float64(cpu.Nanoseconds())/n)
+	out.Value(scenario, "", "wall_per_turn", "ns", float64(wall.Nanoseconds())/n)
 }
 
 // Micros converts durations to microseconds.
