@@ -64,7 +64,7 @@ func run(m *testing.M) (int, error) {
 	}
 	defer os.RemoveAll(dir)
 	tackBin = filepath.Join(dir, "tack")
-	if out, err := exec.Command("go", "build", "-o", tackBin, "../../../cmd/tack").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", tackBin, "github.com/tack-run/tack/cmd/tack").CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	clientSeeds := make([]string, len(proxies))

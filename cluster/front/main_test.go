@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tackBin = filepath.Join(dir, "tack")
-	if out, err := exec.Command("go", "build", "-o", tackBin, "../../../cmd/tack").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", tackBin, "github.com/tack-run/tack/cmd/tack").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)
