@@ -13,8 +13,8 @@ import (
 // approval or an answer), nothing queued, no compaction, every write
 // acknowledged, no tool left running, and no in-process subscriber such as
 // an SSE stream or a channel — is stopped and its lease given up; what it
-// was is in the store. Its next command, through Registry.Get or
-// Registry.Deliver, restores it as after a restart. Actor subscribers
+// was is in the store. Its next command, through its Place (placement.Registry's Get or
+// Deliver), restores it as after a restart. Actor subscribers
 // (SubscribePID, remote ones included) are not a reason to stay: the
 // registry keeps them and attaches them to the restored session, from the
 // last event they were sent, so they learn of the gap in numbering with

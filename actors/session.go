@@ -29,7 +29,7 @@ type session struct {
 	// would make the actor again after a restart: one copy per session.
 	spec    *Spec
 	env     *Env
-	home    home         // its PID and registry (home.go)
+	home    home         // its PID and its place (home.go)
 	machine *fsm.Machine // idle, running, streaming, executing_tools
 
 	hist       history.History // the conversation (package history)
