@@ -37,13 +37,13 @@ const SummaryPrefix = "[Summary of the earlier conversation]\n"
 // the run's next turn gap.
 type compactions struct {
 	running *compaction
-	n       uint64
+	n       uint32
 	wanted  bool
 }
 
 // compaction is a summary request in flight.
 type compaction struct {
-	n      uint64
+	n      uint32
 	cut    int // the history's messages it replaces: history[:cut]
 	cancel context.CancelFunc
 	// overflow marks the compaction a context overflow started: the
@@ -53,7 +53,7 @@ type compaction struct {
 
 // compactDone reports a summary request's end.
 type compactDone struct {
-	n    uint64
+	n    uint32
 	resp *llm.Response
 	err  error
 }

@@ -14,9 +14,14 @@ import (
 
 // TestSessionSizeClass keeps the session struct within the 768-byte size
 // class: an idle session is mostly this struct, and the next class is 896.
+// An object of more than 512 bytes that holds pointers carries an 8-byte
+// malloc header inside its allocation (Go 1.22 on), so the struct itself
+// may take 760 bytes: at 768 it cost 128 bytes more per idle session
+// (bench/run's idle footprint, 2.49 → 2.62 KiB at 100,000 sessions).
 func TestSessionSizeClass(t *testing.T) {
-	if got := unsafe.Sizeof(session{}); got > 768 {
-		t.Fatalf("session is %d bytes, over the 768-byte size class: group its flags, or move what an idle session does not use behind a pointer", got)
+	const limit = 768 - 8
+	if got := unsafe.Sizeof(session{}); got > limit {
+		t.Fatalf("session is %d bytes, over the %d that fit the 768-byte size class with its malloc header: group its flags, or move what an idle session does not use behind a pointer", got, limit)
 	}
 }
 

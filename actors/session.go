@@ -21,9 +21,10 @@ import (
 // that holds its code; this file holds only dispatch: Receive, the cases
 // every state shares, and one short handler per state.
 //
-// An idle session is mostly this struct, and its size class (768 bytes,
-// TestSessionSizeClass) is what a million of them cost: a part's flags sit
-// together, where they take no word of padding of their own.
+// An idle session is mostly this struct, and its size class (768 bytes
+// with the allocation's 8-byte header, TestSessionSizeClass) is what a
+// million of them cost: a part's flags sit together, where they take no
+// word of padding of their own.
 type session struct {
 	// spec is shared with the producer of the session's props, which
 	// would make the actor again after a restart: one copy per session.
