@@ -56,9 +56,10 @@ func (s *session) switchAsync(name string) {
 		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: the runtime resolves no models", name)})
 		return
 	}
+	models, home := s.env.Models, s.home
 	go func() {
-		m, err := s.env.Models.Resolve(name, nil)
-		s.home.post(&modelResolved{name: name, model: m, err: err})
+		m, err := models.Resolve(name, nil)
+		home.post(&modelResolved{name: name, model: m, err: err})
 	}()
 }
 

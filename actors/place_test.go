@@ -59,11 +59,11 @@ func (p *testPlace) Create(ctx context.Context, spec Spec) (*actor.PID, error) {
 
 // Close stops session id and waits for it.
 func (p *testPlace) Close(id string) bool {
-	pid, ok := p.Lookup(id)
+	p.mu.Lock()
+	pid, ok := p.pids[id]
+	delete(p.pids, id)
+	p.mu.Unlock()
 	if ok {
-		p.mu.Lock()
-		delete(p.pids, id)
-		p.mu.Unlock()
 		_ = p.sys.Root.StopFuture(pid).Wait()
 	}
 	return ok
