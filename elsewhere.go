@@ -93,9 +93,6 @@ func (r remote) spawn(cfg SessionConfig) (*Session, error) {
 // first command whether it exists.
 func (r remote) session(id string) (*Session, error) { return &Session{id: id, rt: r.rt}, nil }
 
-// pid is nil: the session's actor is in another process.
-func (remote) pid(*Session) *actor.PID { return nil }
-
 // switchModel leaves the name to the session's process to resolve; Send
 // checks the policy.
 func (remote) switchModel(ctx context.Context, s *Session, name string) error {

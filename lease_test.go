@@ -13,6 +13,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/internal/hosting"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 )
@@ -76,8 +77,9 @@ func TestLeaseWait(t *testing.T) {
 	// dead letter (not done), and b neither keeps it loaded nor holds its
 	// lease, which a third node then takes without waiting.
 	t.Run("released while restoring", func(t *testing.T) {
-		f := actor.NewFuture(b.ActorSystem(), time.Minute)
-		b.Deliver("moved", &actor.MessageEnvelope{Message: &eventsv1.GetState{}, Sender: f.PID()})
+		host := hosting.Of(b) // what server/remote's grains do with a command
+		f := actor.NewFuture(host.System(), time.Minute)
+		host.Deliver("moved", &actor.MessageEnvelope{Message: &eventsv1.GetState{}, Sender: f.PID()})
 		if !b.Release("moved") {
 			t.Fatal("b's Release does not see the restore under way")
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/hosting"
 	"github.com/tack-run/tack/placement"
 )
 
@@ -78,37 +79,40 @@ func (l local) handle(id string, pid *actor.PID) *Session {
 	return &Session{id: id, pid: pid, rt: l.rt}
 }
 
-// Deliver hands msg — an events/v1 command the session actor takes, or an
-// *actor.MessageEnvelope naming the sender its Reply goes to — to session
-// id, in the order of the calls: at once when the session is loaded, else
-// once it is restored (a stored session) or its passivation is over. A
-// request that cannot reach its session is answered with a Reply whose
-// error says why (invalid_session for an unknown id). It never blocks:
-// remote callers' messages (package server/remote) come through here.
-func (rt *Runtime) Deliver(id string, msg any) { rt.registry.Deliver(id, msg) }
-
-// SubscribeActor is the command, for Deliver, that makes the actor pid a
-// subscriber of a session's events: those after since that f lets
-// through, then the live ones. Subscribing the same PID again replaces its
-// filter and keeps one subscription, which never gets an event twice. The
-// session watches pid and drops it when it stops or its node goes away.
-func SubscribeActor(pid *actor.PID, since uint64, f events.Filter) any {
-	return &actors.SubscribePID{PID: pid, Since: since, Filter: f}
+func init() {
+	hosting.Register(func(rt any) hosting.Host { return host{rt.(*Runtime)} })
 }
 
-// UnsubscribeActor is the command, for Deliver, that ends the
-// subscription of the actor pid.
-func UnsubscribeActor(pid *actor.PID) any { return &actors.UnsubscribePID{PID: pid} }
+// host is what a runtime lends server/remote (package internal/hosting)
+// beyond its public API.
+type host struct{ rt *Runtime }
 
-// failure is the ErrorInfo of a request Deliver could not hand to id.
+// System is the actor system the sessions run in.
+func (h host) System() *actor.ActorSystem { return h.rt.system }
+
+// Deliver hands msg to session id by id, through the registry.
+func (h host) Deliver(id string, msg any) { h.rt.registry.Deliver(id, msg) }
+
+// Subscribe delivers the subscription of the actor pid.
+func (h host) Subscribe(id string, sender, pid *actor.PID, since uint64, f events.Filter) {
+	h.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.SubscribePID{PID: pid, Since: since, Filter: f}})
+}
+
+// Unsubscribe delivers the end of the subscription of the actor pid.
+func (h host) Unsubscribe(id string, sender, pid *actor.PID) {
+	h.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.UnsubscribePID{PID: pid}})
+}
+
+// failure is the ErrorInfo of a request the registry could not hand to
+// session id.
 func failure(id string, err error) *eventsv1.ErrorInfo {
 	var e *Error
 	errors.As(registryError(id, err), &e)
 	return &eventsv1.ErrorInfo{Code: e.Code, Message: e.Message}
 }
 
-// requestID sends a command to session id through Deliver and waits for
-// its reply: what a Session's commands do when sessions may be passivated.
+// requestID sends a command to session id by id, through the registry,
+// and waits for its reply: what a Session's commands do when sessions may be passivated.
 func (rt *Runtime) requestID(ctx context.Context, id string, msg any) (*eventsv1.Reply, error) {
 	f := actor.NewFuture(rt.system, rt.timeoutFor(ctx))
 	rt.registry.Deliver(id, &actor.MessageEnvelope{Message: msg, Sender: f.PID()})

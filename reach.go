@@ -34,9 +34,6 @@ type reach interface {
 	importSession(ctx context.Context, cfg SessionConfig, snap *store.Snapshot) (*Session, error)
 	// session returns the handle of session id (Runtime.Session).
 	session(id string) (*Session, error)
-	// pid returns the session's actor in this process, nil when none
-	// (Session.PID).
-	pid(s *Session) *actor.PID
 	// send hands cmd to the session and returns its reply; the caller
 	// has checked the policy.
 	send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply, error)

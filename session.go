@@ -29,23 +29,6 @@ type Session struct {
 // ID returns the session's id.
 func (s *Session) ID() string { return s.id }
 
-// PID returns the session actor, for actor systems that talk to it
-// directly. A passivated session's actor is gone: its next actor has
-// another PID. So with passivation on (WithPassivateAfter) PID returns the
-// actor loaded now, nil while the session is passivated (Runtime.Session
-// restores it, Deliver reaches it by id). It is nil for a session that
-// lives elsewhere (WithSessionsElsewhere).
-func (s *Session) PID() *actor.PID { return s.rt.reach.pid(s) }
-
-// pid is the handle's PID, else the actor loaded now.
-func (l local) pid(s *Session) *actor.PID {
-	if s.pid != nil {
-		return s.pid
-	}
-	pid, _ := l.rt.registry.Lookup(s.id)
-	return pid
-}
-
 // actor returns the session's actor, restored first if it was passivated.
 func (l local) actor(ctx context.Context, s *Session) (*actor.PID, error) {
 	if s.pid != nil {
@@ -59,8 +42,8 @@ func (l local) actor(ctx context.Context, s *Session) (*actor.PID, error) {
 }
 
 // Send sends any command (a protobuf command of events/v1) and returns the reply.
-// With passivation on (WithPassivateAfter) it goes through Deliver, so a
-// handle stays good across its session's passivations. A session that
+// With passivation on (WithPassivateAfter) it goes to the session by id,
+// so a handle stays good across its session's passivations. A session that
 // lives elsewhere (WithSessionsElsewhere) takes events/v1 commands only.
 // A prompt sent with a ctx that carries a span (OpenTelemetry) and no
 // traceparent of its own gets the span's: the run it starts is traced

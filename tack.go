@@ -145,9 +145,6 @@ func (rt *Runtime) Close() {
 	}
 }
 
-// ActorSystem returns the actor system the sessions run in.
-func (rt *Runtime) ActorSystem() *actor.ActorSystem { return rt.system }
-
 // Loaded reports whether session id runs in this process.
 func (rt *Runtime) Loaded(id string) bool { return rt.registry.Loaded(id) }
 

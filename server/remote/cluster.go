@@ -48,11 +48,11 @@ func (n *Node) join(rcfg *remote.Config, cfg cluster.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := cluster.Started(func() { n.cluster = cluster.Watch(actorcluster.New(n.rt.ActorSystem(), cc)) }); err != nil {
+	if err := cluster.Started(func() { n.cluster = cluster.Watch(actorcluster.New(n.sys, cc)) }); err != nil {
 		return err
 	}
 	if f := n.onMembers; f != nil {
-		n.rt.ActorSystem().EventStream.Subscribe(func(ev any) {
+		n.sys.EventStream.Subscribe(func(ev any) {
 			if t, ok := ev.(*actorcluster.ClusterTopology); ok {
 				ids := make([]string, len(t.Members))
 				for i, m := range t.Members {
@@ -74,7 +74,7 @@ func (n *Node) join(rcfg *remote.Config, cfg cluster.Config) error {
 	n.remote = n.cluster.Remote
 	n.stopBlocked = n.cluster.WatchBlocked(cfg, func(address, id string) {
 		n.log.Info("told a member this one dropped, though alive, to rejoin", zap.String("member", id), zap.String("address", address))
-		n.rt.ActorSystem().Root.Send(remotev1.GatewayPID(address), &remotev1.Rejoin{MemberId: id})
+		n.sys.Root.Send(remotev1.GatewayPID(address), &remotev1.Rejoin{MemberId: id})
 	})
 	return nil
 }
@@ -98,7 +98,7 @@ func (n *Node) leave() {
 
 // rejoin takes a Rejoin: another member dropped this one from its view.
 func (n *Node) rejoin(m *remotev1.Rejoin) {
-	if n.cluster == nil || m.MemberId != n.rt.ActorSystem().ID {
+	if n.cluster == nil || m.MemberId != n.sys.ID {
 		return
 	}
 	n.log.Info("another member dropped this one from its view", zap.String("member", m.MemberId))
@@ -195,7 +195,7 @@ func (n *Node) createThrough(sender *actor.PID, m *eventsv1.CreateSession) {
 			n.route(m.Session)
 		}
 		if sender != nil {
-			n.rt.ActorSystem().Root.Send(sender, res)
+			n.sys.Root.Send(sender, res)
 		}
 	}()
 }

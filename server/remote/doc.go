@@ -28,7 +28,8 @@
 //
 // A session's PID is a protoactor Process whose SendUserMessage runs on
 // the remote endpoint's goroutine: it does no I/O, and hands each message
-// to the runtime (tack.Runtime.Deliver), which queues it while the
+// to the runtime by session id (package internal/hosting, what a runtime
+// lends this package beyond its public API), which queues it while the
 // session is restored. Commands that need the runtime rather than the
 // session actor (CreateSession, ListSessions, Lookup, SwitchModel, Fork,
 // CloseSession) run on goroutines of their own and answer the sender when

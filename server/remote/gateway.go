@@ -62,7 +62,7 @@ func (g *gateway) Receive(ctx actor.Context) {
 				ref.Pid = n.route(m.Session)
 			}
 			if sender != nil {
-				n.rt.ActorSystem().Root.Send(sender, ref)
+				n.sys.Root.Send(sender, ref)
 			}
 		}()
 	case *remotev1.Rejoin:

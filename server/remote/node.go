@@ -19,6 +19,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/cluster"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/hosting"
 	"github.com/tack-run/tack/server/command"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
@@ -32,7 +33,13 @@ const SessionKind = remotev1.SessionKind
 // Node is a runtime served over protoactor remote, alone (Start) or as a
 // member of a cluster (StartMember).
 type Node struct {
-	rt      *tack.Runtime
+	rt *tack.Runtime
+	// host is what rt lends the node beyond its public API: delivery to
+	// a session by id.
+	host hosting.Host
+	// sys is the actor system of rt's sessions, which the node's remote,
+	// gateway and routes join.
+	sys     *actor.ActorSystem
 	remote  *remote.Remote
 	log     *zap.Logger
 	gateway *actor.PID
@@ -116,19 +123,20 @@ func start(rt *tack.Runtime, address string, member *cluster.Config, opts ...Opt
 	}
 	ln.Close()
 
-	n := &Node{rt: rt, log: o.log, routes: map[string]*actor.PID{}, onMembers: o.onMembers}
+	h := hosting.Of(rt)
+	n := &Node{rt: rt, host: h, sys: h.System(), log: o.log, routes: map[string]*actor.PID{}, onMembers: o.onMembers}
 	cfg := remote.Configure(host, port, o.config...)
 	cfg.ServerOptions = append(cfg.ServerOptions, grpc.ChainStreamInterceptor(n.recoverStream))
 	if member == nil {
 		remote.WithKinds(remote.NewKind(SessionKind, n.kindProps()))(cfg)
-		n.remote = remote.NewRemote(rt.ActorSystem(), cfg)
+		n.remote = remote.NewRemote(n.sys, cfg)
 		if err := cluster.Started(n.remote.Start); err != nil {
 			return nil, err
 		}
 	} else if err := n.join(cfg, *member); err != nil {
 		return nil, err
 	}
-	n.gateway, err = rt.ActorSystem().Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &gateway{node: n} }), remotev1.GatewayName)
+	n.gateway, err = n.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &gateway{node: n} }), remotev1.GatewayName)
 	if err != nil {
 		n.remote.Shutdown(false)
 		return nil, fmt.Errorf("spawning the gateway: %w", err)
@@ -149,10 +157,10 @@ func (n *Node) Dropped() <-chan struct{} {
 
 // ID is the node's member id in its cluster: its actor system's, new
 // each time the member joins.
-func (n *Node) ID() string { return n.rt.ActorSystem().ID }
+func (n *Node) ID() string { return n.sys.ID }
 
 // Address is where the node listens, as callers name it in PIDs.
-func (n *Node) Address() string { return n.rt.ActorSystem().Address() }
+func (n *Node) Address() string { return n.sys.Address() }
 
 // Close stops the gateway and the remote endpoint at once (connected
 // callers see their endpoint terminate); the runtime stays up, for its
@@ -160,7 +168,7 @@ func (n *Node) Address() string { return n.rt.ActorSystem().Address() }
 // also stops its provider, so the others see it leave; protoactor's
 // gossip and lookup goroutines stay until the process exits.
 func (n *Node) Close() {
-	_ = n.rt.ActorSystem().Root.StopFuture(n.gateway).Wait()
+	_ = n.sys.Root.StopFuture(n.gateway).Wait()
 	n.mu.Lock()
 	for id, pid := range n.routes {
 		n.drop(pid)
@@ -184,9 +192,9 @@ func (n *Node) route(id string) *actor.PID {
 	name := remotev1.GatewayName + "/" + id
 	var pid *actor.PID
 	if n.cluster != nil {
-		pid, _ = n.rt.ActorSystem().Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &forwarder{node: n, id: id} }), name)
+		pid, _ = n.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &forwarder{node: n, id: id} }), name)
 	} else {
-		pid, _ = n.rt.ActorSystem().ProcessRegistry.Add(&route{node: n, id: id}, name)
+		pid, _ = n.sys.ProcessRegistry.Add(&route{node: n, id: id}, name)
 	}
 	n.routes[id] = pid
 	return pid
@@ -205,9 +213,9 @@ func (n *Node) unroute(id string) {
 // drop takes a route or a forwarder out of the actor system.
 func (n *Node) drop(pid *actor.PID) {
 	if n.cluster != nil {
-		n.rt.ActorSystem().Root.Stop(pid)
+		n.sys.Root.Stop(pid)
 	} else {
-		n.rt.ActorSystem().ProcessRegistry.Remove(pid)
+		n.sys.ProcessRegistry.Remove(pid)
 	}
 }
 
@@ -231,7 +239,7 @@ func (n *Node) answer(sender *actor.PID, run func(ctx context.Context) (proto.Me
 	go func() {
 		data, err := run(context.Background())
 		if sender != nil {
-			n.rt.ActorSystem().Root.Send(sender, replyOf(data, err))
+			n.sys.Root.Send(sender, replyOf(data, err))
 		}
 	}()
 }

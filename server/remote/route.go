@@ -6,7 +6,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -49,13 +48,13 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 			n.refuse(sender, err.Error())
 			return
 		}
-		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: tack.SubscribeActor(m.Subscriber, m.Since, f)})
+		n.host.Subscribe(id, sender, m.Subscriber, m.Since, f)
 	case *remotev1.Unsubscribe:
 		if m.Subscriber == nil {
 			n.refuse(sender, "Unsubscribe needs subscriber")
 			return
 		}
-		n.rt.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: tack.UnsubscribeActor(m.Subscriber)})
+		n.host.Unsubscribe(id, sender, m.Subscriber)
 	case *eventsv1.SwitchModel, *eventsv1.Fork, *eventsv1.ExportSession:
 		if f, ok := m.(*eventsv1.Fork); ok && n.cluster != nil && f.NewSession == "" {
 			f.NewSession = cluster.NewSessionID()
@@ -79,14 +78,14 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 		if sender != nil {
 			msg = &actor.MessageEnvelope{Sender: sender, Message: msg}
 		}
-		n.rt.Deliver(id, msg)
+		n.host.Deliver(id, msg)
 	}
 }
 
 // refuse answers a request with bad_request.
 func (n *Node) refuse(sender *actor.PID, message string) {
 	if sender != nil {
-		n.rt.ActorSystem().Root.Send(sender, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeBadRequest, Message: message}})
+		n.sys.Root.Send(sender, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeBadRequest, Message: message}})
 	}
 }
 
