@@ -92,3 +92,32 @@ func TestFrontsUseTheRuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestHostingIsTheNodes keeps what a runtime lends beyond its public API
+// (internal/hosting: its actor system, delivery to a session by id, which
+// skips the grants and limits the public API checks) to the package it is
+// lent to, server/remote: the root package tack registers it, and nothing
+// else imports it. Tests aside.
+func TestHostingIsTheNodes(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	hosting, allowed := module+"/internal/hosting", map[string]bool{module: true, module + "/server/remote": true}
+	importers := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		for _, imp := range fields[1:] {
+			if imp != hosting {
+				continue
+			}
+			importers++
+			if !allowed[fields[0]] {
+				t.Errorf("%s imports %s, which is server/remote's alone: use the runtime's public API", fields[0], imp)
+			}
+		}
+	}
+	if importers != len(allowed) {
+		t.Errorf("%d packages import %s, want %d: the root package tack and server/remote", importers, hosting, len(allowed))
+	}
+}
