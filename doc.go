@@ -20,6 +20,15 @@
 // Commands map one to one onto docs/protocol.md's JSON-lines commands; errors
 // are *Error values whose Code is the protocol's error code.
 //
+// # Actor systems
+//
+// Sessions are protoactor actors. A program with actors of its own runs
+// its sessions beside them, in its own actor system (WithActorSystem),
+// and has a session send its events to one of its actors as
+// *eventsv1.Event messages (Session.SubscribePID). Other actor systems,
+// in other processes, reach sessions through `tack node` (package
+// server/remote, docs/remote.md).
+//
 // # Concurrency
 //
 // A Runtime, its Sessions and Subscriptions are safe for concurrent use.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -66,4 +68,44 @@ func describe(ev *eventsv1.Event) string {
 		return e.MessageCommitted.Message.Role + ": " + e.MessageCommitted.Message.Content
 	}
 	return ""
+}
+
+// An actor of the program's own actor system subscribed to a session:
+// the runtime runs its sessions in that system (WithActorSystem), and
+// the session sends its events to the actor as messages.
+func ExampleSession_SubscribePID() {
+	sys := actor.NewActorSystem()
+	defer sys.Shutdown()
+	rt, err := tack.New(tack.WithActorSystem(sys))
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+
+	done := make(chan struct{})
+	subscriber := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		if ev, ok := ctx.Message().(*eventsv1.Event); ok {
+			fmt.Println(events.Type(ev), describe(ev))
+			if ev.GetAgentEnd() != nil {
+				close(done)
+			}
+		}
+	}))
+	s, err := rt.Spawn(tack.SessionConfig{Script: json.RawMessage(`{"turns":[{"text":"Hello."}]}`)})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	if err := s.SubscribePID(ctx, subscriber, 0, "agent_start", "agent_end", "message_committed"); err != nil {
+		panic(err)
+	}
+	if _, err := s.Prompt(ctx, "hi"); err != nil {
+		panic(err)
+	}
+	<-done
+	// Output:
+	// agent_start r-1
+	// message_committed user: hi
+	// message_committed assistant: Hello.
+	// agent_end completed
 }

@@ -114,8 +114,11 @@ func WithMaxImageBytes(n int64) Option { return func(c *Config) { c.Sessions.Max
 // WithLogger logs through l; nil (the default) logs nothing.
 func WithLogger(l *zap.Logger) Option { return func(c *Config) { c.Logger = l } }
 
-// WithActorSystem runs sessions in an existing actor system instead of one
-// the runtime creates (and stops on Close).
+// WithActorSystem runs sessions in s, an actor system of the caller's,
+// instead of one the runtime creates and stops on Close: a program with
+// protoactor actors of its own runs its sessions beside them, and
+// Session.SubscribePID sends a session's events to them. The runtime does
+// not stop s: its owner shuts it down after Close.
 func WithActorSystem(s *actor.ActorSystem) Option { return func(c *Config) { c.ActorSystem = s } }
 
 // WithModels adds model resolvers, tried in order before the scripted

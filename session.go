@@ -285,8 +285,17 @@ func (sub *Subscription) Close() error {
 	return err
 }
 
-// SubscribePID makes an actor a subscriber: it receives *eventsv1.Event
-// messages until it stops (the session watches it).
+// SubscribePID makes an actor of yours a subscriber: it receives the
+// session's events as *eventsv1.Event messages — the replay after since,
+// as Subscribe's, then the live ones, in order, those whose type matches
+// types (as SubscribeOptions.Types; none matches all) — until it stops
+// (the session watches it). The actor runs in the runtime's actor system
+// (make that system yourself and give it to New with WithActorSystem), or
+// in another that system reaches over protoactor remote. Subscribing the
+// same PID again replaces its types and keeps one subscription. An actor
+// subscriber does not keep its session loaded and stays subscribed across
+// a passivation (WithPassivateAfter). A session that lives elsewhere
+// (WithSessionsElsewhere) takes no actor subscriber: bad_request.
 func (s *Session) SubscribePID(ctx context.Context, pid *actor.PID, since uint64, types ...string) error {
 	f, err := events.NewFilter(types)
 	if err != nil {
