@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tack-run/tack/bench/internal/measure"
+)
+
+// server is the `tack serve` process of the serve-sse scenario and an
+// HTTP client for it.
+type server struct {
+	cmd    *exec.Cmd
+	dir    string
+	url    string
+	client *http.Client
+	exited chan struct{}
+}
+
+// startServer starts bin as `tack serve` on a free loopback port, with
+// the memory store, no UI, no model configuration and the workspaces in
+// a temporary directory, and waits until it listens. Its
+// stderr goes to the driver's. The process inherits the driver's CPU
+// affinity and GOMAXPROCS.
+func startServer(bin string, conns int) *server {
+	if bin == "" {
+		measure.Fatal("serve-sse needs --serve, the tack binary")
+	}
+	raiseFileLimit(conns)
+	bin, err := filepath.Abs(bin) // the server runs in a directory of its own
+	if err != nil {
+		measure.Fatal("%v", err)
+	}
+	dir, err := os.MkdirTemp("", "tack-bench-serve-")
+	if err != nil {
+		measure.Fatal("%v", err)
+	}
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", "memory", "--ui=false",
+		"--workspace-root", filepath.Join(dir, "workspaces"))
+	// No model configuration: no tack.json where it runs, none named by
+	// the environment; the sessions play inline scripts.
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TACK_CONFIG=") && !strings.HasPrefix(kv, "OPENAI_API_KEY=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		measure.Fatal("%v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		measure.Fatal("start %s: %v", bin, err)
+	}
+	s := &server{cmd: cmd, dir: dir, exited: make(chan struct{})}
+	listening := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(os.Stderr, line)
+			if _, url, ok := strings.Cut(line, "tack serve: listening on "); ok {
+				listening <- url
+			}
+		}
+		close(s.exited)
+	}()
+	select {
+	case s.url = <-listening:
+	case <-s.exited:
+		measure.Fatal("tack serve exited before listening: %v", cmd.Wait())
+	case <-time.After(measure.Deadline):
+		measure.Fatal("tack serve did not listen within %v", measure.Deadline)
+	}
+	// Every connection kept alive for reuse: the aborts go out on the
+	// connections the prompts opened, as clients that keep theirs would.
+	s.client = &http.Client{Transport: &http.Transport{
+		MaxIdleConnsPerHost: 1 << 16,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}}
+	return s
+}
+
+// stop stops the server with SIGTERM, as a service manager would, and
+// fails unless it exits 0 within measure.Deadline.
+func (s *server) stop() {
+	s.client.CloseIdleConnections()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		measure.Fatal("stop tack serve: %v", err)
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(measure.Deadline):
+		measure.Fatal("tack serve did not stop within %v of SIGTERM", measure.Deadline)
+	}
+	if err := s.cmd.Wait(); err != nil {
+		measure.Fatal("tack serve: %v", err)
+	}
+	os.RemoveAll(s.dir)
+}
+
+// cpu returns the CPU time (user and system) the server has used, from
+// /proc (Linux; in clock ticks of 10 ms).
+func (s *server) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		measure.Fatal("server CPU: %v", err)
+	}
+	// The fields after the command name, which ends at the last ')':
+	// utime and stime are the 14th and 15th of the line.
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		measure.Fatal("server CPU: %v", err)
+	}
+	const clockTick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return time.Duration(utime+stime) * clockTick
+}
+
+// do sends a request with a JSON body (none when body is ""), reads the
+// answer and fails unless its status is want.
+func (s *server) do(method, path, body string, want int) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.url+path, rd)
+	if err != nil {
+		measure.Fatal("%v", err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := s.client.Do(req)
+	if err != nil {
+		measure.Fatal("%s %s: %v", method, path, err)
+	}
+	answer, err := io.ReadAll(res.Body) // read to the end, so that the connection is reused
+	res.Body.Close()
+	if err != nil || res.StatusCode != want {
+		measure.Fatal("%s %s: %d %s (%v), want %d", method, path, res.StatusCode, answer, err, want)
+	}
+}
+
+// events opens the event stream of session id; it returns once the
+// server has subscribed (it sends the headers after that).
+func (s *server) events(id string) io.ReadCloser {
+	req, err := http.NewRequestWithContext(context.Background(), "GET", s.url+"/v1/sessions/"+id+"/events", nil)
+	if err != nil {
+		measure.Fatal("%v", err)
+	}
+	res, err := s.client.Do(req)
+	if err != nil {
+		measure.Fatal("GET events of %s: %v", id, err)
+	}
+	if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || !strings.HasPrefix(ct, "text/event-stream") {
+		answer, _ := io.ReadAll(res.Body)
+		measure.Fatal("GET events of %s: %d %s %s", id, res.StatusCode, ct, answer)
+	}
+	return res.Body
+}
+
+// each calls f(0) … f(n-1) from workers goroutines and returns when all
+// have returned.
+func each(n, workers int, f func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(n, workers) {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// raiseFileLimit raises the soft limit of open files to the hard one,
+// and fails when that is too few for conns connections and some files
+// besides: the driver and the server each hold one descriptor per
+// connection, and the server inherits the limit (Go raises its own soft
+// limit at start-up, but gives the processes it starts the one it found,
+// unless the program set one).
+func raiseFileLimit(conns int) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		measure.Fatal("open files limit: %v", err)
+	}
+	lim.Cur = lim.Max
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		measure.Fatal("open files limit: %v", err)
+	}
+	if need := uint64(conns) + 256; lim.Cur < need {
+		measure.Fatal("open files limit %d, and %d connections need %d: raise it (ulimit -n)", lim.Cur, conns, need)
+	}
+}
