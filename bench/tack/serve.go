@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,13 +27,15 @@ type server struct {
 	cmd    *exec.Cmd
 	dir    string
 	url    string
+	token  string
 	client *http.Client
 	exited chan struct{}
 }
 
 // startServer starts bin as `tack serve` on a free loopback port, with
-// the memory store, no UI, no model configuration and the workspaces in
-// a temporary directory, and waits until it listens. Its
+// the memory store, no UI, no model configuration, the workspaces in a
+// temporary directory and --auth: one user, "bench", with a random static
+// token, and no limits (the file sets none); it waits until it listens. Its
 // stderr goes to the driver's. The process inherits the driver's CPU
 // affinity and GOMAXPROCS.
 func startServer(bin string, conns int) *server {
@@ -48,8 +51,15 @@ func startServer(bin string, conns int) *server {
 	if err != nil {
 		measure.Fatal("%v", err)
 	}
+	key := make([]byte, 16)
+	rand.Read(key)
+	token := "tk_bench_" + hex.EncodeToString(key)
+	authFile := filepath.Join(dir, "auth.json")
+	if err := os.WriteFile(authFile, fmt.Appendf(nil, `{"tokens": {%q: "bench"}}`, token), 0o600); err != nil {
+		measure.Fatal("%v", err)
+	}
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", "memory", "--ui=false",
-		"--workspace-root", filepath.Join(dir, "workspaces"))
+		"--auth", authFile, "--workspace-root", filepath.Join(dir, "workspaces"))
 	// No model configuration: no tack.json where it runs, none named by
 	// the environment; the sessions play inline scripts.
 	cmd.Dir = dir
@@ -65,7 +75,7 @@ func startServer(bin string, conns int) *server {
 	if err := cmd.Start(); err != nil {
 		measure.Fatal("start %s: %v", bin, err)
 	}
-	s := &server{cmd: cmd, dir: dir, exited: make(chan struct{})}
+	s := &server{cmd: cmd, dir: dir, token: token, exited: make(chan struct{})}
 	listening := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -113,23 +123,28 @@ func (s *server) stop() {
 	os.RemoveAll(s.dir)
 }
 
-// cpu returns the CPU time (user and system) the server has used, from
-// /proc (Linux; in clock ticks of 10 ms).
+// cpu returns the CPU time the server's threads have used, in ns: the
+// sum of the first field of each /proc/PID/task/TID/schedstat (Linux).
+// Go's threads live as long as the process, so none takes its time away
+// by exiting.
 func (s *server) cpu() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
-	if err != nil {
-		measure.Fatal("server CPU: %v", err)
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", s.cmd.Process.Pid))
+	if err != nil || len(tasks) == 0 {
+		measure.Fatal("server CPU: no /proc/%d/task/*/schedstat (%v)", s.cmd.Process.Pid, err)
 	}
-	// The fields after the command name, which ends at the last ')':
-	// utime and stime are the 14th and 15th of the line.
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		measure.Fatal("server CPU: %v", err)
+	var sum time.Duration
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue // a thread that exited since the glob
+		}
+		ns, err := strconv.ParseInt(string(bytes.Fields(data)[0]), 10, 64)
+		if err != nil {
+			measure.Fatal("server CPU: %s: %v", t, err)
+		}
+		sum += time.Duration(ns)
 	}
-	const clockTick = 10 * time.Millisecond // USER_HZ is 100 on Linux
-	return time.Duration(utime+stime) * clockTick
+	return sum
 }
 
 // do sends a request with a JSON body (none when body is ""), reads the
@@ -143,6 +158,7 @@ func (s *server) do(method, path, body string, want int) {
 	if err != nil {
 		measure.Fatal("%v", err)
 	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -164,6 +180,7 @@ func (s *server) events(id string) io.ReadCloser {
 	if err != nil {
 		measure.Fatal("%v", err)
 	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
 	res, err := s.client.Do(req)
 	if err != nil {
 		measure.Fatal("GET events of %s: %v", id, err)
