@@ -63,6 +63,10 @@ func startServer(bin string, conns int) *server {
 	// No model configuration: no tack.json where it runs, none named by
 	// the environment; the sessions play inline scripts.
 	cmd.Dir = dir
+	// A driver that fails exits at once (measure.Fatal), and one that
+	// hangs is killed by bench/run's timeout: either way the server, which
+	// may have a thousand sessions streaming, must not outlive it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "TACK_CONFIG=") && !strings.HasPrefix(kv, "OPENAI_API_KEY=") {
 			cmd.Env = append(cmd.Env, kv)
