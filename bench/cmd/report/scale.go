@@ -2,25 +2,12 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 )
 
 // abortBound is the protocol's bound on telling an abort: agent_abort
 // reaches every subscriber within 100 ms of the abort (docs/control.md).
 const abortBound = 100e3 // µs
-
-// turnsRate formats turns per second.
-func turnsRate(r float64) string {
-	switch {
-	case math.IsNaN(r):
-		return "–"
-	case r >= 1e3:
-		return fmt.Sprintf("%.1f k/s", r/1e3)
-	default:
-		return fmt.Sprintf("%.0f /s", r)
-	}
-}
 
 // turns1000Table: turns per second and CPU of many sessions running
 // turns at once, per core count.
@@ -45,7 +32,7 @@ func (d *data) turns1000Table() string {
 				if rt.id != "tack" {
 					rr, rc = ratio(tackRate, median(tps)), ratio(tackCPU, median(cpu))
 				}
-				rows = append(rows, []string{strconv.Itoa(cores), n, rt.name, turnsRate(median(tps)), spread(tps, turnsRate),
+				rows = append(rows, []string{strconv.Itoa(cores), n, rt.name, rate(median(tps)), spread(tps, rate),
 					dur(median(cpu)), dur(median(total)), spread(total, dur), rr, rc})
 			}
 		}
