@@ -26,6 +26,6 @@
 //
 // The serve-sse scenario is not the library but the server: it starts the
 // tack command given by -serve as `tack serve` (a process of its own, with
-// the memory store and a static token) and is its HTTP clients, reading
+// the memory store or SQLite, and a static token) and is its HTTP clients, reading
 // event streams with bench/internal/sse.
 package main

@@ -33,12 +33,12 @@ type server struct {
 }
 
 // startServer starts bin as `tack serve` on a free loopback port, with
-// the memory store, no UI, no model configuration, the workspaces in a
+// the store named (memory, or sqlite: a file in a temporary directory), no UI, no model configuration, the workspaces in a
 // temporary directory and --auth: one user, "bench", with a random static
 // token, and no limits (the file sets none); it waits until it listens. Its
 // stderr goes to the driver's. The process inherits the driver's CPU
 // affinity and GOMAXPROCS.
-func startServer(bin string, conns int) *server {
+func startServer(bin, store string, conns int) *server {
 	if bin == "" {
 		measure.Fatal("serve-sse needs --serve, the tack binary")
 	}
@@ -58,7 +58,14 @@ func startServer(bin string, conns int) *server {
 	if err := os.WriteFile(authFile, fmt.Appendf(nil, `{"tokens": {%q: "bench"}}`, token), 0o600); err != nil {
 		measure.Fatal("%v", err)
 	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", "memory", "--ui=false",
+	switch store {
+	case "memory":
+	case "sqlite":
+		store = "sqlite:" + filepath.Join(dir, "tack.db")
+	default:
+		measure.Fatal("serve-sse: --store %q: memory or sqlite", store)
+	}
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", store, "--ui=false",
 		"--auth", authFile, "--workspace-root", filepath.Join(dir, "workspaces"))
 	// No model configuration: no tack.json where it runs, none named by
 	// the environment; the sessions play inline scripts.

@@ -22,7 +22,7 @@ const maxSSEChunks = 4000
 
 // serveSSE measures `tack serve` over real HTTP: bin/tack-serve (the
 // tack command built from the repository) runs as a process of its own
-// with the memory store, and this driver is its clients, each event
+// with p.Store (memory or SQLite), and this driver is its clients, each event
 // stream a connection read and parsed by a goroutine of its own. Two
 // phases on one server, p.Rounds rounds each: eventsPhase (after an
 // untimed round), then abortPhase.
@@ -33,7 +33,7 @@ func serveSSE(p *measure.Params, out *measure.Output) {
 	if p.Chunks <= 0 || p.Chunks > maxSSEChunks {
 		measure.Fatal("serve-sse: --chunks %d: between 1 and %d, so that no stream can fall behind", p.Chunks, maxSSEChunks)
 	}
-	srv := startServer(p.Serve, 2*max(p.Subscribers, p.AbortSessions))
+	srv := startServer(p.Serve, p.Store, 2*max(p.Subscribers, p.AbortSessions))
 	eventsPhase(p, srv, out)
 	abortPhase(p, srv, out)
 	srv.stop()
@@ -156,7 +156,7 @@ func eventsPhase(p *measure.Params, srv *server, out *measure.Output) {
 			}
 		}
 	})
-	cas := fmt.Sprintf("sessions=%d streams=%d chunks=%d", p.Sessions, p.Subscribers, p.Chunks)
+	cas := fmt.Sprintf("store=%s sessions=%d streams=%d chunks=%d", p.Store, p.Sessions, p.Subscribers, p.Chunks)
 	for round := range p.Rounds + 1 {
 		srv0, cpu0, t0 := srv.cpu(), measure.CPUTime(), time.Now()
 		each(len(ids), len(ids), func(i int) { srv.do("POST", "/v1/sessions/"+ids[i]+"/prompt", `{"text":"go"}`, 200) })
@@ -198,7 +198,7 @@ func abortPhase(p *measure.Params, srv *server, out *measure.Output) {
 	n := p.AbortSessions
 	// Longer than any round can last.
 	text := strings.Repeat("a", max(1000, int(2*measure.Deadline/time.Millisecond)/max(p.ChunkMS, 1)))
-	cas := fmt.Sprintf("sessions=%d chunk_ms=%d", n, p.ChunkMS)
+	cas := fmt.Sprintf("store=%s sessions=%d chunk_ms=%d", p.Store, n, p.ChunkMS)
 	for round := range p.Rounds {
 		ids := make([]string, n)
 		for i := range ids {

@@ -50,7 +50,7 @@ func (d *data) sseEventsTable() string {
 		}
 		v := func(metric string) []float64 { return d.series("serve-sse", cas, metric, "tack", false) }
 		eps := v("events_per_s")
-		head := []string{caseValue(cas, "sessions"), caseValue(cas, "streams"), caseValue(cas, "chunks")}
+		head := []string{caseValue(cas, "store"), caseValue(cas, "sessions"), caseValue(cas, "streams"), caseValue(cas, "chunks")}
 		if len(eps) == 0 {
 			rows = append(rows, append(head, d.missing("serve-sse", "tack"), "", "", ""))
 			continue
@@ -59,9 +59,9 @@ func (d *data) sseEventsTable() string {
 			dur(median(v("server_cpu_per_event"))), dur(median(v("client_cpu_per_event")))))
 	}
 	if len(rows) == 0 {
-		rows = append(rows, []string{d.missing("serve-sse", "tack"), "", "", "", "", "", ""})
+		rows = append(rows, []string{"", d.missing("serve-sse", "tack"), "", "", "", "", "", ""})
 	}
-	return table([]string{"sessions", "event streams", "chunks each", "events/s (median)", "min – max", "server CPU/event", "client CPU/event"}, rows)
+	return table([]string{"store", "sessions", "event streams", "chunks each", "events/s (median)", "min – max", "server CPU/event", "client CPU/event"}, rows)
 }
 
 // sseAbortTable: from each abort request to agent_abort on its session's
@@ -78,7 +78,7 @@ func (d *data) sseAbortTable() string {
 			}
 			return key{}
 		}
-		head := []string{caseValue(cas, "sessions"), caseValue(cas, "chunk_ms") + " ms"}
+		head := []string{caseValue(cas, "store"), caseValue(cas, "sessions"), caseValue(cas, "chunk_ms") + " ms"}
 		seen := sorted(d.samples[k("abort_seen")])
 		if len(seen) == 0 {
 			rows = append(rows, append(head, d.missing("serve-sse", "tack"), "", "", "", "", "", "", "", ""))
@@ -104,7 +104,7 @@ func (d *data) sseAbortTable() string {
 			us(sorted(d.samples[k("abort_ended")]), 99), us(sorted(d.samples[k("abort_answered")]), 99), bound))
 	}
 	if len(rows) == 0 {
-		rows = append(rows, []string{"", "", d.missing("serve-sse", "tack"), "", "", "", "", "", "", "", ""})
+		rows = append(rows, []string{"", "", "", d.missing("serve-sse", "tack"), "", "", "", "", "", "", "", ""})
 	}
-	return table([]string{"sessions", "a character every", "events/s streamed", "seen p50", "seen p99", "seen max", "p99 of each round: median (min – max, rounds)", "samples", "run ended p99", "abort answered p99", "every abort seen within 100 ms"}, rows)
+	return table([]string{"store", "sessions", "a character every", "events/s streamed", "seen p50", "seen p99", "seen max", "p99 of each round: median (min – max, rounds)", "samples", "run ended p99", "abort answered p99", "every abort seen within 100 ms"}, rows)
 }

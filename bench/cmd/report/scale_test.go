@@ -42,27 +42,27 @@ func TestTurns1000Table(t *testing.T) {
 // TestSSETables checks the two tables of serve-sse: events/s, and the
 // abort latencies against the 100 ms bound, met or not.
 func TestSSETables(t *testing.T) {
-	const events = "sessions=100 streams=1000 chunks=200"
+	const events = "store=memory sessions=100 streams=1000 chunks=200"
 	d := newData([]measure.Record{
 		caseValueRec("tack", "serve-sse", events, 2, "events_per_s", 150_000),
 		caseValueRec("tack", "serve-sse", events, 2, "server_cpu_per_event", 3_000),
 		caseValueRec("tack", "serve-sse", events, 2, "client_cpu_per_event", 5_000),
-		caseValueRec("tack", "serve-sse", "sessions=100 chunk_ms=20", 2, "streaming_events_per_s", 5_000),
-		samplesRec("sessions=100 chunk_ms=20", "abort_seen", 10_000, 20_000, 30_000),
-		samplesRec("sessions=100 chunk_ms=20", "abort_ended", 11_000, 21_000, 31_000),
-		samplesRec("sessions=100 chunk_ms=20", "abort_answered", 12_000, 22_000, 32_000),
-		samplesRec("sessions=1000 chunk_ms=20", "abort_seen", 90_000, 150_000),
+		caseValueRec("tack", "serve-sse", "store=memory sessions=100 chunk_ms=20", 2, "streaming_events_per_s", 5_000),
+		samplesRec("store=memory sessions=100 chunk_ms=20", "abort_seen", 10_000, 20_000, 30_000),
+		samplesRec("store=memory sessions=100 chunk_ms=20", "abort_ended", 11_000, 21_000, 31_000),
+		samplesRec("store=memory sessions=100 chunk_ms=20", "abort_answered", 12_000, 22_000, 32_000),
+		samplesRec("store=sqlite sessions=1000 chunk_ms=20", "abort_seen", 90_000, 150_000),
 	})
-	wantEvents := "| sessions | event streams | chunks each | events/s (median) | min – max | server CPU/event | client CPU/event |\n" +
-		"|--:|--:|--:|--:|--:|--:|--:|\n" +
-		"| 100 | 1000 | 200 | 150 k/s | 150 k/s – 150 k/s (n=1) | 3.0 µs | 5.0 µs |\n"
+	wantEvents := "| store | sessions | event streams | chunks each | events/s (median) | min – max | server CPU/event | client CPU/event |\n" +
+		"|--:|--:|--:|--:|--:|--:|--:|--:|\n" +
+		"| memory | 100 | 1000 | 200 | 150 k/s | 150 k/s – 150 k/s (n=1) | 3.0 µs | 5.0 µs |\n"
 	if got := d.sseEventsTable(); got != wantEvents {
 		t.Errorf("events table\n%s\nwant\n%s", got, wantEvents)
 	}
-	wantAbort := "| sessions | a character every | events/s streamed | seen p50 | seen p99 | seen max | p99 of each round: median (min – max, rounds) | samples | run ended p99 | abort answered p99 | every abort seen within 100 ms |\n" +
-		"|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n" +
-		"| 100 | 20 ms | 5.0 k/s | 20.00 ms | 30.00 ms | 30.00 ms | 30.00 ms (30.00 ms – 30.00 ms, n=1) | 3 | 31.00 ms | 32.00 ms | met |\n" +
-		"| 1000 | 20 ms | – | 90.00 ms | 150.00 ms | 150.00 ms | 150.00 ms (150.00 ms – 150.00 ms, n=1) | 2 | – | – | **not met**: 1 of 2 over |\n"
+	wantAbort := "| store | sessions | a character every | events/s streamed | seen p50 | seen p99 | seen max | p99 of each round: median (min – max, rounds) | samples | run ended p99 | abort answered p99 | every abort seen within 100 ms |\n" +
+		"|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n" +
+		"| memory | 100 | 20 ms | 5.0 k/s | 20.00 ms | 30.00 ms | 30.00 ms | 30.00 ms (30.00 ms – 30.00 ms, n=1) | 3 | 31.00 ms | 32.00 ms | met |\n" +
+		"| sqlite | 1000 | 20 ms | – | 90.00 ms | 150.00 ms | 150.00 ms | 150.00 ms (150.00 ms – 150.00 ms, n=1) | 2 | – | – | **not met**: 1 of 2 over |\n"
 	if got := d.sseAbortTable(); got != wantAbort {
 		t.Errorf("abort table\n%s\nwant\n%s", got, wantAbort)
 	}

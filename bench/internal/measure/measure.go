@@ -54,10 +54,13 @@ type Params struct {
 	Turns int
 	// Serve is the tack binary serve-sse starts as `tack serve`;
 	// AbortSessions the sessions it aborts at once, each streaming one
-	// character every ChunkMS to an event stream of its own.
+	// character every ChunkMS to an event stream of its own; Store is
+	// where the server keeps its sessions: memory or sqlite (a file in a
+	// temporary directory).
 	Serve         string
 	AbortSessions int
 	ChunkMS       int
+	Store         string
 	// Steers is the number of steer samples.
 	Steers int
 	// Agents is the number of idle sessions of the footprint scenario;
@@ -88,6 +91,7 @@ func Flags(fs *flag.FlagSet) *Params {
 	fs.StringVar(&p.Serve, "serve", "", "serve-sse: the tack binary to start as `tack serve`")
 	fs.IntVar(&p.AbortSessions, "abort-sessions", 1000, "serve-sse: sessions aborted at once, each with an event stream")
 	fs.IntVar(&p.ChunkMS, "chunk-ms", 20, "serve-sse: the delay between the characters the aborted sessions stream")
+	fs.StringVar(&p.Store, "store", "memory", "serve-sse: where the server keeps its sessions: memory or sqlite (a file in a temporary directory)")
 	fs.StringVar(&p.Tool, "tool", "none", "abort: none (streaming) or stubborn (a tool ignoring cancellation runs)")
 	fs.IntVar(&p.ToolMS, "tool-ms", 500, "abort, steer: how long the tool sleeps")
 	fs.IntVar(&p.Steers, "steers", 10, "steer: samples")
