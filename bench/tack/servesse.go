@@ -22,9 +22,9 @@ const maxSSEChunks = 4000
 
 // serveSSE measures `tack serve` over real HTTP: bin/tack-serve (the
 // tack command built from the repository) runs as a process of its own
-// with p.Store (memory or SQLite), and this driver is its clients, each event
-// stream a connection read and parsed by a goroutine of its own. Two
-// phases on one server, p.Rounds rounds each: eventsPhase (after an
+// with p.Store (memory or SQLite), and this driver is its clients, each
+// event stream a connection read and parsed by a goroutine of its own.
+// Two phases on one server, p.Rounds rounds each: eventsPhase (after an
 // untimed round), then abortPhase.
 func serveSSE(p *measure.Params, out *measure.Output) {
 	if p.Sessions <= 0 || p.Subscribers < p.Sessions || p.Subscribers%p.Sessions != 0 {
@@ -39,8 +39,8 @@ func serveSSE(p *measure.Params, out *measure.Output) {
 	srv.stop()
 }
 
-// inlineScript is an inline script of one turn streaming text in one-character
-// chunks, delayMS apart, with the fixed usage.
+// inlineScript is an inline script of one turn streaming text in
+// one-character chunks, delayMS apart, with the fixed usage.
 func inlineScript(text string, delayMS int) string {
 	data, err := json.Marshal(map[string]any{"turns": []turn{{Text: text, ChunkSize: 1, ChunkDelayMS: delayMS, Usage: fixedUsage}}})
 	if err != nil {
@@ -88,7 +88,7 @@ func readStream(body io.ReadCloser, on func(event)) error {
 	}
 }
 
-// streams opens per event streams of each session of ids and reads each
+// streams opens `per` event streams on each session of ids and reads each
 // on a goroutine of its own, handing its events to reader(i), made for it,
 // i the index of its session in ids. The returned wait returns once every
 // stream has ended, failing after measure.Deadline.
