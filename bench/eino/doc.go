@@ -12,8 +12,10 @@
 //	eino -scenario=abort -sessions=1000 -rounds=1 -tool=stubborn -tool-ms=500
 //	eino -scenario=idle -agents=100000
 //	eino -scenario=throughput -chunks=200000 -subscribers=10
+//	eino -scenario=turns-1000 -sessions=1000 -turns=5 -warmup=1
 //
-// The steer scenario prints an "unsupported" line: Eino has no steering.
+// The steer scenario prints an "unsupported" line: Eino has no steering;
+// so does serve-sse: Eino has no server.
 //
 // The scripted model plays the turns of Tack's scripted model
 // (docs/protocol.md#the-scripted-model) — delay, text in chunks at a pace, tool calls — on a goroutine of its

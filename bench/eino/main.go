@@ -49,6 +49,8 @@ func main() {
 		} else {
 			turns(p, out)
 		}
+	case "turns-1000":
+		turns1000(p, out)
 	case "abort":
 		abort(p, out)
 	case "steer":
@@ -57,6 +59,8 @@ func main() {
 		idle(p, out)
 	case "throughput":
 		throughput(p, out)
+	case "serve-sse":
+		out.Unsupported("serve-sse", "", "Eino has no server: `tack serve` is measured alone, against the protocol's 100 ms abort bound")
 	default:
 		measure.Fatal("unknown scenario %q", p.Scenario)
 	}

@@ -10,7 +10,8 @@
 //   node --expose-gc driver.mjs --scenario=http-turns --base-url=http://127.0.0.1:8080/v1 --runs=200
 //
 // Flags: the Go drivers' (scenario, cores, runs, warmup, base-url,
-// sessions, rounds, tool, tool-ms, steers, agents, chunks, subscribers).
+// sessions, rounds, tool, tool-ms, steers, agents, chunks, subscribers,
+// turns); serve-sse, Tack's server alone, is reported unsupported.
 
 import { readFileSync } from "node:fs";
 import { Agent } from "@mariozechner/pi-agent-core";
@@ -22,7 +23,7 @@ const DEADLINE_MS = 60_000;
 
 const defaults = {
   scenario: "turns", cores: 0, runs: 100, warmup: 20, "base-url": "", sessions: 100, rounds: 3, tool: "none",
-  "tool-ms": 500, steers: 10, agents: 10000, chunks: 100000, subscribers: 1,
+  "tool-ms": 500, steers: 10, agents: 10000, chunks: 100000, subscribers: 1, turns: 10,
 };
 const p = { ...defaults };
 for (const arg of process.argv.slice(2)) {
@@ -192,6 +193,52 @@ async function httpTurns() {
   value("http-turns", "", "wall_per_turn", "ns", wall / p.runs);
 }
 
+// The answer of every turn of turns-1000, in chunks of ANSWER_CHUNK
+// characters (bench/internal/measure's Answer and AnswerChunk).
+const ANSWER = "Hello from the bench server.";
+const ANSWER_CHUNK = 6;
+
+// turns1000 runs p.sessions agents at once (made and subscribed before
+// the clock), each p.warmup untimed turns and then p.turns timed ones back
+// to back: await prompt(), the answer streamed in five chunks, the next
+// prompt. The agents keep their conversations. The clock runs from
+// starting them all to the last one settled. Each turn must end with the
+// answer.
+async function turns1000() {
+  const script = [{ text: ANSWER, chunkSize: ANSWER_CHUNK }];
+  const agents = [];
+  for (let i = 0; i < p.sessions; i++) {
+    const a = newAgent(script, []);
+    a.subscribe(() => {});
+    agents.push(a);
+  }
+  const run = (turns) =>
+    within(
+      Promise.all(
+        agents.map(async (a) => {
+          for (let k = 0; k < turns; k++) {
+            await a.prompt("go");
+            const last = a.state.messages.at(-1);
+            const text = last?.content?.filter((c) => c.type === "text").map((c) => c.text).join("");
+            if (a.state.errorMessage || text !== ANSWER) fatal(`turn: ${JSON.stringify(text)}, error ${a.state.errorMessage}`);
+          }
+        }),
+      ),
+      "the turns",
+    );
+  await run(p.warmup);
+  const cpu0 = cpuNs();
+  const t0 = nowNs();
+  await run(p.turns);
+  const wall = Number(nowNs() - t0);
+  const cpu = cpuNs() - cpu0;
+  const n = p.sessions * p.turns;
+  const cas = `sessions=${p.sessions}`;
+  value("turns-1000", cas, "turns_per_s", "1/s", n / (wall / 1e9));
+  value("turns-1000", cas, "cpu_per_turn", "ns", cpu / n);
+  value("turns-1000", cas, "cpu_total", "ns", cpu);
+}
+
 // abort makes p.sessions agents busy — streaming one character every 5 ms,
 // or running sleep_stubborn — then calls abort() on each in turn. Each
 // sample is the time from just before an agent's abort() to its listener
@@ -349,7 +396,13 @@ const pkg = JSON.parse(
   readFileSync(new URL("./node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url), "utf8"),
 );
 emit({ meta: { version: pkg.version, lang: `node ${process.version}` } });
-const scenarios = { turns, "http-turns": httpTurns, abort, steer, idle, throughput };
+const serveSSE = async () =>
+  emit({
+    scenario: "serve-sse",
+    cores: p.cores,
+    unsupported: "pi-agent-core has no server: `tack serve` is measured alone, against the protocol's 100 ms abort bound",
+  });
+const scenarios = { turns, "http-turns": httpTurns, "turns-1000": turns1000, abort, steer, idle, throughput, "serve-sse": serveSSE };
 if (!(p.scenario in scenarios)) fatal(`unknown scenario ${p.scenario}`);
 try {
   await scenarios[p.scenario]();

@@ -38,6 +38,10 @@ func main() {
 		turns(p, out)
 	case "http-turns":
 		httpTurns(p, out)
+	case "turns-1000":
+		turns1000(p, out)
+	case "serve-sse":
+		serveSSE(p, out)
 	case "abort":
 		abort(p, out)
 	case "steer":

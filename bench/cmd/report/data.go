@@ -26,7 +26,8 @@ type data struct {
 	// unsupported says why a runtime cannot do a scenario.
 	unsupported map[string]string // scenario/runtime
 	meta        []measure.Record
-	// cores lists, per turn-overhead scenario, the core counts it ran on.
+	// cores lists, per turn scenario (turns, http-turns, turns-1000), the
+	// core counts it ran on.
 	cores map[string][]int
 }
 
@@ -49,7 +50,7 @@ func newData(recs []measure.Record) *data {
 			d.samples[k] = append(d.samples[k], r.Samples...)
 			d.rounds[k] = append(d.rounds[k], r.Samples)
 		}
-		if cs := d.cores[r.Scenario]; (r.Scenario == "turns" || r.Scenario == "http-turns") && !slices.Contains(cs, r.Cores) {
+		if cs := d.cores[r.Scenario]; (r.Scenario == "turns" || r.Scenario == "http-turns" || r.Scenario == "turns-1000") && !slices.Contains(cs, r.Cores) {
 			d.cores[r.Scenario] = append(cs, r.Cores)
 		}
 	}

@@ -1,7 +1,9 @@
 // Command report turns the JSON lines of the peer benchmark drivers into
 // the "Against peer runtimes" section of docs/benchmarks.md: a table per
-// scenario with each runtime's median and spread and the ratio Tack/peer,
-// the machine, the versions, the date, and how each peer was driven.
+// scenario with each runtime's median and spread and the ratio Tack/peer
+// (for serve-sse, Tack's alone, the abort latencies against the 100 ms
+// bound instead), the machine, the versions, the date, and how each peer
+// was driven.
 //
 // # Usage
 //

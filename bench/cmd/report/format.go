@@ -90,8 +90,10 @@ func rate(r float64) string {
 		return "–"
 	case r >= 1e6:
 		return fmt.Sprintf("%.2f M/s", r/1e6)
-	case r >= 1e3:
+	case r >= 1e4:
 		return fmt.Sprintf("%.0f k/s", r/1e3)
+	case r >= 1e3:
+		return fmt.Sprintf("%.1f k/s", r/1e3)
 	default:
 		return fmt.Sprintf("%.0f /s", r)
 	}

@@ -65,6 +65,9 @@ func run(results, doc string) error {
 		"Steer":      d.steerTable(),
 		"Idle":       d.idleTable(),
 		"Throughput": d.throughputTable(),
+		"Turns1000":  d.turns1000Table(),
+		"SSEEvents":  d.sseEventsTable(),
+		"SSEAbort":   d.sseAbortTable(),
 	}
 	t, err := template.New("section").Option("missingkey=error").Parse(sectionTmpl)
 	if err != nil {

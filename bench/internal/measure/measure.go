@@ -19,10 +19,19 @@ import (
 // that each call echo, then one that answers with text.
 const TurnsPerRun = 10
 
+// Answer is the reply of every turn of the turns-1000 scenario, streamed
+// in chunks of AnswerChunk characters (five chunks), with the fixed usage
+// of every scripted turn.
+const (
+	Answer      = "Hello from the bench server."
+	AnswerChunk = 6
+)
+
 // Params are a driver's flags; bench/run passes the same ones to every
 // runtime.
 type Params struct {
-	// Scenario is turns, http-turns, abort, steer, idle or throughput.
+	// Scenario is turns, http-turns, turns-1000, abort, steer, idle,
+	// throughput or serve-sse (Tack only).
 	Scenario string
 	// Cores labels the records with the cores the driver was pinned to.
 	Cores int
@@ -32,12 +41,26 @@ type Params struct {
 	// BaseURL is the OpenAI-compatible server of http-turns
 	// (bench/cmd/openaisrv), such as http://127.0.0.1:8080/v1.
 	BaseURL string
-	// Sessions streaming when the abort comes; Rounds of it; Tool is none
+	// Sessions streaming when the abort comes (turns-1000: running turns
+	// at once; serve-sse: streaming to the event streams); Rounds of it
+	// (serve-sse: of each phase); Tool is none
 	// (streaming) or stubborn (a tool ignoring cancellation is running);
 	// ToolMS is how long the stubborn or steered tool sleeps.
 	Sessions, Rounds int
 	Tool             string
 	ToolMS           int
+	// Turns is what each session of turns-1000 runs back to back, after
+	// Warmup untimed ones.
+	Turns int
+	// Serve is the tack binary serve-sse starts as `tack serve`;
+	// AbortSessions the sessions it aborts at once, each streaming one
+	// character every ChunkMS to an event stream of its own; Store is
+	// where the server keeps its sessions: memory or sqlite (a file in a
+	// temporary directory).
+	Serve         string
+	AbortSessions int
+	ChunkMS       int
+	Store         string
 	// Steers is the number of steer samples.
 	Steers int
 	// Agents is the number of idle sessions of the footprint scenario;
@@ -45,7 +68,8 @@ type Params struct {
 	// is passivated, reporting as the runtime tack-passivated.
 	Agents    int
 	Passivate bool
-	// Chunks streamed by the throughput model, to Subscribers.
+	// Chunks streamed by the throughput model, to Subscribers (serve-sse:
+	// by each session, to Subscribers event streams in all).
 	Chunks, Subscribers int
 	// CPUProfile and MemProfile, when set, are where a Go driver writes
 	// its pprof profiles (see Profile).
@@ -56,20 +80,25 @@ type Params struct {
 // Flags registers Params on fs.
 func Flags(fs *flag.FlagSet) *Params {
 	p := &Params{}
-	fs.StringVar(&p.Scenario, "scenario", "turns", "turns, http-turns, abort, steer, idle or throughput")
+	fs.StringVar(&p.Scenario, "scenario", "turns", "turns, http-turns, turns-1000, abort, steer, idle, throughput or serve-sse (Tack only)")
 	fs.IntVar(&p.Cores, "cores", runtime.GOMAXPROCS(0), "cores the driver is pinned to (a label)")
 	fs.IntVar(&p.Runs, "runs", 100, "turns: timed runs of 10 turns; http-turns: timed runs of one turn")
-	fs.IntVar(&p.Warmup, "warmup", 20, "turns, http-turns: untimed runs first")
+	fs.IntVar(&p.Warmup, "warmup", 20, "turns, http-turns: untimed runs first; turns-1000: untimed turns per session first")
 	fs.StringVar(&p.BaseURL, "base-url", "", "http-turns: the base URL of the OpenAI-compatible server (bench/cmd/openaisrv), such as http://127.0.0.1:8080/v1")
-	fs.IntVar(&p.Sessions, "sessions", 100, "abort: sessions aborted at once")
-	fs.IntVar(&p.Rounds, "rounds", 3, "abort: rounds")
+	fs.IntVar(&p.Sessions, "sessions", 100, "abort: sessions aborted at once; turns-1000: sessions running turns at once; serve-sse: sessions streaming to the event streams")
+	fs.IntVar(&p.Rounds, "rounds", 3, "abort: rounds; serve-sse: rounds of each phase")
+	fs.IntVar(&p.Turns, "turns", 10, "turns-1000: timed turns each session runs back to back")
+	fs.StringVar(&p.Serve, "serve", "", "serve-sse: the tack binary to start as `tack serve`")
+	fs.IntVar(&p.AbortSessions, "abort-sessions", 1000, "serve-sse: sessions aborted at once, each with an event stream")
+	fs.IntVar(&p.ChunkMS, "chunk-ms", 20, "serve-sse: the delay between the characters the aborted sessions stream")
+	fs.StringVar(&p.Store, "store", "memory", "serve-sse: where the server keeps its sessions: memory or sqlite (a file in a temporary directory)")
 	fs.StringVar(&p.Tool, "tool", "none", "abort: none (streaming) or stubborn (a tool ignoring cancellation runs)")
 	fs.IntVar(&p.ToolMS, "tool-ms", 500, "abort, steer: how long the tool sleeps")
 	fs.IntVar(&p.Steers, "steers", 10, "steer: samples")
 	fs.IntVar(&p.Agents, "agents", 10000, "idle: sessions created")
 	fs.BoolVar(&p.Passivate, "passivate", false, "idle, Tack only: keep the sessions in SQLite and measure once all are passivated")
-	fs.IntVar(&p.Chunks, "chunks", 100000, "throughput: chunks streamed")
-	fs.IntVar(&p.Subscribers, "subscribers", 1, "throughput: subscribers")
+	fs.IntVar(&p.Chunks, "chunks", 100000, "throughput: chunks streamed; serve-sse: chunks each session streams (at most 4000, so that no stream can fall behind)")
+	fs.IntVar(&p.Subscribers, "subscribers", 1, "throughput: subscribers; serve-sse: event streams in all, spread evenly over the sessions")
 	fs.StringVar(&p.CPUProfile, "cpuprofile", "", "Go drivers: write a CPU profile of the run to this file")
 	fs.StringVar(&p.MemProfile, "memprofile", "", "Go drivers: write a heap profile (allocations and live heap at the end) to this file")
 	return p
@@ -216,4 +245,15 @@ func Wait[T any](c <-chan T, what string) T {
 		Fatal("timed out waiting for %s", what)
 	}
 	panic("unreachable")
+}
+
+// ConcurrentTurns reports a turns-1000 run: p.Sessions sessions ran
+// p.Turns turns each, all at once, in wall time, the process using cpu:
+// the turns per second, the CPU per turn and the CPU of the whole run.
+func ConcurrentTurns(p *Params, out *Output, cpu, wall time.Duration) {
+	n := float64(p.Sessions * p.Turns)
+	cas := fmt.Sprintf("sessions=%d", p.Sessions)
+	out.Value("turns-1000", cas, "turns_per_s", "1/s", n/wall.Seconds())
+	out.Value("turns-1000", cas, "cpu_per_turn", "ns", float64(cpu.Nanoseconds())/n)
+	out.Value("turns-1000", cas, "cpu_total", "ns", float64(cpu.Nanoseconds()))
 }
