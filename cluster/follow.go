@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/remote/remotev1"
@@ -28,8 +29,11 @@ const resubscribePause = 250 * time.Millisecond
 // the session moved to another member — it subscribes again through the
 // cluster with the last seq it was sent, which brings the session back on
 // the member that now hosts it; the gap in numbering then comes as
-// events_lost. Follow returns once the first subscription is in place (or
-// failed); stop the returned PID to unsubscribe.
+// events_lost. handle never gets an event twice nor one older than one it
+// had — a late event of the member the session left is not handed on,
+// and an events_lost names only numbers after the last event handle had.
+// Follow returns once the first subscription is in place (or failed);
+// stop the returned PID to unsubscribe.
 func Follow(c *Cluster, id string, since uint64, types []string, handle func(*eventsv1.Event)) (*actor.PID, error) {
 	first := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -96,11 +100,36 @@ func (f *follower) Receive(ctx actor.Context) {
 			f.subscribe(ctx)
 		}
 	case *eventsv1.Event:
-		if m.Seq > f.last {
-			f.last = m.Seq
+		ev, last, ok := news(m, f.last)
+		if ok {
+			f.last = last
+			f.handle(ev)
 		}
-		f.handle(m)
 	}
+}
+
+// news is what of ev is news to a follower that has had the events up to
+// seq last: ev, or an events_lost trimmed to the numbers after last; ok is
+// false when nothing is. last is what the follower has had after it. The
+// session's old grain ends (Terminated) on a path of its own, so an event
+// the session sent before it moved can come after the follower subscribed
+// again with an older last, and the new member's events_lost then names
+// numbers the follower already had; that late event itself, or one that
+// comes after the new member's, is not news either.
+func news(ev *eventsv1.Event, last uint64) (_ *eventsv1.Event, _ uint64, ok bool) {
+	lost := ev.GetEventsLost()
+	switch {
+	case lost == nil && ev.Seq <= last, lost != nil && lost.To <= last:
+		return nil, last, false
+	case lost == nil:
+		return ev, ev.Seq, true
+	case lost.From <= last:
+		// Events are shared (a local session's stream keeps them): trim a
+		// copy.
+		ev = proto.Clone(ev).(*eventsv1.Event)
+		ev.GetEventsLost().From = last + 1
+	}
+	return ev, lost.To, true
 }
 
 // subscribe subscribes the follower with the last seq it saw, on a
