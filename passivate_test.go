@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -74,6 +75,32 @@ func TestPassivationReleasesAndRestores(t *testing.T) {
 	if ids := rt.Sessions(); len(ids) != 0 {
 		t.Fatalf("loaded sessions %v, want none", ids)
 	}
+}
+
+// TestPassivationWithoutAStore: a runtime given no store passivates its
+// quiet sessions into an in-memory store of its own, and restores them
+// from there with their history.
+func TestPassivationWithoutAStore(t *testing.T) {
+	rt, err := tack.New(tack.WithPassivateAfter(30 * time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	s, err := rt.Spawn(tack.SessionConfig{ID: "m", Script: json.RawMessage(`{"turns":[{"text":"one"},{"text":"two"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce(t, s, "first")
+	waitUnloaded(t, rt, "m")
+	runOnce(t, s, "second")
+	msgs, err := s.Messages(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := roles(msgs), []string{"user:first", "assistant:one", "user:second", "assistant:two"}; !slices.Equal(got, want) {
+		t.Fatalf("history %v, want %v", got, want)
+	}
+	waitUnloaded(t, rt, "m")
 }
 
 // runOnce prompts and waits for the run's end through a subscription it

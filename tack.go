@@ -15,6 +15,7 @@ import (
 	"github.com/tack-run/tack/placement"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/policy"
+	"github.com/tack-run/tack/store/memory"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
 	"github.com/tack-run/tack/tools/mcp"
@@ -74,6 +75,11 @@ func New(opts ...Option) (*Runtime, error) {
 func NewFromConfig(c Config) (*Runtime, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if c.Sessions.PassivateAfter > 0 && c.Sessions.Store == nil {
+		// A quiet session then waits as the memory store's compact record,
+		// not as a live actor with its buffers (WithPassivateAfter).
+		c.Sessions.Store = memory.New()
 	}
 	own := append([]tools.Tool{builtin.Sleep(), builtin.SleepStubborn(), builtin.SleepImmune(), builtin.Echo()}, workspaceTools(&c)...)
 	catalog, err := tools.NewCatalog(append(append(own, actors.SubagentTool(), builtin.TodoWrite()), c.Tools...)...)

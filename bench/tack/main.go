@@ -21,6 +21,9 @@ func main() {
 			measure.Fatal("--passivate is for the idle scenario")
 		}
 		name = "tack-passivated"
+		if p.Store == "memory" {
+			name = "tack-passivated-memory"
+		}
 	}
 	out := measure.NewOutput(name, p)
 	version := "(devel)"

@@ -199,13 +199,17 @@ func steer(p *measure.Params, out *measure.Output) {
 // tool, waits until each has started, and reports the live heap and the
 // RSS they added, per session.
 //
-// With p.Passivate the runtime keeps its sessions in a SQLite file and
-// passivates a session quiet for 200 ms (tack.WithPassivateAfter): the
-// second figures are taken once no session is loaded any more, each then
-// a row of the file that its next command restores.
+// With p.Passivate the runtime passivates a session quiet for 200 ms
+// (tack.WithPassivateAfter): the second figures are taken once no session
+// is loaded any more, each then a row of a SQLite file (p.Store sqlite) or
+// a record of the in-memory store a runtime given no store keeps (p.Store
+// memory) that its next command restores.
 func idle(p *measure.Params, out *measure.Output) {
 	var opts []tack.Option
 	if p.Passivate {
+		opts = append(opts, tack.WithPassivateAfter(200*time.Millisecond))
+	}
+	if p.Passivate && p.Store == "sqlite" {
 		dir, err := os.MkdirTemp("", "tack-bench-")
 		if err != nil {
 			measure.Fatal("%v", err)
@@ -216,7 +220,7 @@ func idle(p *measure.Params, out *measure.Output) {
 			measure.Fatal("%v", err)
 		}
 		defer st.Close()
-		opts = append(opts, tack.WithStore(st), tack.WithPassivateAfter(200*time.Millisecond))
+		opts = append(opts, tack.WithStore(st))
 	}
 	rt := newRuntime(newModels(map[string][]turn{"turns": echoTurns()}), opts...)
 	defer rt.Close()

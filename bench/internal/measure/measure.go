@@ -64,8 +64,10 @@ type Params struct {
 	// Steers is the number of steer samples.
 	Steers int
 	// Agents is the number of idle sessions of the footprint scenario;
-	// Passivate (Tack only) keeps them in SQLite and waits until every one
-	// is passivated, reporting as the runtime tack-passivated.
+	// Passivate (Tack only) has the runtime passivate them and waits until
+	// every one is, reporting as the runtime tack-passivated (Store
+	// sqlite: in a SQLite file) or tack-passivated-memory (Store memory:
+	// the runtime given no store keeps them in memory).
 	Agents    int
 	Passivate bool
 	// Chunks streamed by the throughput model, to Subscribers (serve-sse:
@@ -91,12 +93,12 @@ func Flags(fs *flag.FlagSet) *Params {
 	fs.StringVar(&p.Serve, "serve", "", "serve-sse: the tack binary to start as `tack serve`")
 	fs.IntVar(&p.AbortSessions, "abort-sessions", 1000, "serve-sse: sessions aborted at once, each with an event stream")
 	fs.IntVar(&p.ChunkMS, "chunk-ms", 20, "serve-sse: the delay between the characters the aborted sessions stream")
-	fs.StringVar(&p.Store, "store", "memory", "serve-sse: where the server keeps its sessions: memory or sqlite (a file in a temporary directory)")
+	fs.StringVar(&p.Store, "store", "memory", "serve-sse: where the server keeps its sessions; idle --passivate: where the passivated sessions are kept: memory or sqlite (a file in a temporary directory)")
 	fs.StringVar(&p.Tool, "tool", "none", "abort: none (streaming) or stubborn (a tool ignoring cancellation runs)")
 	fs.IntVar(&p.ToolMS, "tool-ms", 500, "abort, steer: how long the tool sleeps")
 	fs.IntVar(&p.Steers, "steers", 10, "steer: samples")
 	fs.IntVar(&p.Agents, "agents", 10000, "idle: sessions created")
-	fs.BoolVar(&p.Passivate, "passivate", false, "idle, Tack only: keep the sessions in SQLite and measure once all are passivated")
+	fs.BoolVar(&p.Passivate, "passivate", false, "idle, Tack only: passivate the sessions (kept as --store says) and measure once all are")
 	fs.IntVar(&p.Chunks, "chunks", 100000, "throughput: chunks streamed; serve-sse: chunks each session streams (at most 4000, so that no stream can fall behind)")
 	fs.IntVar(&p.Subscribers, "subscribers", 1, "throughput: subscribers; serve-sse: event streams in all, spread evenly over the sessions")
 	fs.StringVar(&p.CPUProfile, "cpuprofile", "", "Go drivers: write a CPU profile of the run to this file")
