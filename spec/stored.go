@@ -47,6 +47,26 @@ func FromStored(id string, c store.Config) (Session, error) {
 	return s, nil
 }
 
+// settings is a session's configuration besides its model and user, as
+// one JSON object: what the store keeps (store.Config.Spec) and what an
+// export's config holds besides the model. A field at its zero value is
+// left out and reads back as unset.
+type settings struct {
+	Script    json.RawMessage    `json:"script,omitempty"`
+	System    string             `json:"system,omitempty"`
+	Tools     []string           `json:"tools,omitempty"`
+	Plugins   []pluginConfig     `json:"plugins,omitempty"`
+	Context   *llm.ContextConfig `json:"context,omitempty"`
+	Subagents *Subagents         `json:"subagents,omitempty"`
+	QueueMode events.QueueMode   `json:"queue_mode,omitempty"`
+}
+
+// settings is the settings of s.
+func (s *Session) settings() settings {
+	return settings{Script: s.Script, System: s.System, Tools: s.Tools, Plugins: pluginsJSON(s.Plugins),
+		Context: s.Context, Subagents: s.Subagents, QueueMode: s.QueueMode}
+}
+
 // pluginConfig is the stored form of a plugin's configuration.
 type pluginConfig struct {
 	Name   string          `json:"name"`
