@@ -9,7 +9,7 @@ import (
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/askuser"
-	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store/memory"
 )
 
@@ -36,17 +36,17 @@ func TestAgentTemplate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  tack.SessionConfig
-		want store.Config
+		want tack.SessionConfig // as the store keeps it
 	}{
 		{"the template", tack.SessionConfig{Agent: "researcher"},
-			store.Config{Model: "script:demo", System: "Be careful.", Tools: []string{"echo"},
-				Plugins: json.RawMessage(`[{"name":"ask_user"}]`), Context: json.RawMessage(`{"max_messages":40}`)}},
+			tack.SessionConfig{Model: "script:demo", System: "Be careful.", Tools: []string{"echo"},
+				Plugins: []plugins.Config{{Name: "ask_user"}}, Context: &llm.ContextConfig{MaxMessages: 40}}},
 		{"fields given replace the agent's", tack.SessionConfig{Agent: "researcher", Model: "local/good", System: "Be quick.", Tools: []string{}},
-			store.Config{Model: "local/good", System: "Be quick.", // an empty list replaces the agent's tools
-				Plugins: json.RawMessage(`[{"name":"ask_user"}]`), Context: json.RawMessage(`{"max_messages":40}`)}},
+			tack.SessionConfig{Model: "local/good", System: "Be quick.", // an empty list replaces the agent's tools
+				Plugins: []plugins.Config{{Name: "ask_user"}}, Context: &llm.ContextConfig{MaxMessages: 40}}},
 		{"an inline script replaces the agent's model", tack.SessionConfig{Agent: "writer", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)},
-			store.Config{Model: "script:inline", Tools: []string{"shell"}, Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)}},
-		{"no agent", tack.SessionConfig{Model: "local/good"}, store.Config{Model: "local/good"}},
+			tack.SessionConfig{Model: "script:inline", Tools: []string{"shell"}, Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)}},
+		{"no agent", tack.SessionConfig{Model: "local/good"}, tack.SessionConfig{Model: "local/good"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := rt.Spawn(tc.cfg)
@@ -54,12 +54,14 @@ func TestAgentTemplate(t *testing.T) {
 				t.Fatalf("Spawn: %v", err)
 			}
 			defer s.Close()
-			got, err := st.Get(t.Context(), s.ID())
+			snap, err := st.Get(t.Context(), s.ID())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got.Config, tc.want) {
-				t.Errorf("config = %+v, want %+v", got.Config, tc.want)
+			got, err := spec.FromStored(s.ID(), snap.Config)
+			tc.want.ID = s.ID()
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("config = %+v, %v; want %+v", got, err, tc.want)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package tack
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -50,52 +49,9 @@ func (l local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport,
 	if !ok {
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
 	}
-	cfg, err := exportConfig(e.Config)
-	if err != nil {
-		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("the configuration of %s: %v", s.id, err)}
-	}
-	return &eventsv1.SessionExport{Format: ExportFormat, Session: s.id, Config: &eventsv1.RawJSON{Json: cfg},
+	return &eventsv1.SessionExport{Format: ExportFormat, Session: s.id, Config: &eventsv1.RawJSON{Json: e.Config.Export()},
 		Messages: e.Messages, Todos: e.Todos, Title: e.Title, Usage: e.Usage, SubagentUsage: e.SubagentUsage,
 		ExportedAt: eventjson.Timestamp(s.rt.now())}, nil
-}
-
-// createObject is a create_session object (less its session), as an
-// export's config holds it: the stored configuration's JSON parts are the
-// protocol's own.
-type createObject struct {
-	Model     string          `json:"model,omitempty"`
-	Script    json.RawMessage `json:"script,omitempty"`
-	System    string          `json:"system,omitempty"`
-	Tools     []string        `json:"tools,omitempty"`
-	Plugins   json.RawMessage `json:"plugins,omitempty"`
-	Context   json.RawMessage `json:"context,omitempty"`
-	Subagents json.RawMessage `json:"subagents,omitempty"`
-	QueueMode string          `json:"queue_mode,omitempty"`
-}
-
-// exportConfig is the create_session object of a stored configuration:
-// the model or the inline script, and the options without a sub-agent's
-// own depth (an import starts at depth 0).
-func exportConfig(c store.Config) ([]byte, error) {
-	o := createObject{Script: c.Script, System: c.System, Tools: c.Tools, Plugins: c.Plugins, Context: c.Context, QueueMode: c.QueueMode}
-	if len(c.Script) == 0 {
-		o.Model = c.Model
-	}
-	if len(c.Subagents) > 0 {
-		var sc SubagentConfig
-		if err := json.Unmarshal(c.Subagents, &sc); err != nil {
-			return nil, err
-		}
-		sc.Depth = 0
-		var err error
-		if o.Subagents, err = json.Marshal(sc); err != nil {
-			return nil, err
-		}
-		if string(o.Subagents) == "{}" {
-			o.Subagents = nil
-		}
-	}
-	return json.Marshal(o)
 }
 
 // History is what an imported session starts from besides its
@@ -144,9 +100,9 @@ func (l local) importSession(ctx context.Context, cfg SessionConfig, snap *store
 	return l.create(ctx, cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
-			spec.Stored = cfg.Stored(spec.Model.Name)
+			spec.Stored = stored(id, cfg, spec.Model.Name)
 			s := *snap
-			s.ID, s.Config, s.UpdatedAt = id, spec.Stored, rt.now()
+			s.ID, s.Config, s.UpdatedAt = id, spec.Stored.Stored(spec.Model.Name), rt.now()
 			spec.Restore = &s
 		}
 		return spec, err
@@ -172,7 +128,7 @@ func (r remote) importSession(ctx context.Context, cfg SessionConfig, snap *stor
 		if generate {
 			id = rt.newID()
 		}
-		err := actors.Record(ctx, rt.env.Store, id, cfg.Stored(cfg.Model), snap)
+		err := actors.Record(ctx, rt.env.Store, id, cfg, snap)
 		if generate && try < generatedTries && errors.Is(err, store.ErrExists) {
 			continue
 		}

@@ -49,10 +49,8 @@ func (l local) fork(ctx context.Context, s *Session, index int, newID string) (*
 	default:
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
 	}
-	cfg, err := sessionConfig(newID, src.Config)
-	if err != nil {
-		return nil, err
-	}
+	cfg := src.Config
+	cfg.ID = newID
 	fork, err := l.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, drop)
 		spec.Stored, spec.Fork = src.Config, &src.Fork

@@ -13,7 +13,6 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm/script"
 	"github.com/tack-run/tack/policy"
-	"github.com/tack-run/tack/store"
 )
 
 // What a session may use is its owner's grant (WithPolicy); every name a
@@ -166,8 +165,8 @@ func (rt *Runtime) granted(g *policy.Grant, cfg SessionConfig) []string {
 // childSpec resolves a sub-agent's configuration, as a new session of
 // its parent's owner: what that owner's grant leaves out fails the
 // subagent call (its result says so).
-func (rt *Runtime) childSpec(id string, c store.Config) (actors.Spec, error) {
-	return rt.storedSpec(id, c, refuse)
+func (rt *Runtime) childSpec(id string, cfg SessionConfig) (actors.Spec, error) {
+	return rt.storedSpec(id, cfg, refuse)
 }
 
 // permitCommand answers forbidden when cmd, sent to session id, names a

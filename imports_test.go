@@ -14,7 +14,10 @@ var layers = []struct {
 }{
 	{0, []string{"events", "internal/strictjson", "internal/otelenv", "internal/workers", "internal/eventually", "internal/hosting", "web"}}, // web: the UI's files, importing nothing; internal/hosting: what the runtime lends server/remote
 	{1, []string{"fsm", "llm", "tools", "store", "policy"}},
-	{2, []string{"plugins", "config", "spec"}}, // config: the file's providers, MCP servers and agents; spec: what a session is made from
+	// config: the file's providers, MCP servers and agents; spec: what a
+	// session is made from; store/storetest: the stores' conformance
+	// suite, which reads migrated sessions' settings as spec does.
+	{2, []string{"plugins", "config", "spec", "store/storetest"}},
 	{3, []string{"actors"}},
 	{4, []string{"placement", "metrics", "tracing"}}, // placement spawns the session actors; metrics and tracing implement actors.Observer, actors.Tracer
 	{5, []string{""}},                                // the root package tack

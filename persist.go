@@ -14,7 +14,6 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/placement"
-	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store"
 )
 
@@ -48,31 +47,17 @@ func (rt *Runtime) Release(id string) bool {
 }
 
 // respec resolves a stored session's configuration, for a restore.
-func (rt *Runtime) respec(id string, c store.Config) (actors.Spec, error) {
-	return rt.storedSpec(id, c, drop)
+func (rt *Runtime) respec(id string, cfg SessionConfig) (actors.Spec, error) {
+	return rt.storedSpec(id, cfg, drop)
 }
 
 // storedSpec resolves the stored configuration of session id.
-func (rt *Runtime) storedSpec(id string, c store.Config, mode check) (actors.Spec, error) {
-	cfg, err := sessionConfig(id, c)
-	if err != nil {
-		return actors.Spec{}, err
-	}
+func (rt *Runtime) storedSpec(id string, cfg SessionConfig, mode check) (actors.Spec, error) {
 	spec, err := rt.spec(id, cfg, mode)
 	if err == nil {
 		rt.noteGroups(id, cfg.Tools)
 	}
 	return spec, err
-}
-
-// sessionConfig is the SessionConfig of session id's stored
-// configuration; JSON no runtime wrote is an internal error.
-func sessionConfig(id string, c store.Config) (SessionConfig, error) {
-	cfg, err := spec.FromStored(id, c)
-	if err != nil {
-		return SessionConfig{}, &Error{Code: events.CodeInternal, Message: err.Error()}
-	}
-	return cfg, nil
 }
 
 // registryError maps an error of the registry or the store to a protocol

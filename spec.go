@@ -47,7 +47,7 @@ func (l local) spawn(cfg SessionConfig) (*Session, error) {
 	return l.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
-			spec.Stored = cfg.Stored(spec.Model.Name)
+			spec.Stored = stored(id, cfg, spec.Model.Name)
 		}
 		return spec, err
 	})
@@ -75,6 +75,14 @@ func (rt *Runtime) permitElsewhere(cfg SessionConfig) error {
 // generatedTries bounds how many generated ids create tries: another
 // process on the same store may take a generated id first.
 const generatedTries = 8
+
+// stored is the configuration session id keeps, as spec.FromStored gives
+// it back: cfg with its model named as it resolved (agent templates were
+// applied already).
+func stored(id string, cfg SessionConfig, model string) SessionConfig {
+	cfg.ID, cfg.Model, cfg.Agent = id, model, ""
+	return cfg
+}
 
 // spec resolves what a session is made of: its model, plugins and tools,
 // within its owner's grant (mode says how what is not granted is taken).

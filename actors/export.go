@@ -7,6 +7,7 @@ import (
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store"
 )
 
@@ -18,7 +19,7 @@ type ExportPoint struct{}
 // Exported is a session's answer to ExportPoint.
 type Exported struct {
 	// Config is the session's configuration as the store keeps it.
-	Config store.Config
+	Config spec.Session
 	// Messages are every message the session committed, in order, marked
 	// as get_messages with all marks them.
 	Messages []*llm.Message
@@ -40,8 +41,8 @@ func (s *session) exportPoint(ctx actor.Context) {
 // record writes a new session's record and, for an import (snap not nil),
 // its history, title, usage and volatile state, as Create does: when the
 // second write fails, the first is undone.
-func record(ctx context.Context, st store.Store, id string, cfg store.Config, snap *store.Snapshot) error {
-	if err := st.Create(ctx, id, cfg); err != nil {
+func record(ctx context.Context, st store.Store, id string, cfg spec.Session, snap *store.Snapshot) error {
+	if err := st.Create(ctx, id, cfg.Stored(cfg.Model)); err != nil {
 		return err
 	}
 	if snap == nil {
@@ -56,10 +57,11 @@ func record(ctx context.Context, st store.Store, id string, cfg store.Config, sn
 	return err
 }
 
-// Record stores a new session that starts from snap (an import) without
+// Record stores a new session of configuration cfg (its Model stored as
+// it is), that starts from snap (an import) when snap is not nil, without
 // starting it: what a runtime whose sessions live elsewhere does, for the
 // process that uses it first to restore. It fails with store.ErrExists
 // when the id is taken.
-func Record(ctx context.Context, st store.Store, id string, cfg store.Config, snap *store.Snapshot) error {
+func Record(ctx context.Context, st store.Store, id string, cfg spec.Session, snap *store.Snapshot) error {
 	return record(ctx, st, id, cfg, snap)
 }

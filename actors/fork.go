@@ -9,7 +9,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
-	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/spec"
 )
 
 // A fork is a new session with its source's configuration whose history
@@ -30,7 +30,7 @@ type ForkPoint struct {
 type ForkSource struct {
 	// Config is the session's configuration as the store keeps it (after
 	// a model switch, naming the new model).
-	Config store.Config
+	Config spec.Session
 	// Fork is what the new session starts from.
 	Fork Fork
 }

@@ -319,7 +319,7 @@ func (s *session) batch(w history.Write) *store.Batch {
 		b.Title = s.notes.title
 	}
 	if s.p.switched {
-		cfg := s.spec.Stored
+		cfg := s.spec.Stored.Stored(s.spec.Stored.Model)
 		b.Config = &cfg
 	}
 	return b

@@ -5,7 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/spec"
 )
 
 // Place is where sessions run: what spawns their actors, finds them by
@@ -29,7 +29,7 @@ type Place interface {
 	ChildRespec() Respec
 }
 
-// Respec resolves a stored session's configuration into the Spec of its
-// actor: its model, tools and plugins. A Place calls it to restore a
-// session.
-type Respec func(id string, cfg store.Config) (Spec, error)
+// Respec resolves a stored session's configuration (spec.FromStored
+// reads it from the store) into the Spec of its actor: its model, tools
+// and plugins. A Place calls it to restore a session.
+type Respec func(id string, cfg spec.Session) (Spec, error)

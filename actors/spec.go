@@ -20,9 +20,10 @@ type Spec struct {
 	Plugins []plugins.Plugin
 	// Restore, when set, is the stored session to take up.
 	Restore *store.Snapshot
-	// Stored is the configuration the store keeps for the session; the
-	// session writes it anew after a model switch.
-	Stored store.Config
+	// Stored is the session's configuration as the store keeps it (Model
+	// as it was named, or the resolved model's name); the session writes
+	// it anew after a model switch or a change of its tools.
+	Stored spec.Session
 	// Context bounds requests and sets when the history is compacted; nil
 	// for none (an overflow is then an error, not a compaction).
 	Context *llm.ContextConfig

@@ -14,7 +14,6 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/spec"
-	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -134,18 +133,18 @@ func (s *session) launchSubagent(c *call) {
 	go j.run(ctx)
 }
 
-// childConfig is the stored configuration of a child for a call's
-// arguments: the parent's, with the call's model (or the options' or the
-// parent's), the call's tools (or all those allowed), the parent's
-// plugins unless the options say not, and the depth one more.
-func (s *session) childConfig(a subagentArgs) (store.Config, error) {
+// childConfig is the configuration of a child for a call's arguments:
+// the parent's, with the call's model (or the options' or the parent's),
+// the call's tools (or all those allowed), the parent's plugins unless the
+// options say not, and the depth one more.
+func (s *session) childConfig(a subagentArgs) (spec.Session, error) {
 	opts := spec.Subagents{}
 	if s.spec.Subagents != nil {
 		opts = *s.spec.Subagents
 	}
 	depth := opts.Depth + 1
 	if depth > opts.Nesting() {
-		return store.Config{}, fmt.Errorf("sub-agents nest at most %d deep, and this session is at depth %d", opts.Nesting(), opts.Depth)
+		return spec.Session{}, fmt.Errorf("sub-agents nest at most %d deep, and this session is at depth %d", opts.Nesting(), opts.Depth)
 	}
 	nests := depth < opts.Nesting()
 	allowed := opts.Tools
@@ -162,23 +161,22 @@ func (s *session) childConfig(a subagentArgs) (store.Config, error) {
 	for _, n := range names {
 		switch {
 		case !slices.Contains(allowed, n):
-			return store.Config{}, fmt.Errorf("unknown tool %q for a sub-agent; it may have: %s", n, strings.Join(allowed, ", "))
+			return spec.Session{}, fmt.Errorf("unknown tool %q for a sub-agent; it may have: %s", n, strings.Join(allowed, ", "))
 		case n == SubagentToolName && !nests:
-			return store.Config{}, fmt.Errorf("a sub-agent at depth %d may not start sub-agents: they nest at most %d deep", depth, opts.Nesting())
+			return spec.Session{}, fmt.Errorf("a sub-agent at depth %d may not start sub-agents: they nest at most %d deep", depth, opts.Nesting())
 		}
 	}
 	parent := s.spec.Stored
-	cfg := store.Config{Model: parent.Model, Script: parent.Script, System: parent.System, Tools: slices.Clone(names),
-		Context: parent.Context, User: parent.User}
+	child := opts
+	child.Depth = depth
+	cfg := spec.Session{Model: parent.Model, Script: parent.Script, System: parent.System, Tools: slices.Clone(names),
+		Context: parent.Context, User: parent.User, Subagents: &child}
 	if m := cmp(a.Model, opts.Model); m != "" {
 		cfg.Model, cfg.Script = m, nil
 	}
 	if opts.Inherits() {
 		cfg.Plugins = parent.Plugins
 	}
-	child := opts
-	child.Depth = depth
-	cfg.Subagents, _ = json.Marshal(child) // numbers, strings and bools: cannot fail
 	return cfg, nil
 }
 

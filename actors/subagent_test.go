@@ -14,7 +14,6 @@ import (
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
 	"github.com/tack-run/tack/spec"
-	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
 )
@@ -41,7 +40,7 @@ func newFamily(t *testing.T, env *Env, models map[string]string) *family {
 }
 
 // respec resolves cfg as the runtime's respec does.
-func (f *family) respec(id string, cfg store.Config) (Spec, error) {
+func (f *family) respec(id string, cfg spec.Session) (Spec, error) {
 	js, ok := f.models[cfg.Model]
 	if !ok {
 		return Spec{}, fmt.Errorf("unknown_model: no model %q", cfg.Model)
@@ -58,24 +57,14 @@ func (f *family) respec(id string, cfg store.Config) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("unknown_tool: %v", err)
 	}
-	sp := Spec{ID: id, Model: model, System: cfg.System, Tools: set}
-	if len(cfg.Subagents) > 0 {
-		sp.Subagents = &spec.Subagents{}
-		if err := json.Unmarshal(cfg.Subagents, sp.Subagents); err != nil {
-			return Spec{}, err
-		}
-	}
-	return sp, nil
+	return Spec{ID: id, Model: model, System: cfg.System, Tools: set, Subagents: cfg.Subagents}, nil
 }
 
 // parent starts session s1 on model with the tools named and options sub,
 // recording its events.
 func (f *family) parent(model string, names []string, sub *spec.Subagents) *harness {
 	f.t.Helper()
-	cfg := store.Config{Model: model, System: "be brief", Tools: names}
-	if sub != nil {
-		cfg.Subagents, _ = json.Marshal(sub)
-	}
+	cfg := spec.Session{Model: model, System: "be brief", Tools: names, Subagents: sub}
 	spec, err := f.respec("s1", cfg)
 	if err != nil {
 		f.t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
-	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -23,7 +23,7 @@ type subagentJob struct {
 	tag   tag
 	index int
 	id    string
-	cfg   store.Config
+	cfg   spec.Session
 	task  string
 	now   func() time.Time
 	// persisted: with a store, the child is unloaded once done (it stays
@@ -60,15 +60,15 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 	if err := j.request(j.home.self, &Settle{}); err != nil {
 		return fail("%v", err)
 	}
-	spec, err := respec(j.id, j.cfg)
+	sp, err := respec(j.id, j.cfg)
 	if err != nil {
 		return fail("%v", err)
 	}
-	spec.Stored = j.cfg
+	sp.Stored = j.cfg
 	if ctx.Err() != nil {
 		return tools.Result{Content: tools.InterruptedByAbort, IsError: true}
 	}
-	pid, err := j.home.place.Create(context.WithoutCancel(ctx), spec)
+	pid, err := j.home.place.Create(context.WithoutCancel(ctx), sp)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store"
 )
 
@@ -242,10 +243,14 @@ func (r *Registry) load(ctx context.Context, id string) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	spec, err := r.respec(id, snap.Config)
+	cfg, err := spec.FromStored(id, snap.Config)
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	spec.Restore, spec.Stored = snap, snap.Config
-	return spec, nil
+	sp, err := r.respec(id, cfg)
+	if err != nil {
+		return actors.Spec{}, err
+	}
+	sp.Restore, sp.Stored = snap, cfg
+	return sp, nil
 }

@@ -1,9 +1,12 @@
 // Package spec is what a session is made from, as its creator asks for
 // it: the one description of a session's settings that every way in
 // shares. The Go API takes it (tack.SessionConfig is spec.Session), a
-// create_session command maps to it (FromCreate) and back (Create), and
-// the store keeps it (Stored, FromStored). Validate is the one check of
-// the options a session cannot have, whichever way they came.
+// create_session command maps to it (FromCreate) and back (Create), the
+// store keeps it (Stored, FromStored: the model and the user as the
+// store's own fields, every other setting in one JSON object only this
+// package reads and writes), and an export's config is made from it
+// (Export). Validate is the one check of the options a session cannot
+// have, whichever way they came.
 //
 // What a runtime resolves a Session into — the model's provider, the tool
 // set, the plugin instances — is actors.Spec.
@@ -11,6 +14,7 @@ package spec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/tack-run/tack/events"
@@ -58,11 +62,20 @@ type Session struct {
 }
 
 // Validate reports options no session can have: an unknown queue mode,
-// context bounds or sub-agent options out of range. Names (of the model,
-// tools, plugins, agent) are the runtime's to resolve.
+// context bounds or sub-agent options out of range, an inline script or
+// a plugin configuration that is not JSON. Names (of the model, tools,
+// plugins, agent) are the runtime's to resolve.
 func (s *Session) Validate() error {
 	if err := events.CheckQueueMode(s.QueueMode); err != nil {
 		return err
+	}
+	if len(s.Script) > 0 && !json.Valid(s.Script) {
+		return errors.New("the inline script is not valid JSON")
+	}
+	for _, p := range s.Plugins {
+		if len(p.Config) > 0 && !json.Valid(p.Config) {
+			return fmt.Errorf("the configuration of plugin %q is not valid JSON", p.Name)
+		}
 	}
 	if c := s.Subagents; c != nil {
 		if err := c.Validate(); err != nil {
@@ -83,7 +96,7 @@ const DefaultMaxDepth = 1
 
 // Subagents configures the children a session's subagent tool starts,
 // and tells how deep the session itself sits. The store keeps it as JSON
-// with the session.
+// with the session's other settings (Session.Stored).
 type Subagents struct {
 	// MaxDepth is how deep sub-agents may nest: a session at depth d
 	// starts children while d < MaxDepth. Nil means DefaultMaxDepth.

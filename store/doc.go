@@ -6,9 +6,11 @@
 //
 // A stored session has three parts:
 //
-//   - the record (Session): id, configuration (model, system prompt, tool
-//     names, plugin config), last FSM state, usage totals, the last event
-//     sequence number, the ownership lease, created/updated times;
+//   - the record (Session): id, configuration (model and user, and the
+//     rest of the session's settings as one JSON object that package spec
+//     writes and the store keeps verbatim: Config.Spec), last FSM state,
+//     usage totals, the last event sequence number, the ownership lease,
+//     created/updated times;
 //   - the committed history: eventsv1.Message values at indexes 0, 1, ...,
 //     stored as protobuf bytes, exactly as the wire carries them;
 //   - the volatile state (Volatile): prompt and steering queues, pending

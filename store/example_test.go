@@ -18,7 +18,7 @@ func Example() {
 	var st store.Store = memory.New()
 	defer st.Close()
 
-	st.Create(ctx, "s1", store.Config{Model: "script:demo", Tools: []string{"shell"}})
+	st.Create(ctx, "s1", store.Config{Model: "script:demo", Spec: []byte(`{"tools":["shell"]}`)})
 	st.Acquire(ctx, "s1", "node-a", time.Minute)
 
 	// One commit point: the messages, the state and the queue, atomically.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -15,30 +16,16 @@ import (
 type Config struct {
 	// Model is the model name the next request uses.
 	Model string
-	// System is the system prompt.
-	System string
-	// Tools names the tools attached to the session.
-	Tools []string
-	// Plugins is the plugin configuration, raw JSON stored verbatim; nil
-	// when there is none.
-	Plugins json.RawMessage
-	// Script is an inline scripted model, raw JSON stored verbatim; nil
-	// when the model is named.
-	Script json.RawMessage
-	// Context is the session's context options (llm.ContextConfig as
-	// JSON), stored verbatim; nil when it has none.
-	Context json.RawMessage
-	// Subagents is the session's sub-agent options and its depth
-	// (spec.Subagents as JSON), stored verbatim; nil when it has
-	// none.
-	Subagents json.RawMessage
-	// QueueMode is how the session's queued prompts reach the model
-	// ("one_at_a_time", "all"); "" for the default.
-	QueueMode string
 	// User is the user the session belongs to (the HTTP server's caller),
 	// "" for sessions made without one (tack rpc, tack chat). Create sets
 	// it; it never changes after: Batch.Config leaves it as it is.
 	User string
+	// Spec is the rest of the session's settings (its system prompt,
+	// tools, plugins, inline script, context, sub-agent and queue options)
+	// as one JSON object, which package spec writes and reads
+	// (spec.Session.Stored, spec.FromStored). The store keeps it verbatim
+	// and checks only that it is a JSON object; nil when there is none.
+	Spec json.RawMessage
 }
 
 // Session is a stored session record: everything but the history and the
@@ -164,40 +151,23 @@ type Rule struct {
 	CommandFamily string
 }
 
-// Validate reports a malformed configuration as ErrInvalid: plugins that
-// are not JSON, text that is not UTF-8 or holds NUL bytes (PostgreSQL text
-// cannot).
+// Validate reports a malformed configuration as ErrInvalid: settings
+// that are not a JSON object in UTF-8, a model or user that is not UTF-8
+// text without NUL bytes (PostgreSQL text cannot hold them).
 func (c *Config) Validate() error {
-	if len(c.Plugins) > 0 && (!json.Valid(c.Plugins) || !utf8.Valid(c.Plugins)) {
-		return fmt.Errorf("%w: plugin config is not valid JSON", ErrInvalid)
-	}
-	if len(c.Script) > 0 && (!json.Valid(c.Script) || !utf8.Valid(c.Script)) {
-		return fmt.Errorf("%w: script is not valid JSON", ErrInvalid)
-	}
-	if len(c.Context) > 0 && (!json.Valid(c.Context) || !utf8.Valid(c.Context)) {
-		return fmt.Errorf("%w: context options are not valid JSON", ErrInvalid)
-	}
-	if len(c.Subagents) > 0 && (!json.Valid(c.Subagents) || !utf8.Valid(c.Subagents)) {
-		return fmt.Errorf("%w: sub-agent options are not valid JSON", ErrInvalid)
+	if len(c.Spec) > 0 && (!utf8.Valid(c.Spec) || !isObject(c.Spec)) {
+		return fmt.Errorf("%w: the session's settings are not a JSON object", ErrInvalid)
 	}
 	if err := CheckText("model", c.Model); err != nil {
 		return err
 	}
-	if err := CheckText("queue mode", c.QueueMode); err != nil {
-		return err
-	}
-	if err := CheckText("user", c.User); err != nil {
-		return err
-	}
-	if err := CheckText("system prompt", c.System); err != nil {
-		return err
-	}
-	for _, t := range c.Tools {
-		if err := CheckText("tool name", t); err != nil {
-			return err
-		}
-	}
-	return nil
+	return CheckText("user", c.User)
+}
+
+// isObject reports whether b is one JSON object.
+func isObject(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(b)
 }
 
 // CheckText reports text every store can keep — UTF-8 without NUL bytes —

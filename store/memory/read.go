@@ -132,22 +132,15 @@ func cloneSession(r *store.Session) store.Session {
 	return c
 }
 
+// cloneConfig copies c; its settings are nil when there are none (as the
+// SQL stores read them back).
 func cloneConfig(c store.Config) store.Config {
-	c.Tools = slices.Clone(c.Tools)
-	if len(c.Tools) == 0 {
-		c.Tools = nil
+	if len(c.Spec) == 0 {
+		c.Spec = nil
+	} else {
+		c.Spec = bytes.Clone(c.Spec)
 	}
-	c.Plugins, c.Script, c.Context, c.Subagents = cloneRaw(c.Plugins), cloneRaw(c.Script), cloneRaw(c.Context), cloneRaw(c.Subagents)
 	return c
-}
-
-// cloneRaw copies stored JSON, nil when there is none (as the SQL stores
-// read it back).
-func cloneRaw(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return bytes.Clone(b)
 }
 
 // Stale returns the sessions last updated before t, sub-agents aside,

@@ -14,12 +14,12 @@
 // not outlive its lease).
 //
 // Schema (migrations/*.sql, embedded, recorded in schema_migrations):
-// sessions (record columns, tools text[], plugins json kept verbatim,
-// volatile state as protobuf bytea, owner and lease_expires) and messages
-// (session_id, idx, protobuf bytea; primary key (session_id, idx), ON
-// DELETE CASCADE). Open applies pending migrations in one transaction
-// holding pg_advisory_xact_lock keyed by the schema, so nodes starting
-// together migrate once.
+// sessions (record columns, the settings as one json column kept
+// verbatim, volatile state as protobuf bytea, owner and lease_expires)
+// and messages (session_id, idx, protobuf bytea; primary key
+// (session_id, idx), ON DELETE CASCADE). Open applies pending migrations
+// in one transaction holding pg_advisory_xact_lock keyed by the schema,
+// so nodes starting together migrate once.
 //
 // Ownership is a lease row, not an advisory lock (which would live on one
 // pooled connection and vanish with it): the owner and lease_expires

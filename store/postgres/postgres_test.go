@@ -38,7 +38,8 @@ func TestMigrate(t *testing.T) {
 					t.Fatalf("%s: %v", q, err)
 				}
 			},
-			Version: func(t *testing.T, st store.Store) int { return version(t, st.(*postgres.Store)) },
+			Version:  func(t *testing.T, st store.Store) int { return version(t, st.(*postgres.Store)) },
+			Postgres: true,
 		}
 	})
 }

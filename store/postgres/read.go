@@ -16,37 +16,25 @@ import (
 )
 
 // sessionCols are the record columns scanSession reads, in order.
-const sessionCols = `id, model, system, tools, plugins::text, script::text, context::text, subagents::text, queue_mode, user_name, state, message_count, history_start, title,
+const sessionCols = `id, model, user_name, spec::text, state, message_count, history_start, title,
 	input_tokens, output_tokens, total_tokens, cached_input_tokens, reasoning_tokens, cost_usd,
 	event_seq, owner, lease_expires, created_at, updated_at`
 
 // scanSession reads sessionCols (and extra columns after them) from row.
 func scanSession(row pgx.Row, extra ...any) (*store.Session, error) {
 	s := &store.Session{Usage: &eventsv1.Usage{}}
-	var plugins, script, cctx, subs *string
+	var spec *string
 	var seq int64
 	var expires *time.Time
 	u := s.Usage
-	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &s.Config.Tools, &plugins, &script, &cctx, &subs, &s.Config.QueueMode, &s.Config.User, &s.State, &s.MessageCount, &s.HistoryStart, &s.Title,
+	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.User, &spec, &s.State, &s.MessageCount, &s.HistoryStart, &s.Title,
 		&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.ReasoningTokens, &u.CostUsd,
 		&seq, &s.Owner, &expires, &s.CreatedAt, &s.UpdatedAt}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	if len(s.Config.Tools) == 0 {
-		s.Config.Tools = nil
-	}
-	if plugins != nil && *plugins != "" {
-		s.Config.Plugins = []byte(*plugins)
-	}
-	if script != nil && *script != "" {
-		s.Config.Script = []byte(*script)
-	}
-	if cctx != nil && *cctx != "" {
-		s.Config.Context = []byte(*cctx)
-	}
-	if subs != nil && *subs != "" {
-		s.Config.Subagents = []byte(*subs)
+	if spec != nil && *spec != "" {
+		s.Config.Spec = []byte(*spec)
 	}
 	if expires != nil {
 		s.LeaseExpires = expires.UTC()

@@ -25,9 +25,9 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		now := s.opts.Now()
-		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, subagents, queue_mode, user_name, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools(cfg.Tools), plugins(cfg.Plugins), plugins(cfg.Script), plugins(cfg.Context), plugins(cfg.Subagents), cfg.QueueMode, cfg.User, now)
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, model, user_name, spec, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.User, specArg(cfg.Spec), now)
 		if err == nil && tag.RowsAffected() == 0 {
 			return fmt.Errorf("%w: %s", store.ErrExists, id)
 		}
@@ -110,13 +110,7 @@ func (u *update) add(col string, v any) {
 func (u *update) fields(b *store.Batch) error {
 	if c := b.Config; c != nil {
 		u.add("model", c.Model)
-		u.add("system", c.System)
-		u.add("tools", tools(c.Tools))
-		u.add("plugins", plugins(c.Plugins))
-		u.add("script", plugins(c.Script))
-		u.add("context", plugins(c.Context))
-		u.add("subagents", plugins(c.Subagents))
-		u.add("queue_mode", c.QueueMode)
+		u.add("spec", specArg(c.Spec))
 	}
 	if b.HistoryStart != 0 {
 		u.add("history_start", b.HistoryStart)
@@ -179,21 +173,13 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	return wrap(err)
 }
 
-// tools is the column value of a tool list: never NULL.
-func tools(t []string) []string {
-	if t == nil {
-		return []string{}
-	}
-	return t
-}
-
-// plugins is the column value of a plugin config or a script: NULL when
-// empty, else the JSON text verbatim.
-func plugins(p []byte) any {
-	if len(p) == 0 {
+// specArg is the column value of a session's settings: NULL when there
+// are none, else the JSON text verbatim.
+func specArg(spec []byte) any {
+	if len(spec) == 0 {
 		return nil
 	}
-	return string(p)
+	return string(spec)
 }
 
 func notFound(id string) error { return fmt.Errorf("%w: %s", store.ErrNotFound, id) }

@@ -17,9 +17,10 @@
 //
 // Schema (migrations/*.sql, embedded, recorded in schema_migrations and
 // applied at Open): sessions (one row per session: record columns, the
-// volatile state as a protobuf BLOB, the lease owner and expiry) and
-// messages (session_id, idx, protobuf BLOB; primary key (session_id, idx),
-// ON DELETE CASCADE). Times are Unix microseconds.
+// settings as one JSON TEXT column kept verbatim, the volatile state as a
+// protobuf BLOB, the lease owner and expiry) and messages (session_id,
+// idx, protobuf BLOB; primary key (session_id, idx), ON DELETE CASCADE).
+// Times are Unix microseconds.
 //
 // One writer process: Open takes an exclusive flock (LockFileEx on
 // Windows) on PATH.lock, never waiting. A second process — or a second

@@ -23,7 +23,7 @@ func TestDeleteErasesText(t *testing.T) {
 	ctx := t.Context()
 	write := func(id, secret string) {
 		t.Helper()
-		if err := st.Create(ctx, id, store.Config{Model: "m", System: "system " + secret}); err != nil {
+		if err := st.Create(ctx, id, store.Config{Model: "m", Spec: []byte(`{"system":"system ` + secret + `"}`)}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 20 { // enough to spill over several pages

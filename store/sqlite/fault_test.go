@@ -80,7 +80,7 @@ func TestReopenKeepsDataAndMigratesOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "odd ?name#50%.db")
 	ctx := t.Context()
 	st := openAt(t, path)
-	if err := st.Create(ctx, "s1", store.Config{Model: "m", Tools: []string{"shell"}}); err != nil {
+	if err := st.Create(ctx, "s1", store.Config{Model: "m", Spec: []byte(`{"tools":["shell"]}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Apply(ctx, "s1", &store.Batch{Messages: []*eventsv1.Message{{Role: "user", Content: "hi"}}}); err != nil {
@@ -93,7 +93,7 @@ func TestReopenKeepsDataAndMigratesOnce(t *testing.T) {
 	for range 2 {
 		st = openAt(t, path)
 		snap, err := st.Load(ctx, "s1")
-		if err != nil || len(snap.Messages) != 1 || snap.Config.Tools[0] != "shell" {
+		if err != nil || len(snap.Messages) != 1 || string(snap.Config.Spec) != `{"tools":["shell"]}` {
 			t.Fatalf("after reopen: %+v, %v", snap, err)
 		}
 		if n, want := sqlite.QueryInt(t, st, "SELECT count(*) FROM schema_migrations"), migrationFiles(t); n != want {

@@ -15,7 +15,7 @@ import (
 )
 
 // sessionCols are the record columns scanSession reads, in order.
-const sessionCols = `id, model, system, tools, plugins, script, context, subagents, queue_mode, user_name, state, message_count, history_start, title,
+const sessionCols = `id, model, user_name, spec, state, message_count, history_start, title,
 	input_tokens, output_tokens, total_tokens, cached_input_tokens, reasoning_tokens, cost_usd,
 	event_seq, owner, lease_expires, created_at, updated_at`
 
@@ -24,33 +24,17 @@ type scanner interface{ Scan(dest ...any) error }
 // scanSession reads sessionCols (and extra columns after them) from row.
 func scanSession(row scanner, extra ...any) (*store.Session, error) {
 	s := &store.Session{Usage: &eventsv1.Usage{}}
-	var tools string
-	var plugins, script, cctx, subs sql.NullString
+	var spec sql.NullString
 	var seq, expires, created, updated int64
 	u := s.Usage
-	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.System, &tools, &plugins, &script, &cctx, &subs, &s.Config.QueueMode, &s.Config.User, &s.State, &s.MessageCount, &s.HistoryStart, &s.Title,
+	dest := append([]any{&s.ID, &s.Config.Model, &s.Config.User, &spec, &s.State, &s.MessageCount, &s.HistoryStart, &s.Title,
 		&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.ReasoningTokens, &u.CostUsd,
 		&seq, &s.Owner, &expires, &created, &updated}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(tools), &s.Config.Tools); err != nil {
-		return nil, fmt.Errorf("sqlite store: session %s: tools: %w", s.ID, err)
-	}
-	if len(s.Config.Tools) == 0 {
-		s.Config.Tools = nil
-	}
-	if plugins.Valid && plugins.String != "" {
-		s.Config.Plugins = json.RawMessage(plugins.String)
-	}
-	if script.Valid && script.String != "" {
-		s.Config.Script = json.RawMessage(script.String)
-	}
-	if cctx.Valid && cctx.String != "" {
-		s.Config.Context = json.RawMessage(cctx.String)
-	}
-	if subs.Valid && subs.String != "" {
-		s.Config.Subagents = json.RawMessage(subs.String)
+	if spec.Valid && spec.String != "" {
+		s.Config.Spec = json.RawMessage(spec.String)
 	}
 	s.EventSeq = uint64(seq)
 	s.LeaseExpires, s.CreatedAt, s.UpdatedAt = fromMicro(expires), fromMicro(created), fromMicro(updated)

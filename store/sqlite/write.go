@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,12 +20,11 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	tools, plugins, script, cctx, subs := configArgs(&cfg)
 	return s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.opts.Now().UnixMicro()
-		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, system, tools, plugins, script, context, subagents, queue_mode, user_name, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			id, cfg.Model, cfg.System, tools, plugins, script, cctx, subs, cfg.QueueMode, cfg.User, now, now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, model, user_name, spec, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			id, cfg.Model, cfg.User, specArg(cfg.Spec), now, now)
 		if err != nil {
 			return err
 		}
@@ -98,8 +96,7 @@ func updates(b *store.Batch) (string, []any, error) {
 		args = append(args, vals...)
 	}
 	if c := b.Config; c != nil {
-		tools, plugins, script, cctx, subs := configArgs(c)
-		add("model = ?, system = ?, tools = ?, plugins = ?, script = ?, context = ?, subagents = ?, queue_mode = ?", c.Model, c.System, tools, plugins, script, cctx, subs, c.QueueMode)
+		add("model = ?, spec = ?", c.Model, specArg(c.Spec))
 	}
 	if b.HistoryStart != 0 {
 		add("history_start = ?", b.HistoryStart)
@@ -172,26 +169,13 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// configArgs returns the column values of c's tools, plugins, script,
-// context options and sub-agent options.
-func configArgs(c *store.Config) (tools string, plugins, script, cctx, subs any) {
-	b, _ := json.Marshal(c.Tools) // []string always marshals
-	if len(c.Tools) == 0 {
-		b = []byte("[]")
+// specArg is the column value of a session's settings: NULL when there
+// are none, else the JSON text verbatim.
+func specArg(spec []byte) any {
+	if len(spec) == 0 {
+		return nil
 	}
-	if len(c.Plugins) > 0 {
-		plugins = string(c.Plugins)
-	}
-	if len(c.Script) > 0 {
-		script = string(c.Script)
-	}
-	if len(c.Context) > 0 {
-		cctx = string(c.Context)
-	}
-	if len(c.Subagents) > 0 {
-		subs = string(c.Subagents)
-	}
-	return string(b), plugins, script, cctx, subs
+	return string(spec)
 }
 
 func notFound(id string) error { return fmt.Errorf("%w: %s", store.ErrNotFound, id) }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -98,7 +99,7 @@ func fill(b *testing.B, st store.Store, n int) []string {
 	for w := range 32 {
 		wg.Go(func() {
 			for i := w; i < n; i += 32 {
-				err := st.Create(ctx, ids[i], store.Config{Model: "m", System: "You are helpful.", Tools: []string{"shell"}})
+				err := st.Create(ctx, ids[i], store.Config{Model: "m", Spec: json.RawMessage(`{"system":"You are helpful.","tools":["shell"]}`)})
 				if err == nil {
 					err = st.Apply(ctx, ids[i], &store.Batch{Messages: msgs(0, 8), State: "idle",
 						Usage: &eventsv1.Usage{TotalTokens: 1234}, Volatile: fullVolatile(time.Time{})})

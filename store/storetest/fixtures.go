@@ -106,13 +106,13 @@ func wantRecord(t *testing.T, what string, got, want *store.Session) {
 	wantConfig(t, what, got.Config, want.Config)
 }
 
-// wantConfig compares two configurations; nil and empty are equal.
+// wantConfig compares two configurations, their settings byte for byte;
+// nil and empty settings are equal.
 func wantConfig(t *testing.T, what string, got, want store.Config) {
 	t.Helper()
-	if got.Model != want.Model || got.System != want.System ||
-		fmt.Sprint(got.Tools) != fmt.Sprint(want.Tools) || string(got.Plugins) != string(want.Plugins) ||
-		string(got.Script) != string(want.Script) {
-		t.Fatalf("%s: config = %+v, want %+v", what, got, want)
+	if got.Model != want.Model || got.User != want.User || string(got.Spec) != string(want.Spec) {
+		t.Fatalf("%s: config = model %q user %q spec %s, want model %q user %q spec %s",
+			what, got.Model, got.User, got.Spec, want.Model, want.User, want.Spec)
 	}
 }
 

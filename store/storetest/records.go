@@ -13,16 +13,15 @@ import (
 )
 
 func testCreateGet(t *testing.T, e *env) {
+	// The settings are kept verbatim: spacing, key order, number
+	// spellings and escapes as they came.
 	cfg := store.Config{
-		Model:     "local/qwen3-8b",
-		System:    "You are terse.\n",
-		Tools:     []string{"shell", "read_file"},
-		Plugins:   json.RawMessage(`[{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}]`),
-		Script:    json.RawMessage(`{"turns": [{"text": "hi",  "delay_ms": 1.0}]}`),
-		Context:   json.RawMessage(`{"max_messages": 40,  "keep_recent": 0}`),
-		Subagents: json.RawMessage(`{"max_depth": 2,  "depth": 1}`),
-		QueueMode: "all",
-		User:      "alice",
+		Model: "local/qwen3-8b",
+		User:  "alice",
+		Spec: json.RawMessage(`{"system": "You are terse.\n\u00e9 \u0000",  "tools": ["shell", "read_file"],
+			"plugins": [{"name": "approval",  "config": {"tools": ["shell"], "n": 1.50}}],
+			"script": {"turns": [{"text": "hi",  "delay_ms": 1.0}]}, "context": {"max_messages": 40,  "keep_recent": 0},
+			"subagents": {"max_depth": 2,  "depth": 1}, "queue_mode": "all", "newer": null}`),
 	}
 	if err := e.st.Create(e.ctx, "s1", cfg); err != nil {
 		t.Fatal(err)
@@ -56,13 +55,15 @@ func testCreateInvalid(t *testing.T, e *env) {
 		cfg  store.Config
 	}{
 		{"empty id", "", store.Config{}},
-		{"plugins not JSON", "s1", store.Config{Plugins: json.RawMessage(`{"a":`)}},
-		{"script not JSON", "s1", store.Config{Script: json.RawMessage(`{"turns":`)}},
-		{"context not JSON", "s1", store.Config{Context: json.RawMessage(`{"max_messages":`)}},
-		{"sub-agent options not JSON", "s1", store.Config{Subagents: json.RawMessage(`{"max_depth":`)}},
-		{"NUL in system prompt", "s1", store.Config{System: "a\x00b"}},
+		{"settings not JSON", "s1", store.Config{Spec: json.RawMessage(`{"script":`)}},
+		{"settings an array", "s1", store.Config{Spec: json.RawMessage(`[{"system":"x"}]`)}},
+		{"settings null", "s1", store.Config{Spec: json.RawMessage(`null`)}},
+		{"settings a string", "s1", store.Config{Spec: json.RawMessage(`"{}"`)}},
+		{"two objects", "s1", store.Config{Spec: json.RawMessage(`{} {}`)}},
+		{"settings not UTF-8", "s1", store.Config{Spec: json.RawMessage("{\"system\":\"\xff\"}")}},
+		{"NUL byte in the settings", "s1", store.Config{Spec: json.RawMessage("{\"system\":\"a\x00b\"}")}},
+		{"NUL in model", "s1", store.Config{Model: "a\x00b"}},
 		{"model not UTF-8", "s1", store.Config{Model: "\xff"}},
-		{"tool not UTF-8", "s1", store.Config{Tools: []string{"\xfe"}}},
 		{"NUL in user", "s1", store.Config{User: "al\x00ice"}},
 		{"id not UTF-8", "s\xff", store.Config{}},
 	} {
@@ -117,9 +118,9 @@ func testBatchFields(t *testing.T, e *env) {
 		{"later batches keep the title", store.Batch{State: "streaming", EventSeq: 43},
 			func(s *store.Session) { s.State, s.EventSeq = "streaming", 43 }},
 		{"title replaced", store.Batch{Title: "Summarise"}, func(s *store.Session) { s.Title = "Summarise" }},
-		{"config", store.Batch{Config: &store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`), Subagents: json.RawMessage(`{"depth": 1}`)}},
+		{"config", store.Batch{Config: &store.Config{Model: "m2", Spec: json.RawMessage(`{"system": "sys", "tools": ["a"], "subagents": {"depth": 1}}`)}},
 			func(s *store.Session) {
-				s.Config = store.Config{Model: "m2", System: "sys", Tools: []string{"a"}, Plugins: json.RawMessage(`{}`), Subagents: json.RawMessage(`{"depth": 1}`)}
+				s.Config = store.Config{Model: "m2", Spec: json.RawMessage(`{"system": "sys", "tools": ["a"], "subagents": {"depth": 1}}`)}
 			}},
 		{"config cleared", store.Batch{Config: &store.Config{Model: "m3"}}, func(s *store.Session) { s.Config = store.Config{Model: "m3"} }},
 		{"empty batch only touches", store.Batch{}, func(*store.Session) {}},
