@@ -26,6 +26,7 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	}
 	host := tc.host(t, id) // the client keeps the grain's PID
 	stalled := tc.member(host)
+	grain, view := cluster.Grain(client, id), clientView()
 	stalled.Pause()
 	t.Cleanup(stalled.Kill)
 
@@ -48,6 +49,10 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	select {
 	case err := <-prompted:
 		if !errors.Is(err, cluster.ErrNoAnswer) {
+			// What the client knew when the member stopped and knows now
+			// tells whether the prompt ever went to the stalled member.
+			t.Logf("before the stop: grain %v, members %v", grain, view)
+			t.Logf("now: grain %v, members %v", cluster.Grain(client, id), clientView())
 			t.Fatalf("the prompt to the stalled member: %v, want ErrNoAnswer", err)
 		}
 	case <-time.After(wait):
@@ -73,4 +78,13 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	if h := history(r.(*eventsv1.Reply)); len(h) > 2 || len(h) > 0 && h[0] != "user:lost" {
 		t.Fatalf("history %q", h)
 	}
+}
+
+// clientView is the members the client sees, as address/id.
+func clientView() []string {
+	var out []string
+	for _, m := range client.MemberList.Members().Members() {
+		out = append(out, m.Address()+"/"+m.Id)
+	}
+	return out
 }
