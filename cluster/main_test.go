@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	actorcluster "github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/internal/tacknode"
@@ -36,6 +38,8 @@ var (
 	proxies, seeds [3]*tcpProxy
 	client         *cluster.Cluster
 	sys            *actor.ActorSystem
+	// view is the members the client saw last, as address/id.
+	view atomic.Pointer[[]string]
 )
 
 // clusterName is the cluster of every test.
@@ -81,6 +85,15 @@ func run(m *testing.M) (int, error) {
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
+	sys.EventStream.Subscribe(func(ev any) {
+		if t, ok := ev.(*actorcluster.ClusterTopology); ok {
+			v := make([]string, len(t.Members))
+			for i, m := range t.Members {
+				v[i] = m.Address() + "/" + m.Id
+			}
+			view.Store(&v)
+		}
+	})
 	client, err = cluster.Client(sys, "127.0.0.1", cluster.Config{Name: clusterName, Seeds: clientSeeds, Refresh: refresh, TTL: ttl})
 	if err != nil {
 		return 0, err
