@@ -28,6 +28,7 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	stalled := tc.member(host)
 	grain, view := cluster.Grain(client, id), clientView()
 	stalled.Pause()
+	paused, pausedState := time.Now(), stalled.State()
 	t.Cleanup(stalled.Kill)
 
 	ctx := within(t, time.Minute)
@@ -53,6 +54,7 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 			// tells whether the prompt ever went to the stalled member.
 			t.Logf("before the stop: grain %v, members %v", grain, view)
 			t.Logf("now: grain %v, members %v", cluster.Grain(client, id), clientView())
+			t.Logf("the member's process: %q after the stop, %q %v after it", pausedState, stalled.State(), time.Since(paused))
 			t.Fatalf("the prompt to the stalled member: %v, want ErrNoAnswer", err)
 		}
 	case <-time.After(wait):

@@ -5,7 +5,9 @@ package tacknode
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -169,6 +171,24 @@ func (n *Node) Log() string {
 // Pause stops the node with SIGSTOP, as a stall would (a long GC pause,
 // a starved machine), until Resume.
 func (n *Node) Pause() { _ = n.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// State is the node's process state as Linux tells it (the third field
+// of /proc/PID/stat: R running, S sleeping, T stopped...), "" where it
+// cannot be read: a test that pauses a node can say whether it stayed
+// paused.
+func (n *Node) State() string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n.cmd.Process.Pid))
+	if err != nil {
+		return ""
+	}
+	// The command name, in parentheses, may hold spaces.
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+		if f := strings.Fields(string(b[i+1:])); len(f) > 0 {
+			return f[0]
+		}
+	}
+	return ""
+}
 
 // Resume continues a paused node with SIGCONT.
 func (n *Node) Resume() { _ = n.cmd.Process.Signal(syscall.SIGCONT) }
