@@ -23,9 +23,20 @@ type testPlace struct {
 
 var _ Place = (*testPlace)(nil)
 
+// testPluginBudget is the plugin budget of sessions whose test sets none:
+// a test of what plugins do must not fail because a loaded machine (under
+// -race) left a plugin's goroutine unscheduled for the default 50 ms, as
+// TestEveryActionOfEveryHook once did (before_tool's replace_tool_args
+// timed out and the call ran with its own arguments). Tests of the budget
+// set their own.
+const testPluginBudget = 10 * time.Second
+
 // newPlace returns a place for sessions sharing env; respec nil: it makes
 // no sub-agents.
 func newPlace(sys *actor.ActorSystem, env *Env, respec Respec) *testPlace {
+	if env.PluginBudget == 0 {
+		env.PluginBudget = testPluginBudget
+	}
 	return &testPlace{sys: sys, env: env, respec: respec, pids: map[string]*actor.PID{}}
 }
 
