@@ -19,4 +19,4 @@ package storepb
 
 // Regenerate with protoc 3.21.12 and the protoc-gen-go pinned in go.mod:
 //
-//go:generate sh -c "cd ../../.. && protoc --plugin=protoc-gen-go=$(go tool -n protoc-gen-go) --go_out=. --go_opt=paths=source_relative store/internal/storepb/volatile.proto"
+//go:generate sh -c "cd ../../.. && protoc --plugin=protoc-gen-go=$(go tool -n protoc-gen-go) --go_out=. --go_opt=paths=source_relative store/internal/storepb/volatile.proto store/internal/storepb/record.proto"
