@@ -21,6 +21,7 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	if err != nil {
 		return err
 	}
+	e := &entry{rec: rec, updated: now.UnixMicro(), cfg: intern(cfg)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -29,7 +30,7 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	if _, ok := s.sessions[id]; ok {
 		return fmt.Errorf("%w: %s", store.ErrExists, id)
 	}
-	s.sessions[id] = &entry{rec: rec, updated: now.UnixMicro(), cfg: intern(cfg)}
+	s.sessions[id] = e
 	return nil
 }
 
