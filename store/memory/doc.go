@@ -23,7 +23,7 @@
 // interned (package unique), so the sessions created with the same model
 // and settings share one copy of them. An idle session that never ran
 // takes about 110 bytes of heap with its record and its share of the map
-// (BenchmarkStoredSessionHeap; TestStoredSessionHeap bounds it); a
+// (BenchmarkHeapPerStoredSession; TestStoredSessionHeap bounds it); a
 // history adds its encoded messages.
 //
 // # Concurrency

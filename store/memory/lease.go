@@ -14,12 +14,12 @@ func (s *Store) Acquire(ctx context.Context, id, owner string, ttl time.Duration
 		return err
 	}
 	now := s.opts.Now()
-	return s.update(id, func(_ *entry, r *record) error {
+	return s.update(id, func(e entry, r record) (entry, record, error) {
 		if r.Owner != "" && r.Owner != owner && now.Before(r.LeaseExpires) {
-			return owned(&r.Session)
+			return e, r, owned(&r.Session)
 		}
 		r.Owner, r.LeaseExpires = owner, now.Add(ttl)
-		return nil
+		return e, r, nil
 	})
 }
 
@@ -29,12 +29,12 @@ func (s *Store) Renew(ctx context.Context, id, owner string, ttl time.Duration) 
 		return err
 	}
 	now := s.opts.Now()
-	return s.update(id, func(_ *entry, r *record) error {
+	return s.update(id, func(e entry, r record) (entry, record, error) {
 		if r.Owner != owner {
-			return owned(&r.Session)
+			return e, r, owned(&r.Session)
 		}
 		r.LeaseExpires = now.Add(ttl)
-		return nil
+		return e, r, nil
 	})
 }
 
@@ -43,15 +43,15 @@ func (s *Store) Release(ctx context.Context, id, owner string) error {
 	if err := store.CheckOwner(owner); err != nil {
 		return err
 	}
-	return s.update(id, func(_ *entry, r *record) error {
+	return s.update(id, func(e entry, r record) (entry, record, error) {
 		switch r.Owner {
 		case "":
-			return nil
+			return e, r, nil
 		case owner:
 			r.Owner, r.LeaseExpires = "", time.Time{}
-			return nil
+			return e, r, nil
 		}
-		return owned(&r.Session)
+		return e, r, owned(&r.Session)
 	})
 }
 

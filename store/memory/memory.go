@@ -68,15 +68,22 @@ type record struct {
 	vol []byte
 }
 
-// record decodes v.
+// record decodes v but for its configuration, which a write does not
+// change through the record and need not copy.
 func (v view) record() (record, error) {
 	r, vol, err := codec.DecodeRecord(v.rec)
 	if err != nil {
 		return record{}, err
 	}
-	r.ID, r.Config, r.MessageCount = v.id, v.cfg.Value().config(), len(v.msgs)
-	r.UpdatedAt = time.UnixMicro(v.updated).UTC()
+	r.ID, r.MessageCount, r.UpdatedAt = v.id, len(v.msgs), time.UnixMicro(v.updated).UTC()
 	return record{Session: r, vol: vol}, nil
+}
+
+// session decodes v whole, for a reader.
+func (v view) session() (record, error) {
+	r, err := v.record()
+	r.Config = v.cfg.Value().config()
+	return r, err
 }
 
 var _ store.Store = (*Store)(nil)
@@ -105,17 +112,19 @@ func (s *Store) write(id string, f func(e *entry) error) error {
 	return s.locked(id, s.mu.Lock, s.mu.Unlock, f)
 }
 
-// update runs f under the write lock with the decoded record of id and a
-// copy of its entry, and stores both as f left them (the record encoded)
-// when f returns nil: a failed check or encoding changes nothing.
-func (s *Store) update(id string, f func(next *entry, r *record) error) error {
+// update runs f under the write lock with a copy of the entry of id and
+// its record decoded, and stores the entry and record f returns (the
+// record encoded) when f returns no error: a failed check or encoding
+// changes nothing. (They go by value, not by pointer, so that they stay
+// off the heap.)
+func (s *Store) update(id string, f func(e entry, r record) (entry, record, error)) error {
 	return s.write(id, func(e *entry) error {
 		r, err := e.view(id).record()
 		if err != nil {
 			return err
 		}
-		next := *e
-		if err := f(&next, &r); err != nil {
+		next, r, err := f(*e, r)
+		if err != nil {
 			return err
 		}
 		if next.rec, err = codec.EncodeRecord(&r.Session, r.vol); err != nil {

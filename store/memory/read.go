@@ -19,7 +19,7 @@ func (s *Store) Get(ctx context.Context, id string) (*store.Snapshot, error) {
 	if err := s.read(id, func(e *entry) error { v = e.view(id); return nil }); err != nil {
 		return nil, err
 	}
-	r, err := v.record()
+	r, err := v.session()
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 	s.mu.RUnlock()
 	out := &store.Listing{}
 	for _, v := range page {
-		r, err := v.record()
+		r, err := v.session()
 		if err != nil {
 			return nil, err
 		}

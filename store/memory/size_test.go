@@ -74,9 +74,9 @@ func TestStoredSessionHeap(t *testing.T) {
 	}
 }
 
-// BenchmarkStoredSessionHeap reports the heap a stored idle session takes
+// BenchmarkHeapPerStoredSession reports the heap a stored idle session takes
 // (B/session); one op stores 10,000.
-func BenchmarkStoredSessionHeap(b *testing.B) {
+func BenchmarkHeapPerStoredSession(b *testing.B) {
 	var per float64
 	for b.Loop() {
 		per = storedSessionHeap(b, 10000)

@@ -55,15 +55,15 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		return err
 	}
 	now := s.opts.Now()
-	return s.update(id, func(e *entry, r *record) error {
+	return s.update(id, func(e entry, r record) (entry, record, error) {
 		if b.Owner != "" && r.Owner != b.Owner {
-			return owned(&r.Session)
+			return e, r, owned(&r.Session)
 		}
 		if b.From > len(e.msgs) {
-			return gap(id, b.From, len(e.msgs))
+			return e, r, gap(id, b.From, len(e.msgs))
 		}
 		if err := b.Start(b.Count(len(e.msgs))); err != nil {
-			return err
+			return e, r, err
 		}
 		if b.Rewrite {
 			e.msgs = e.msgs[:b.From:b.From]
@@ -78,7 +78,7 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		}
 		if b.Config != nil {
 			cfg := *b.Config
-			cfg.User = r.Config.User
+			cfg.User = e.cfg.Value().user
 			e.cfg = intern(cfg)
 		}
 		if b.State != "" {
@@ -97,7 +97,7 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 			r.vol = vol
 		}
 		e.updated = now.UnixMicro()
-		return nil
+		return e, r, nil
 	})
 }
 
