@@ -24,9 +24,10 @@ type Store struct {
 // entry is one stored session, kept small: a passivated session is its
 // entry and nothing more. rec is everything but the id (the map's key),
 // the configuration, the update time and the history, with the volatile
-// state, encoded by codec.EncodeRecord; it and the messages are never
-// changed in place, only replaced, so a reader may decode what it took
-// after the lock.
+// state, encoded by codec.EncodeRecord. The record is never changed in
+// place, only replaced, and a stored message never changes (appends go
+// past what a reader took), so a reader may decode what it took after the
+// lock.
 type entry struct {
 	rec     []byte
 	updated int64 // UpdatedAt in Unix microseconds (the clock's precision)
