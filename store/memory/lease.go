@@ -14,12 +14,12 @@ func (s *Store) Acquire(ctx context.Context, id, owner string, ttl time.Duration
 		return err
 	}
 	now := s.opts.Now()
-	return s.write(id, func(e *entry) error {
-		if e.rec.Owner != "" && e.rec.Owner != owner && now.Before(e.rec.LeaseExpires) {
-			return owned(&e.rec)
+	return s.update(id, func(e entry, r record) (entry, record, error) {
+		if r.Owner != "" && r.Owner != owner && now.Before(r.LeaseExpires) {
+			return e, r, owned(&r.Session)
 		}
-		e.rec.Owner, e.rec.LeaseExpires = owner, now.Add(ttl)
-		return nil
+		r.Owner, r.LeaseExpires = owner, now.Add(ttl)
+		return e, r, nil
 	})
 }
 
@@ -29,12 +29,12 @@ func (s *Store) Renew(ctx context.Context, id, owner string, ttl time.Duration) 
 		return err
 	}
 	now := s.opts.Now()
-	return s.write(id, func(e *entry) error {
-		if e.rec.Owner != owner {
-			return owned(&e.rec)
+	return s.update(id, func(e entry, r record) (entry, record, error) {
+		if r.Owner != owner {
+			return e, r, owned(&r.Session)
 		}
-		e.rec.LeaseExpires = now.Add(ttl)
-		return nil
+		r.LeaseExpires = now.Add(ttl)
+		return e, r, nil
 	})
 }
 
@@ -43,15 +43,15 @@ func (s *Store) Release(ctx context.Context, id, owner string) error {
 	if err := store.CheckOwner(owner); err != nil {
 		return err
 	}
-	return s.write(id, func(e *entry) error {
-		switch e.rec.Owner {
+	return s.update(id, func(e entry, r record) (entry, record, error) {
+		switch r.Owner {
 		case "":
-			return nil
+			return e, r, nil
 		case owner:
-			e.rec.Owner, e.rec.LeaseExpires = "", time.Time{}
-			return nil
+			r.Owner, r.LeaseExpires = "", time.Time{}
+			return e, r, nil
 		}
-		return owned(&e.rec)
+		return e, r, owned(&r.Session)
 	})
 }
 

@@ -3,8 +3,11 @@ package memory
 import (
 	"errors"
 	"sync"
+	"time"
+	"unique"
 
 	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/internal/codec"
 )
 
 var errClosed = errors.New("memory store: closed")
@@ -18,11 +21,70 @@ type Store struct {
 	closed   bool
 }
 
-// entry is one stored session; msgs and vol hold encoded bytes.
+// entry is one stored session, kept small: a passivated session is its
+// entry and nothing more. rec is everything but the id (the map's key),
+// the configuration, the update time and the history, with the volatile
+// state, encoded by codec.EncodeRecord. The record is never changed in
+// place, only replaced, and a stored message never changes (appends go
+// past what a reader took), so a reader may decode what it took after the
+// lock.
 type entry struct {
-	rec  store.Session
-	vol  []byte
-	msgs [][]byte
+	rec     []byte
+	updated int64 // UpdatedAt in Unix microseconds (the clock's precision)
+	cfg     unique.Handle[config]
+	msgs    [][]byte // the history, one encoded message each
+}
+
+// config is a stored configuration. Entries hold it interned
+// (unique.Make): the sessions created with the same configuration, as an
+// application's sessions mostly are, share one copy of it.
+type config struct{ model, user, spec string }
+
+func intern(c store.Config) unique.Handle[config] {
+	return unique.Make(config{model: c.Model, user: c.User, spec: string(c.Spec)})
+}
+
+// config returns a copy of c; its settings are nil when there are none
+// (as the SQL stores read them back).
+func (c config) config() store.Config {
+	out := store.Config{Model: c.model, User: c.user}
+	if c.spec != "" {
+		out.Spec = []byte(c.spec)
+	}
+	return out
+}
+
+// view is what a reader takes of an entry under the lock, to decode after.
+type view struct {
+	id string
+	entry
+}
+
+func (e *entry) view(id string) view { return view{id: id, entry: *e} }
+
+// record is an entry's record decoded: the session and its encoded
+// volatile state.
+type record struct {
+	store.Session
+	vol []byte
+}
+
+// record decodes v but for its configuration, which a write does not
+// change through the record and need not copy.
+func (v view) record() (record, error) {
+	r, vol, err := codec.DecodeRecord(v.rec)
+	if err != nil {
+		return record{}, err
+	}
+	r.ID, r.MessageCount, r.UpdatedAt = v.id, len(v.msgs), time.UnixMicro(v.updated).UTC()
+	return record{Session: r, vol: vol}, nil
+}
+
+// session decodes v whole, for a reader.
+func (v view) session() (record, error) {
+	r, err := v.record()
+	r.Config = v.cfg.Value().config()
+	return r, err
 }
 
 var _ store.Store = (*Store)(nil)
@@ -49,6 +111,29 @@ func (s *Store) read(id string, f func(e *entry) error) error {
 // write runs f with the entry of id under the write lock.
 func (s *Store) write(id string, f func(e *entry) error) error {
 	return s.locked(id, s.mu.Lock, s.mu.Unlock, f)
+}
+
+// update runs f under the write lock with a copy of the entry of id and
+// its record decoded, and stores the entry and record f returns (the
+// record encoded) when f returns no error: a failed check or encoding
+// changes nothing. (They go by value, not by pointer, so that they stay
+// off the heap.)
+func (s *Store) update(id string, f func(e entry, r record) (entry, record, error)) error {
+	return s.write(id, func(e *entry) error {
+		r, err := e.view(id).record()
+		if err != nil {
+			return err
+		}
+		next, r, err := f(*e, r)
+		if err != nil {
+			return err
+		}
+		if next.rec, err = codec.EncodeRecord(&r.Session, r.vol); err != nil {
+			return err
+		}
+		*e = next
+		return nil
+	})
 }
 
 // locked runs f with the entry of id between lock and unlock.

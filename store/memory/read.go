@@ -1,15 +1,12 @@
 package memory
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/store"
@@ -18,17 +15,16 @@ import (
 
 // Get returns the record and volatile state.
 func (s *Store) Get(ctx context.Context, id string) (*store.Snapshot, error) {
-	var snap *store.Snapshot
-	var vol []byte
-	err := s.read(id, func(e *entry) error {
-		snap = &store.Snapshot{Session: cloneSession(&e.rec)}
-		vol = e.vol
-		return nil
-	})
+	var v view
+	if err := s.read(id, func(e *entry) error { v = e.view(id); return nil }); err != nil {
+		return nil, err
+	}
+	r, err := v.session()
 	if err != nil {
 		return nil, err
 	}
-	if snap.Volatile, err = codec.DecodeVolatile(vol); err != nil {
+	snap := &store.Snapshot{Session: r.Session}
+	if snap.Volatile, err = codec.DecodeVolatile(r.vol); err != nil {
 		return nil, err
 	}
 	return snap, nil
@@ -89,58 +85,56 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 		s.mu.RUnlock()
 		return nil, errClosed
 	}
-	recs := make([]*store.Session, 0, len(s.sessions))
-	for _, e := range s.sessions {
-		if (p.User == "" || e.rec.Config.User == p.User) && (after == nil || before(&e.rec, *after)) {
-			recs = append(recs, &e.rec)
+	found := make([]listed, 0, len(s.sessions))
+	for id, e := range s.sessions {
+		if (p.User == "" || e.cfg.Value().user == p.User) && (after == nil || before(e.updated, id, *after)) {
+			found = append(found, listed{id, e})
 		}
 	}
-	slices.SortFunc(recs, func(a, b *store.Session) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.ID, a.ID)
-	})
-	out := &store.Listing{}
+	slices.SortFunc(found, func(a, b listed) int { return b.compare(a) })
 	n := p.Size()
-	for i, r := range recs {
-		if i == n {
-			last := out.Sessions[n-1]
-			out.Next = codec.EncodeCursor(codec.Cursor{Updated: last.UpdatedAt, ID: last.ID})
-			break
-		}
-		c := cloneSession(r)
-		out.Sessions = append(out.Sessions, &c)
+	page := make([]view, 0, min(n, len(found)))
+	for _, l := range found[:cap(page)] {
+		page = append(page, l.e.view(l.id))
 	}
 	s.mu.RUnlock()
+	out := &store.Listing{}
+	for _, v := range page {
+		r, err := v.session()
+		if err != nil {
+			return nil, err
+		}
+		rec := r.Session // not r's volatile state
+		out.Sessions = append(out.Sessions, &rec)
+	}
+	if len(found) > n {
+		last := out.Sessions[n-1]
+		out.Next = codec.EncodeCursor(codec.Cursor{Updated: last.UpdatedAt, ID: last.ID})
+	}
 	return out, nil
 }
 
-// before reports whether r comes after cursor c in (updated desc, id desc)
-// order.
-func before(r *store.Session, c codec.Cursor) bool {
-	if !r.UpdatedAt.Equal(c.Updated) {
-		return r.UpdatedAt.Before(c.Updated)
-	}
-	return r.ID < c.ID
+// listed is an entry with its id, as List and Stale sort them.
+type listed struct {
+	id string
+	e  *entry
 }
 
-func cloneSession(r *store.Session) store.Session {
-	c := *r
-	c.Config = cloneConfig(r.Config)
-	c.Usage = proto.Clone(r.Usage).(*eventsv1.Usage)
-	return c
+// compare orders l before m when it was updated earlier, ties by id.
+func (l listed) compare(m listed) int {
+	if c := cmp.Compare(l.e.updated, m.e.updated); c != 0 {
+		return c
+	}
+	return cmp.Compare(l.id, m.id)
 }
 
-// cloneConfig copies c; its settings are nil when there are none (as the
-// SQL stores read them back).
-func cloneConfig(c store.Config) store.Config {
-	if len(c.Spec) == 0 {
-		c.Spec = nil
-	} else {
-		c.Spec = bytes.Clone(c.Spec)
+// before reports whether an entry updated at updated (Unix microseconds)
+// with id comes after cursor c in (updated desc, id desc) order.
+func before(updated int64, id string, c codec.Cursor) bool {
+	if u := c.Updated.UnixMicro(); updated != u {
+		return updated < u
 	}
-	return c
+	return id < c.ID
 }
 
 // Stale returns the sessions last updated before t, sub-agents aside,
@@ -151,21 +145,16 @@ func (s *Store) Stale(ctx context.Context, t time.Time, limit int) ([]string, er
 	if s.closed {
 		return nil, errClosed
 	}
-	var recs []*store.Session
-	for _, e := range s.sessions {
-		if e.rec.UpdatedAt.Before(t) && !strings.Contains(e.rec.ID, "/") {
-			recs = append(recs, &e.rec)
+	var found []listed
+	for id, e := range s.sessions {
+		if time.UnixMicro(e.updated).Before(t) && !strings.Contains(id, "/") {
+			found = append(found, listed{id, e})
 		}
 	}
-	slices.SortFunc(recs, func(a, b *store.Session) int {
-		if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	ids := make([]string, 0, min(len(recs), store.Page{Limit: limit}.Size()))
-	for _, r := range recs[:min(len(recs), cap(ids))] {
-		ids = append(ids, r.ID)
+	slices.SortFunc(found, listed.compare)
+	ids := make([]string, 0, min(len(found), store.Page{Limit: limit}.Size()))
+	for _, l := range found[:cap(ids)] {
+		ids = append(ids, l.id)
 	}
 	return ids, nil
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
-
-	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/internal/codec"
 )
@@ -20,6 +17,11 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 		return err
 	}
 	now := s.opts.Now()
+	rec, err := codec.EncodeRecord(&store.Session{State: "idle", CreatedAt: now}, nil)
+	if err != nil {
+		return err
+	}
+	e := &entry{rec: rec, updated: now.UnixMicro(), cfg: intern(cfg)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -28,19 +30,13 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	if _, ok := s.sessions[id]; ok {
 		return fmt.Errorf("%w: %s", store.ErrExists, id)
 	}
-	s.sessions[id] = &entry{rec: store.Session{
-		ID:        id,
-		Config:    cloneConfig(cfg),
-		State:     "idle",
-		Usage:     &eventsv1.Usage{},
-		CreatedAt: now,
-		UpdatedAt: now,
-	}}
+	s.sessions[id] = e
 	return nil
 }
 
-// Apply commits b to the session atomically: everything is encoded before
-// the lock is taken, and the entry is changed only once every check passed.
+// Apply commits b to the session atomically: the messages and the volatile
+// state are encoded before the lock is taken, the record under it, and the
+// entry is changed only once every check passed.
 func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 	if err := b.Validate(); err != nil {
 		return err
@@ -59,15 +55,15 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		return err
 	}
 	now := s.opts.Now()
-	return s.write(id, func(e *entry) error {
-		if b.Owner != "" && e.rec.Owner != b.Owner {
-			return owned(&e.rec)
+	return s.update(id, func(e entry, r record) (entry, record, error) {
+		if b.Owner != "" && r.Owner != b.Owner {
+			return e, r, owned(&r.Session)
 		}
-		if b.From > e.rec.MessageCount {
-			return gap(id, b.From, e.rec.MessageCount)
+		if b.From > len(e.msgs) {
+			return e, r, gap(id, b.From, len(e.msgs))
 		}
-		if err := b.Start(b.Count(e.rec.MessageCount)); err != nil {
-			return err
+		if err := b.Start(b.Count(len(e.msgs))); err != nil {
+			return e, r, err
 		}
 		if b.Rewrite {
 			e.msgs = e.msgs[:b.From:b.From]
@@ -77,32 +73,31 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 				e.msgs = append(e.msgs, m)
 			}
 		}
-		e.rec.MessageCount = len(e.msgs)
 		if b.HistoryStart != 0 {
-			e.rec.HistoryStart = b.HistoryStart
+			r.HistoryStart = b.HistoryStart
 		}
 		if b.Config != nil {
-			user := e.rec.Config.User
-			e.rec.Config = cloneConfig(*b.Config)
-			e.rec.Config.User = user
+			cfg := *b.Config
+			cfg.User = e.cfg.Value().user
+			e.cfg = intern(cfg)
 		}
 		if b.State != "" {
-			e.rec.State = b.State
+			r.State = b.State
 		}
 		if b.Title != "" {
-			e.rec.Title = b.Title
+			r.Title = b.Title
 		}
 		if b.Usage != nil {
-			e.rec.Usage = proto.Clone(b.Usage).(*eventsv1.Usage)
+			r.Usage = b.Usage
 		}
 		if b.EventSeq != 0 {
-			e.rec.EventSeq = b.EventSeq
+			r.EventSeq = b.EventSeq
 		}
 		if vol != nil {
-			e.vol = vol
+			r.vol = vol
 		}
-		e.rec.UpdatedAt = now
-		return nil
+		e.updated = now.UnixMicro()
+		return e, r, nil
 	})
 }
 
