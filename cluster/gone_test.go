@@ -32,15 +32,15 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	t.Cleanup(stalled.Kill)
 
 	ctx := within(t, time.Minute)
-	prompted := make(chan error, 1)
-	go func() {
-		_, err := cluster.Reply(ctx, client, id, &eventsv1.Prompt{Text: "lost"})
-		prompted <- err
-	}()
 	type answer struct {
 		res any
 		err error
 	}
+	prompted := make(chan answer, 1)
+	go func() {
+		res, err := cluster.Reply(ctx, client, id, &eventsv1.Prompt{Text: "lost"})
+		prompted <- answer{res, err}
+	}()
 	read := make(chan answer, 1)
 	go func() {
 		res, err := cluster.Read(ctx, client, id, &eventsv1.GetState{})
@@ -48,14 +48,14 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	}()
 
 	select {
-	case err := <-prompted:
-		if !errors.Is(err, cluster.ErrNoAnswer) {
+	case a := <-prompted:
+		if !errors.Is(a.err, cluster.ErrNoAnswer) {
 			// What the client knew when the member stopped and knows now
 			// tells whether the prompt ever went to the stalled member.
 			t.Logf("before the stop: grain %v, members %v", grain, view)
 			t.Logf("now: grain %v, members %v", cluster.Grain(client, id), clientView())
 			t.Logf("the member's process: %q after the stop, %q %v after it", pausedState, stalled.State(), time.Since(paused))
-			t.Fatalf("the prompt to the stalled member: %v, want ErrNoAnswer", err)
+			t.Fatalf("the prompt to the stalled member: %v %v, want ErrNoAnswer", a.res, a.err)
 		}
 	case <-time.After(wait):
 		t.Fatalf("the prompt to the stalled member still waits %v on", wait)
