@@ -37,11 +37,11 @@ func (s *session) holdForApproval(c *call, d *plugins.Decision) {
 	s.touch()
 	timeout := d.Action.Timeout
 	if timeout <= 0 {
-		timeout = s.env.approvalTimeout()
+		timeout = s.home.env.approvalTimeout()
 	}
 	s.notes.ids.Holds++
 	h := &hold{id: "ap-" + strconv.FormatUint(s.notes.ids.Holds, 10), family: d.Action.Family, hint: d.Action.Hint,
-		autoResume: d.Action.AutoResume, deadline: s.env.now().Add(timeout)}
+		autoResume: d.Action.AutoResume, deadline: s.home.env.now().Add(timeout)}
 	t, id := s.run.tag(), h.id
 	h.timer = time.AfterFunc(timeout, func() { s.home.post(&holdExpired{tag: t, id: id}) })
 	c.hold = h
@@ -155,7 +155,7 @@ func (s *session) respond(ctx actor.Context, m *eventsv1.Respond) {
 	s.emit(&eventsv1.UserResponded{Ref: m.Ref, Response: m.Response})
 	s.reply(ctx, &eventsv1.Reply{})
 	s.resume("user_respond")
-	s.settle(c, tools.Result{Content: m.Response}, s.env.now())
+	s.settle(c, tools.Result{Content: m.Response}, s.home.env.now())
 	s.batchProgress()
 }
 
@@ -168,7 +168,7 @@ func (s *session) resolveHold(c *call, status events.ApprovalStatus, result stri
 		h.timer.Stop()
 		s.emit(&eventsv1.ApprovalResolved{ApprovalId: h.id, Status: string(status)})
 	}
-	s.settle(c, tools.Result{Content: result, IsError: true}, s.env.now())
+	s.settle(c, tools.Result{Content: result, IsError: true}, s.home.env.now())
 }
 
 // supersede: a new prompt while a run is paused rejects what it waits for

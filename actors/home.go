@@ -2,12 +2,14 @@ package actors
 
 import "github.com/asynkron/protoactor-go/actor"
 
-// home is where a session lives: its own PID, the root context of its
-// actor system that it and its goroutines send from, and the Place that
-// spawned it, where its sub-agents are made (nil for a session spawned
-// with none). It is a small value: goroutines the session
-// starts take a copy and post their results back through it.
+// home is where a session lives: its runtime's Env (shared by every
+// session, never changed), its own PID, the root context of its actor
+// system that it and its goroutines send from, and the Place that spawned
+// it, where its sub-agents are made (nil for a session spawned with none).
+// It is a small value: goroutines the session starts take a copy and post
+// their results back through it.
 type home struct {
+	env   *Env
 	self  *actor.PID
 	root  *actor.RootContext
 	place Place

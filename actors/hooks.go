@@ -81,9 +81,9 @@ func isPayload(m proto.Message) (ok bool) {
 // pluginUsage is what plugins see of the run's and the session's spending.
 func (s *session) pluginUsage() plugins.Usage {
 	u := plugins.Usage{
-		SessionTokens:  s.spent.total.total(),
-		SessionCostUSD: s.spent.total.cost,
-		ContextUsed:    s.spent.context,
+		SessionTokens:  s.notes.spent.total.total(),
+		SessionCostUSD: s.notes.spent.total.cost,
+		ContextUsed:    s.notes.spent.context,
 		ContextWindow:  s.spec.Model.ContextWindow,
 	}
 	if s.run != nil {

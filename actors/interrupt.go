@@ -24,7 +24,7 @@ func (s *session) queuePrompt(ctx actor.Context, in input) {
 	if !s.promptHook(ctx, in.text) {
 		return
 	}
-	if n := len(s.q.Prompts()); n >= s.env.promptLimit() {
+	if n := len(s.q.Prompts()); n >= s.home.env.promptLimit() {
 		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("prompt queue holds %d prompts", n))
 		return
 	}
@@ -41,7 +41,7 @@ func (s *session) queueSteer(ctx actor.Context, in input, interruptTools bool) {
 		return
 	}
 	ref := s.nextSteerRef()
-	if limit := s.env.steeringLimit(); len(s.q.Steering()) >= limit {
+	if limit := s.home.env.steeringLimit(); len(s.q.Steering()) >= limit {
 		s.emit(&eventsv1.SteeringReceived{Ref: ref, Text: text, Status: string(events.SteeringRejectedFull)})
 		s.fail(ctx, events.CodeQueueFull, fmt.Sprintf("steering queue holds %d messages", limit))
 		return
@@ -100,7 +100,7 @@ func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
 		s.out.trace.Abort(since)
 	}
 	s.emit(ev)
-	s.env.observer().AbortTold(time.Since(since))
+	s.home.env.observer().AbortTold(time.Since(since))
 	runtime.Gosched()
 }
 

@@ -16,7 +16,7 @@ import (
 // survives with its committed history.
 func (s *session) recoverPanic() {
 	if r := recover(); r != nil {
-		s.env.logger().Error("session handler panicked", zap.String("session", s.spec.ID), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+		s.home.env.logger().Error("session handler panicked", zap.String("session", s.spec.ID), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
 		s.emit(&eventsv1.Error{Code: events.CodeInternal, Message: fmt.Sprintf("internal error: %v", r)})
 	}
 }
@@ -40,11 +40,11 @@ func (s *session) startHook() {
 
 // shutdown cancels whatever is running and closes channel subscribers.
 func (s *session) shutdown() {
-	if s.lull.passivation != nil {
-		s.lull.passivation.Stop()
+	if s.load.passivation != nil {
+		s.load.passivation.Stop()
 	}
-	if s.lull.trim != nil {
-		s.lull.trim.Stop()
+	if s.load.trim != nil {
+		s.load.trim.Stop()
 	}
 	if s.run != nil {
 		s.run.cancelAll()
@@ -66,8 +66,8 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 	switch ctx.Message().(type) {
 	case *actor.Started:
 		s.home.self, s.home.root = ctx.Self(), ctx.ActorSystem().Root
-		s.env.observer().SessionStarted()
-		s.notes.updated = s.env.now().UnixNano()
+		s.home.env.observer().SessionStarted()
+		s.notes.updated = s.home.env.now().UnixNano()
 		if s.spec.Restore != nil {
 			s.p.kept = &s.spec.Restore.Volatile
 			s.recover(s.spec.Restore)
@@ -84,7 +84,7 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 	case *actor.Stopped, *actor.Restarting:
 		// A restart (a panic that escaped recoverPanic) starts a new
 		// session value, which counts itself again.
-		s.env.observer().SessionStopped(s.machine.Current())
+		s.home.env.observer().SessionStopped(s.machine.Current())
 		s.uncountRun()
 	default:
 		return false

@@ -44,7 +44,7 @@ func (s *session) loadModelState(state []byte) {
 		return
 	}
 	if err := m.LoadState(state); err != nil {
-		s.env.logger().Warn("the stored model state was not taken up", zap.String("session", s.spec.ID), zap.Error(err))
+		s.home.env.logger().Warn("the stored model state was not taken up", zap.String("session", s.spec.ID), zap.Error(err))
 	}
 }
 
@@ -52,11 +52,11 @@ func (s *session) loadModelState(state []byte) {
 // file may have to be read) and switches once it is resolved; the
 // request in flight, if any, finishes on the old model.
 func (s *session) switchAsync(name string) {
-	if s.env.Models == nil {
+	if s.home.env.Models == nil {
 		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: the runtime resolves no models", name)})
 		return
 	}
-	models, home := s.env.Models, s.home
+	models, home := s.home.env.Models, s.home
 	go func() {
 		m, err := models.Resolve(name, nil)
 		home.post(&modelResolved{name: name, model: m, err: err})

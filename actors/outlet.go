@@ -130,7 +130,7 @@ func (s *session) subscription(ctx actor.Context) bool {
 		s.reply(ctx, &eventsv1.Reply{})
 	case *actor.Terminated:
 		// A watched subscriber stopped, or its node went away.
-		s.env.logger().Debug("dropped a subscriber", zap.String("session", s.spec.ID), zap.Stringer("subscriber", m.Who), zap.Stringer("why", m.Why))
+		s.home.env.logger().Debug("dropped a subscriber", zap.String("session", s.spec.ID), zap.Stringer("subscriber", m.Who), zap.Stringer("why", m.Why))
 		s.out.detach(&pidSink{pid: m.Who})
 	default:
 		return false

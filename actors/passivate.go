@@ -27,15 +27,6 @@ import (
 // session's PID (an old handle) reaches no one, and its sender gets a
 // dead-letter answer; Deliver and Get never hand out such a PID.
 
-// lull is what a session keeps to learn that it has been quiet: the
-// messages it took (passivation's own aside), its pending passivation
-// timer, and its pending idle trim (run.go).
-type lull struct {
-	activity    uint64
-	passivation *time.Timer
-	trim        *time.Timer
-}
-
 // PassivateDue says a session may have been quiet for PassivateAfter;
 // Mark is its activity count when the timer was set. The session sends it
 // to itself; its Place sends it again when the session did not answer
@@ -67,21 +58,21 @@ func counts(msg any) bool {
 // passivateLater sets the passivation timer: when it fires, the session
 // stops if nothing happened since.
 func (s *session) passivateLater() {
-	d := s.env.PassivateAfter
-	if d <= 0 || s.env.Store == nil || s.home.place == nil {
+	d := s.home.env.PassivateAfter
+	if d <= 0 || s.home.env.Store == nil || s.home.place == nil {
 		return
 	}
-	if s.lull.passivation != nil {
-		s.lull.passivation.Stop()
+	if s.load.passivation != nil {
+		s.load.passivation.Stop()
 	}
-	mark, home := s.lull.activity, s.home
-	s.lull.passivation = time.AfterFunc(d, func() { home.post(&PassivateDue{Mark: mark}) })
+	mark, home := s.load.activity, s.home
+	s.load.passivation = time.AfterFunc(d, func() { home.post(&PassivateDue{Mark: mark}) })
 }
 
 // passivateDue asks the registry to passivate the session if it stayed
 // quiet since the timer was set, or sets the timer again.
 func (s *session) passivateDue(m *PassivateDue) {
-	if m.Mark == s.lull.activity && s.quiet() {
+	if m.Mark == s.load.activity && s.quiet() {
 		go s.home.place.Passivate(s.spec.ID, s.home.self, m.Mark)
 		return
 	}
@@ -91,7 +82,7 @@ func (s *session) passivateDue(m *PassivateDue) {
 // passivateNow stops the session if nothing happened since the timer's
 // mark; otherwise it stays and the timer starts again.
 func (s *session) passivateNow(ctx actor.Context, m *PassivateNow) {
-	if m.Mark != s.lull.activity || !s.quiet() {
+	if m.Mark != s.load.activity || !s.quiet() {
 		ctx.Respond(&Passivated{})
 		s.passivateLater()
 		return

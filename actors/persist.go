@@ -75,8 +75,8 @@ const writeTimeout = 1500 * time.Millisecond
 
 // touch marks a change the store must keep before anyone hears of it.
 func (s *session) touch() {
-	s.notes.updated = s.env.now().UnixNano()
-	if s.env.Store == nil {
+	s.notes.updated = s.home.env.now().UnixNano()
+	if s.home.env.Store == nil {
 		return
 	}
 	s.p.j.Touch()
@@ -90,7 +90,7 @@ func (s *session) touch() {
 // start, emitted before the prompt it commits), the event waits for that
 // change's write too. Receive calls it after every message.
 func (s *session) flush() {
-	if s.env.Store == nil {
+	if s.home.env.Store == nil {
 		return
 	}
 	s.write()
@@ -108,7 +108,7 @@ func (s *session) write() {
 	// rollback writes the history anew from its start, in the same way.
 	w := s.hist.Pending(s.p.j.Err() != nil)
 	b := s.batch(w)
-	st, id, home, obs := s.env.Store, s.spec.ID, s.home, s.env.observer()
+	st, id, home, obs := s.home.env.Store, s.spec.ID, s.home, s.home.env.observer()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		start := time.Now()
@@ -214,11 +214,11 @@ func (s *session) rollback(dropped []journal.Item) {
 			if err != nil {
 				panic(err) // a bug: every busy state can abort
 			}
-			s.env.observer().StateChanged(from, to)
+			s.home.env.observer().StateChanged(from, to)
 		}
 		s.run = nil
 		// The run ends with an error whether or not its start was told.
-		s.env.observer().RunEnded(events.EndError)
+		s.home.env.observer().RunEnded(events.EndError)
 		s.uncountRun()
 		if r.aborted || told(dropped, r.id) {
 			if heard != fsm.Idle {
@@ -303,12 +303,12 @@ func (s *session) batch(w history.Write) *store.Batch {
 		}
 	}
 	b := &store.Batch{
-		Owner:    s.env.Node,
+		Owner:    s.home.env.Node,
 		From:     w.From,
 		Messages: w.Messages,
 		Rewrite:  w.Rewrite,
 		State:    string(s.machine.Current()),
-		Usage:    s.spent.total.proto(),
+		Usage:    s.notes.spent.total.proto(),
 		EventSeq: seq,
 		Volatile: s.volatile(),
 	}
@@ -333,8 +333,8 @@ func (s *session) volatile() *store.Volatile {
 		DetachedTools: s.notes.detached,
 	}
 	s.q.Save(v)
-	if s.spent.subRan {
-		v.SubagentUsage = s.spent.sub.proto()
+	if s.notes.spent.subRan {
+		v.SubagentUsage = s.notes.spent.sub.proto()
 	}
 	v.ModelState = modelState(s.spec.Model)
 	if r := s.run; r != nil && r.stream != nil && r.stream.model == s.spec.Model {
@@ -371,7 +371,7 @@ type Settle struct{}
 // everything it could show is stored and told, so a reader never sees
 // what a subscriber has not been told yet.
 func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
-	if s.env.Store == nil {
+	if s.home.env.Store == nil {
 		ctx.Respond(r)
 		return
 	}
@@ -383,7 +383,7 @@ func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
 // it must reach subscribers at once even while a write is slow or failing,
 // so it may overtake events that wait for a write.
 func (s *session) publish(ev *eventsv1.Event) {
-	if s.env.Store == nil || ev.GetAgentAbort() != nil {
+	if s.home.env.Store == nil || ev.GetAgentAbort() != nil {
 		s.out.log.Publish(ev)
 		return
 	}

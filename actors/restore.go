@@ -29,9 +29,9 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.restoreDetached(v.DetachedTools)
 	s.notes.ids = v.Counters
 	if v.SubagentUsage != nil {
-		s.spent.sub, s.spent.subRan = tallyOf(v.SubagentUsage), true
+		s.notes.spent.sub, s.notes.spent.subRan = tallyOf(v.SubagentUsage), true
 	}
-	s.spent.total = tallyOf(snap.Usage)
+	s.notes.spent.total = tallyOf(snap.Usage)
 	for _, r := range v.Rules {
 		s.hooks.rules = append(s.hooks.rules, rule{tool: r.Tool, family: r.CommandFamily})
 	}
@@ -60,7 +60,7 @@ func (s *session) recover(snap *store.Snapshot) {
 		s.commitSettled(b)
 	}
 	if v.RunID != "" {
-		s.env.observer().RunEnded(events.EndInterrupted)
+		s.home.env.observer().RunEnded(events.EndInterrupted)
 		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: string(events.EndInterrupted), Usage: (tally{}).proto()})
 	}
 }
@@ -125,7 +125,7 @@ func (s *session) restartTimers(b *batch) {
 	for _, c := range b.calls {
 		if c.held() && !c.hold.question {
 			t, id := s.run.tag(), c.hold.id
-			c.hold.timer = time.AfterFunc(max(c.hold.deadline.Sub(s.env.now()), 0), func() {
+			c.hold.timer = time.AfterFunc(max(c.hold.deadline.Sub(s.home.env.now()), 0), func() {
 				s.home.post(&holdExpired{tag: t, id: id})
 			})
 		}

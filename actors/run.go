@@ -84,7 +84,7 @@ func (s *session) startRun(in input) {
 	s.notes.ids.Runs++
 	s.run = newRun(s.notes.ids.Runs, "")
 	s.countRun()
-	s.env.observer().RunStarted()
+	s.home.env.observer().RunStarted()
 	s.emit(&eventsv1.AgentStart{RunId: s.run.id})
 	s.run.ctl.from = s.hist.Len()
 	for _, m := range s.queued(in) {
@@ -146,8 +146,8 @@ func (s *session) fire(e fsm.Event) {
 		panic(err) // a bug in a handler: recoverPanic reports it
 	}
 	if from != to {
-		s.notes.updated = s.env.now().UnixNano()
-		s.env.observer().StateChanged(from, to)
+		s.notes.updated = s.home.env.now().UnixNano()
+		s.home.env.observer().StateChanged(from, to)
 		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
 	}
 }
@@ -173,7 +173,7 @@ func (s *session) applySteering() {
 func (s *session) request() *llm.Request {
 	msgs, fixes := s.hist.Repaired()
 	if len(fixes) > 0 {
-		s.env.logger().Sugar().Errorw("history needed repair before a request; this is a runtime bug",
+		s.home.env.logger().Sugar().Errorw("history needed repair before a request; this is a runtime bug",
 			"session", s.spec.ID, "fixes", fixes)
 	}
 	before := s.hist.CallsOutside()
@@ -186,7 +186,7 @@ func (s *session) request() *llm.Request {
 		Model:       s.spec.Model.ID,
 		System:      s.spec.System,
 		Messages:    msgs,
-		Tools:       s.env.toolSpecs(s.spec.Tools),
+		Tools:       s.home.env.toolSpecs(s.spec.Tools),
 		CallsBefore: before,
 	}
 }
@@ -200,8 +200,8 @@ func (s *session) budget(c *llm.ContextConfig) int64 {
 	if b == 0 {
 		return 0
 	}
-	if s.spent.tokenScale > 0 {
-		b = int64(float64(b) / s.spent.tokenScale)
+	if s.notes.spent.tokenScale > 0 {
+		b = int64(float64(b) / s.notes.spent.tokenScale)
 	}
 	return max(b-llm.EstimateTokens(s.spec.System), 1)
 }
@@ -248,7 +248,7 @@ func (s *session) finishRun(e fsm.Event, reason events.EndReason) {
 		s.fire(e)
 		s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
 	}
-	s.env.observer().RunEnded(reason)
+	s.home.env.observer().RunEnded(reason)
 	s.uncountRun()
 	s.endControl(r)
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: string(reason), Usage: r.usage.proto()})
@@ -269,15 +269,15 @@ func (s *session) finishRun(e fsm.Event, reason events.EndReason) {
 // PID, and through it a stopped session's memory.
 func (s *session) trimLater() {
 	runs, home := s.notes.ids.Runs, s.home
-	if s.lull.trim != nil {
-		s.lull.trim.Stop()
+	if s.load.trim != nil {
+		s.load.trim.Stop()
 	}
-	s.lull.trim = time.AfterFunc(s.env.idleTrim(), func() { home.post(&idleTrim{runs: runs}) })
+	s.load.trim = time.AfterFunc(s.home.env.idleTrim(), func() { home.post(&idleTrim{runs: runs}) })
 }
 
 // trim shrinks the buffer if no run started since the timer was set.
 func (s *session) trim(m *idleTrim) {
 	if s.run == nil && s.notes.ids.Runs == m.runs {
-		s.out.log.Trim(s.env.idleKeep())
+		s.out.log.Trim(s.home.env.idleKeep())
 	}
 }

@@ -3,6 +3,7 @@ package actors
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -29,21 +30,26 @@ type RunLimiter interface {
 // rate_limited, and changes nothing. Sub-agents' runs are their parent's
 // and are not counted.
 
-// load is what a session has in progress that is counted outside it. Its
-// place in its user's count of runs: admitted, a run is reserved for the
-// prompt being handled; counted, the run in progress is counted. And the
-// tools that ignored their cancellation for longer than the grace and
-// still run (toolrun.go): get_state shows them, and while there are any
-// the session does not passivate.
+// load is what the runtime around a session counts of it. Its place in
+// its user's count of runs: admitted, a run is reserved for the prompt
+// being handled; counted, the run in progress is counted. The tools that
+// ignored their cancellation for longer than the grace and still run
+// (toolrun.go): get_state shows them, and while there are any the session
+// does not passivate. And how long it has been quiet (passivate.go): the
+// messages it took (passivation's own aside), its pending passivation
+// timer, and its pending idle trim (run.go).
 type load struct {
 	admitted, counted bool
 	abandoned         atomic.Int32
+	activity          uint64
+	passivation       *time.Timer
+	trim              *time.Timer
 }
 
 // limitedUser is the user whose runs the session counts, "" when none
 // (no limiter, no owner, a sub-agent).
 func (s *session) limitedUser() string {
-	if s.env.Runs == nil || s.spec.Subagents != nil && s.spec.Subagents.Depth > 0 {
+	if s.home.env.Runs == nil || s.spec.Subagents != nil && s.spec.Subagents.Depth > 0 {
 		return ""
 	}
 	return s.spec.Stored.User
@@ -57,9 +63,9 @@ func (s *session) admitRun(ctx actor.Context) bool {
 	if user == "" || s.run != nil {
 		return true
 	}
-	if !s.env.Runs.Start(user, false) {
+	if !s.home.env.Runs.Start(user, false) {
 		s.fail(ctx, events.CodeRateLimited, fmt.Sprintf("%s has %d runs in progress, the most allowed (max_running): wait for one to end",
-			user, s.env.Runs.Limit(user)))
+			user, s.home.env.Runs.Limit(user)))
 		return false
 	}
 	s.load.admitted = true
@@ -71,7 +77,7 @@ func (s *session) admitRun(ctx actor.Context) bool {
 func (s *session) unadmit() {
 	if s.load.admitted {
 		s.load.admitted = false
-		s.env.Runs.End(s.limitedUser())
+		s.home.env.Runs.End(s.limitedUser())
 	}
 }
 
@@ -84,7 +90,7 @@ func (s *session) countRun() {
 	case s.load.admitted:
 		s.load.admitted, s.load.counted = false, true
 	case !s.load.counted:
-		s.env.Runs.Start(user, true)
+		s.home.env.Runs.Start(user, true)
 		s.load.counted = true
 	}
 }
@@ -93,6 +99,6 @@ func (s *session) countRun() {
 func (s *session) uncountRun() {
 	if s.load.counted {
 		s.load.counted = false
-		s.env.Runs.End(s.limitedUser())
+		s.home.env.Runs.End(s.limitedUser())
 	}
 }

@@ -29,8 +29,7 @@ type session struct {
 	// spec is shared with the producer of the session's props, which
 	// would make the actor again after a restart: one copy per session.
 	spec    *Spec
-	env     *Env
-	home    home         // its PID and its place (home.go)
+	home    home         // its runtime, its PID and its place (home.go)
 	machine *fsm.Machine // idle, running, streaming, executing_tools
 
 	hist       history.History // the conversation (package history)
@@ -41,10 +40,8 @@ type session struct {
 	p     persistence // the write gate and what the store holds (persist.go)
 	out   outlet      // where events go: stream, sinks, tracer (outlet.go)
 	hooks hooks       // plugins, and the rules approvals made (hooks.go)
-	notes notes       // title, todos, id counters (state.go)
-	spent spent       // usage and context (usage.go)
-	load  load        // its runs and tools as counted outside (runlimit.go)
-	lull  lull        // how long it has been quiet (passivate.go)
+	notes notes       // title, todos, id counters, usage (state.go)
+	load  load        // what its runtime counts: runs, tools, quiet (runlimit.go)
 }
 
 // dispatcher runs session mailboxes on reused goroutines, as many messages
@@ -58,8 +55,7 @@ func Props(env *Env, place Place, spec Spec) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &session{
 			spec:    sp,
-			env:     env,
-			home:    home{place: place},
+			home:    home{env: env, place: place},
 			machine: fsm.New(),
 			hooks:   hooks{chain: newChain(env, sp.Plugins)},
 			out:     newOutlet(env, *sp),
@@ -78,7 +74,7 @@ func (s *session) Receive(ctx actor.Context) {
 	defer s.flush()
 	defer s.recoverPanic()
 	if counts(ctx.Message()) {
-		s.lull.activity++
+		s.load.activity++
 	}
 	if s.holdWhileDown(ctx) || s.common(ctx) || !s.admit(ctx) {
 		return
@@ -184,7 +180,7 @@ func (s *session) inadmissible(msg any) (code string, err error) {
 	if s.hooks.refused != "" {
 		return events.CodeNotAlive, errors.New(s.hooks.refused)
 	}
-	return events.CodeBadRequest, llm.CheckImages(msg.(userInput).GetImages(), s.env.MaxImageBytes)
+	return events.CodeBadRequest, llm.CheckImages(msg.(userInput).GetImages(), s.home.env.MaxImageBytes)
 }
 
 // idle: a prompt or steer starts a run (superseding what a paused run

@@ -20,17 +20,17 @@ func (s *session) state() *eventsv1.SessionState {
 		PromptQueue:    append([]string{}, s.q.Prompts()...),
 		SteeringQueue:  append([]*eventsv1.SteeringItem{}, s.q.Steering()...),
 		MessageCount:   int32(s.hist.Len()),
-		Usage:          s.spent.total.proto(),
+		Usage:          s.notes.spent.total.proto(),
 		AbandonedTools: s.load.abandoned.Load(),
 		Title:          s.notes.title,
 		Todos:          s.notes.todos,
 	}
-	if s.spent.subRan {
-		st.SubagentUsage = s.spent.sub.proto()
+	if s.notes.spent.subRan {
+		st.SubagentUsage = s.notes.spent.sub.proto()
 	}
 	st.PendingApprovals, st.PendingQuestion = s.pending()
 	window, percent := s.contextWindow(s.spec.Model)
-	st.Context = &eventsv1.ContextInfo{Used: s.spent.context, Window: window, Percent: percent}
+	st.Context = &eventsv1.ContextInfo{Used: s.notes.spent.context, Window: window, Percent: percent}
 	if s.run != nil {
 		st.RunId = &s.run.id
 		if s.run.batch != nil {
@@ -69,8 +69,8 @@ func (s *session) replay(ctx actor.Context, m *eventsv1.Subscribe) {
 	s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Events{Events: &eventsv1.EventList{Events: evs}}})
 }
 
-// notes is what the store keeps of a session besides its history, its
-// queues and its usage.
+// notes is what the store keeps of a session besides its history and
+// its queues.
 type notes struct {
 	// title is the session's title (the first line of its first prompt,
 	// or what the model last wrote in <title>); updated is when the
@@ -86,6 +86,8 @@ type notes struct {
 	// ids counts the runs (r-N), steering refs (st-N), holds (ap-N, q-N)
 	// and sub-agents (<id>/sub-N) so far: ids never repeat.
 	ids store.Counters
+	// spent is its usage (usage.go).
+	spent spent
 }
 
 // read answers the commands that read the session: get_state, a

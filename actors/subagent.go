@@ -111,7 +111,7 @@ func (s *session) launchSubagent(c *call) {
 	_ = json.Unmarshal(c.args, &a) // the schema was checked
 	cfg, err := s.childConfig(a)
 	if err != nil {
-		s.home.post(&toolDone{tag: s.run.tag(), index: c.index, result: tools.Result{Content: err.Error(), IsError: true}, ended: s.env.now()})
+		s.home.post(&toolDone{tag: s.run.tag(), index: c.index, result: tools.Result{Content: err.Error(), IsError: true}, ended: s.home.env.now()})
 		return
 	}
 	s.notes.ids.Subagents++
@@ -129,7 +129,7 @@ func (s *session) launchSubagent(c *call) {
 		cancel(cause)
 	}
 	j := &subagentJob{home: s.home, tag: s.run.tag(), index: c.index,
-		id: id, cfg: cfg, task: a.Task, now: s.env.now, persisted: s.env.Store != nil, halt: halt}
+		id: id, cfg: cfg, task: a.Task, now: s.home.env.now, persisted: s.home.env.Store != nil, halt: halt}
 	go j.run(ctx)
 }
 
@@ -216,9 +216,9 @@ func (s *session) subagentStarted(m *subagentStarted) {
 func (s *session) childEvent(m *childEvent) {
 	if end := m.ev.GetAgentEnd(); end != nil {
 		u := tallyOf(end.GetUsage())
-		s.spent.total.merge(u)
-		s.spent.sub.merge(u)
-		s.spent.subRan = true
+		s.notes.spent.total.merge(u)
+		s.notes.spent.sub.merge(u)
+		s.notes.spent.subRan = true
 		s.touch()
 	}
 	if c := s.subagentCall(m.tag, m.index, m.child); c != nil && c.sub.started {

@@ -65,7 +65,7 @@ func (s *session) startBatch(tcs []*llm.ToolCall) {
 		b.calls[i] = c
 		if stop != nil {
 			s.emit(&eventsv1.ToolExecutionStart{Name: tc.Name, CallId: tc.Id, Args: tc.Args})
-			c.started = s.env.now()
+			c.started = s.home.env.now()
 			s.settle(c, tools.Result{Content: tools.InterruptedByAbort, IsError: true}, c.started)
 			continue
 		}
@@ -91,7 +91,7 @@ func (s *session) startCall(c *call) (abort *plugins.Decision) {
 		return nil
 	}
 	s.emit(&eventsv1.ToolExecutionStart{Name: c.tc.Name, CallId: c.tc.Id, Args: c.tc.Args})
-	c.started = s.env.now()
+	c.started = s.home.env.now()
 	if err == nil {
 		abort, err = s.toolHook(c)
 	}
@@ -163,11 +163,11 @@ func (s *session) launch(c *call) {
 	ctx = tools.WithSession(ctx, s.spec.ID)
 	s.run.batch.pending++
 	if c.tool == nil { // detached while the call waited for an approval
-		s.home.post(&toolDone{tag: s.run.tag(), index: c.index, ended: s.env.now(),
+		s.home.post(&toolDone{tag: s.run.tag(), index: c.index, ended: s.home.env.now(),
 			result: tools.Result{Content: notAttached(c.tc.Name), IsError: true}})
 		return
 	}
-	home, tool, args, tg, i, now, grace, abandoned := s.home, c.tool, c.args, s.run.tag(), c.index, s.env.now, s.env.grace(), &s.load.abandoned
+	home, tool, args, tg, i, now, grace, abandoned := s.home, c.tool, c.args, s.run.tag(), c.index, s.home.env.now, s.home.env.grace(), &s.load.abandoned
 	workers.Go(func() { runTool(ctx, home, tool, args, tg, i, now, grace, abandoned) })
 }
 
@@ -252,7 +252,7 @@ func (s *session) settle(c *call, r tools.Result, ended time.Time) {
 	c.result = &r
 	s.endSubagent(c, r.Content)
 	if c.tool != nil {
-		s.env.observer().ToolDone(c.tc.Name, ended.Sub(c.started), !r.IsError)
+		s.home.env.observer().ToolDone(c.tc.Name, ended.Sub(c.started), !r.IsError)
 	}
 	s.emit(&eventsv1.ToolExecutionEnd{Name: c.tc.Name, CallId: c.tc.Id, Ok: !r.IsError, Result: r.Content})
 	s.emit(&eventsv1.ToolExecutionMetrics{
@@ -267,7 +267,7 @@ func (s *session) settle(c *call, r tools.Result, ended time.Time) {
 func (s *session) interrupt(c *call, text string) {
 	c.cancel()
 	s.run.batch.pending--
-	s.settle(c, tools.Result{Content: text, IsError: true}, s.env.now())
+	s.settle(c, tools.Result{Content: text, IsError: true}, s.home.env.now())
 }
 
 // batchProgress commits the batch once no call is running and none is

@@ -119,7 +119,7 @@ func (s *session) has(name string) bool {
 func (s *session) ownTools() []tools.Tool {
 	own := s.hooks.chain.Tools()
 	for _, n := range s.spec.Tools.Names() {
-		if _, ok := catalogTools(s.env).Get(n); ok || slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }) {
+		if _, ok := catalogTools(s.home.env).Get(n); ok || slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == n }) {
 			continue
 		}
 		t, _ := s.spec.Tools.Get(n)
@@ -131,7 +131,7 @@ func (s *session) ownTools() []tools.Tool {
 // known reports whether a tool called name can be attached: the catalog
 // or the session's plugins have it.
 func (s *session) known(name string, own []tools.Tool) bool {
-	if _, ok := catalogTools(s.env).Get(name); ok {
+	if _, ok := catalogTools(s.home.env).Get(name); ok {
 		return true
 	}
 	return slices.ContainsFunc(own, func(t tools.Tool) bool { return t.Spec().Name == name })
@@ -143,7 +143,7 @@ func (s *session) known(name string, own []tools.Tool) bool {
 // plugins') that are not among names as detached, so that a restore
 // leaves them out.
 func (s *session) setTools(names []string, own []tools.Tool) error {
-	set, err := ToolSet(s.env.Tools, names, own)
+	set, err := ToolSet(s.home.env.Tools, names, own)
 	if err != nil {
 		return err
 	}
@@ -188,9 +188,9 @@ func (s *session) restoreDetached(detached []string) {
 	}
 	s.notes.detached = detached
 	names := slices.DeleteFunc(s.spec.Tools.Names(), func(n string) bool { return slices.Contains(detached, n) })
-	set, err := ToolSet(s.env.Tools, names, s.ownTools())
+	set, err := ToolSet(s.home.env.Tools, names, s.ownTools())
 	if err != nil {
-		s.env.logger().Sugar().Errorw("the stored tool set could not be rebuilt; the session keeps its configured tools",
+		s.home.env.logger().Sugar().Errorw("the stored tool set could not be rebuilt; the session keeps its configured tools",
 			"session", s.spec.ID, "error", err)
 		return
 	}
@@ -249,7 +249,7 @@ func (s *session) replaceTools(m *ReplaceTools) {
 	}
 	stored := s.spec.Stored.Tools
 	if err := s.setTools(append(names, after...), append(own, kept...)); err != nil {
-		s.env.logger().Sugar().Errorw("a changed MCP tool list could not be applied; the session keeps its tools",
+		s.home.env.logger().Sugar().Errorw("a changed MCP tool list could not be applied; the session keeps its tools",
 			"session", s.spec.ID, "error", err)
 		return
 	}
