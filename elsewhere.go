@@ -113,6 +113,17 @@ func (r remote) subscribe(_ context.Context, s *Session, ch *events.Channel, _ e
 	}}, nil
 }
 
+// read is Session.Read for a session that lives elsewhere: its events
+// come over the network into a Subscription of this process's own, which
+// the Reader reads.
+func (r remote) read(ctx context.Context, s *Session, _ *events.FeedReader, f events.Filter, opt SubscribeOptions) (*Reader, error) {
+	sub, err := r.subscribe(ctx, s, events.NewChannel(opt.Buffer), f, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{sub: sub}, nil
+}
+
 // subscribePID cannot be: a PID subscribes where the session lives.
 func (remote) subscribePID(context.Context, *Session, *actor.PID, uint64, events.Filter) error {
 	return &Error{Code: events.CodeBadRequest, Message: "SubscribePID: the session lives in another process; use Subscribe"}

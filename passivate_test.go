@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"runtime"
@@ -127,36 +128,52 @@ func runOnce(t *testing.T, s *tack.Session, text string) {
 }
 
 // TestPassivationWaitsForInProcessSubscribers: a session followed by a
-// channel stays loaded, while one created beside it without a follower
-// is passivated.
+// channel, or by a reader, stays loaded while one created beside it
+// without a follower is passivated; it passivates once the follower
+// closes.
 func TestPassivationWaitsForInProcessSubscribers(t *testing.T) {
-	rt := passiveRuntime(t, 20*time.Millisecond)
-	ctx := t.Context()
-	script := json.RawMessage(`{"turns":[{"text":"hi"}]}`)
-	watched, err := rt.Spawn(tack.SessionConfig{ID: "watched", Script: script})
-	if err != nil {
-		t.Fatal(err)
+	follows := []struct {
+		name   string
+		follow func(ctx context.Context, s *tack.Session) (io.Closer, error)
+	}{
+		{"subscription", func(ctx context.Context, s *tack.Session) (io.Closer, error) {
+			return s.Subscribe(ctx, tack.SubscribeOptions{})
+		}},
+		{"reader", func(ctx context.Context, s *tack.Session) (io.Closer, error) {
+			return s.Read(ctx, tack.SubscribeOptions{})
+		}},
 	}
-	sub, err := watched.Subscribe(ctx, tack.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
+	for _, fc := range follows {
+		t.Run(fc.name, func(t *testing.T) {
+			rt := passiveRuntime(t, 20*time.Millisecond)
+			ctx := t.Context()
+			script := json.RawMessage(`{"turns":[{"text":"hi"}]}`)
+			watched, err := rt.Spawn(tack.SessionConfig{ID: "watched", Script: script})
+			if err != nil {
+				t.Fatal(err)
+			}
+			follower, err := fc.follow(ctx, watched)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rt.Spawn(tack.SessionConfig{ID: "alone", Script: script}); err != nil {
+				t.Fatal(err)
+			}
+			waitUnloaded(t, rt, "alone")
+			// One more passivation period, on the same clock, for the watched one.
+			if _, err := rt.Spawn(tack.SessionConfig{ID: "alone2", Script: script}); err != nil {
+				t.Fatal(err)
+			}
+			waitUnloaded(t, rt, "alone2")
+			if !rt.Loaded("watched") {
+				t.Fatalf("a session with a %s was passivated", fc.name)
+			}
+			if err := follower.Close(); err != nil {
+				t.Fatal(err)
+			}
+			waitUnloaded(t, rt, "watched")
+		})
 	}
-	if _, err := rt.Spawn(tack.SessionConfig{ID: "alone", Script: script}); err != nil {
-		t.Fatal(err)
-	}
-	waitUnloaded(t, rt, "alone")
-	// One more passivation period, on the same clock, for the watched one.
-	if _, err := rt.Spawn(tack.SessionConfig{ID: "alone2", Script: script}); err != nil {
-		t.Fatal(err)
-	}
-	waitUnloaded(t, rt, "alone2")
-	if !rt.Loaded("watched") {
-		t.Fatal("a session with a channel subscriber was passivated")
-	}
-	if err := sub.Close(); err != nil {
-		t.Fatal(err)
-	}
-	waitUnloaded(t, rt, "watched")
 }
 
 // collector is an actor that keeps the events it is sent.

@@ -67,6 +67,22 @@ type SubscribeSink struct {
 	Buffered bool
 }
 
+// ReadFeed joins Reader to the session's feed, the one buffer its readers
+// share (made with its first reader; its ring holds at least Buffer
+// events): the buffered events after Since that match the reader's
+// filter, then live ones. The reply is a Reply without data.
+type ReadFeed struct {
+	Reader *events.FeedReader
+	Since  uint64
+	// Buffered is SubscribeSink's.
+	Buffered bool
+	Buffer   int
+}
+
+// LeaveFeed detaches Reader from the session's feed; the feed ends with
+// its last reader. The reply, to a request, is a Reply without data.
+type LeaveFeed struct{ Reader *events.FeedReader }
+
 // SubscribePID attaches an actor as a subscriber; the session watches it and
 // drops it when it dies.
 type SubscribePID struct {

@@ -64,8 +64,47 @@ func (o *outlet) attach(sink events.Sink, since uint64, f events.Filter) {
 	o.log.Subscribe(sink, since, f)
 }
 
-// detach unsubscribes a sink and closes it if it is a channel or a
-// sub-agent's link to its parent.
+// since is where a subscription that asks for since starts: with
+// buffered, at the oldest event still buffered.
+func (o *outlet) since(since uint64, buffered bool) uint64 {
+	if buffered {
+		return o.log.LastSeq() - uint64(o.log.Len())
+	}
+	return since
+}
+
+// read joins a reader to the session's feed, which its first reader
+// makes: one sink, however many read it.
+func (o *outlet) read(m *ReadFeed) {
+	f := o.feed()
+	if f == nil {
+		f = events.NewFeed(o.log.Session(), m.Buffer)
+		o.attach(f, o.log.LastSeq(), events.Filter{})
+	}
+	f.Grow(m.Buffer)
+	f.Join(m.Reader, o.log.Replay(o.since(m.Since, m.Buffered), m.Reader.Filter()), o.log.LastSeq()+1)
+}
+
+// leave detaches a reader from the feed, and the feed once no reader is
+// left.
+func (o *outlet) leave(r *events.FeedReader) {
+	if f := o.feed(); f != nil && f.Leave(r) {
+		o.detach(f)
+	}
+}
+
+// feed is the session's feed, nil while it has no reader.
+func (o *outlet) feed() *events.Feed {
+	for _, k := range o.sinks {
+		if f, ok := k.(*events.Feed); ok {
+			return f
+		}
+	}
+	return nil
+}
+
+// detach unsubscribes a sink and closes it if it is a channel, a feed or
+// a sub-agent's link to its parent.
 func (o *outlet) detach(sink events.Sink) {
 	for i, c := range o.sinks {
 		if sameSink(c, sink) {
@@ -73,6 +112,8 @@ func (o *outlet) detach(sink events.Sink) {
 			o.sinks = slices.Delete(o.sinks, i, i+1) // clears the tail: no closed sink stays reachable
 			switch cl := c.(type) {
 			case *events.Channel:
+				cl.Close()
+			case *events.Feed:
 				cl.Close()
 			case *childSink:
 				cl.Close()
@@ -109,12 +150,16 @@ func (s *session) subscription(ctx actor.Context) bool {
 	case *eventsv1.Subscribe:
 		s.replay(ctx, m)
 	case *SubscribeSink:
-		since := m.Since
-		if m.Buffered {
-			since = s.out.log.LastSeq() - uint64(s.out.log.Len())
-		}
-		s.out.attach(m.Sink, since, m.Filter)
+		s.out.attach(m.Sink, s.out.since(m.Since, m.Buffered), m.Filter)
 		s.reply(ctx, &eventsv1.Reply{})
+	case *ReadFeed:
+		s.out.read(m)
+		s.reply(ctx, &eventsv1.Reply{})
+	case *LeaveFeed:
+		s.out.leave(m.Reader)
+		if ctx.Sender() != nil {
+			ctx.Respond(&eventsv1.Reply{}) // shows nothing, so it waits for no write
+		}
 	case *SubscribePID:
 		ctx.Watch(m.PID)
 		s.out.attach(&pidSink{root: s.home.root, pid: m.PID, filter: m.Filter}, m.Since, m.Filter)

@@ -267,10 +267,11 @@ func idle(p *measure.Params, out *measure.Output) {
 }
 
 // throughput streams p.Chunks one-character chunks with no delay to
-// p.Subscribers channel subscribers, each read by its own goroutine and
-// buffered for the whole run (so none falls behind and loses events), and
-// reports the message_delta events received per second, summed over the
-// subscribers, from the prompt to the last agent_end.
+// p.Subscribers readers (Session.Read: one buffer the readers share, as
+// Eino's StreamReader.Copy is), each on its own goroutine and buffered
+// for the whole run (so none falls behind and loses events), and reports
+// the message_delta events received per second, summed over the readers,
+// from the prompt to the last agent_end.
 func throughput(p *measure.Params, out *measure.Output) {
 	rt := newRuntime(newModels(map[string][]turn{
 		"throughput": {{Text: strings.Repeat("x", p.Chunks), ChunkSize: 1}},
@@ -279,12 +280,20 @@ func throughput(p *measure.Params, out *measure.Output) {
 	s := spawn(rt, "bench:throughput")
 	var deltas, lost atomic.Int64
 	done := make(chan struct{}, p.Subscribers)
+	ctx := context.Background()
 	for range p.Subscribers {
-		sub := subscribe(s, p.Chunks+1024)
-		until(sub.C, func(ev *eventsv1.Event) bool { return ev.GetSessionCreated() != nil })
+		r, err := s.Read(ctx, tack.SubscribeOptions{Buffer: p.Chunks + 1024})
+		if err != nil {
+			measure.Fatal("read: %v", err)
+		}
 		go func() {
+			defer r.Close()
 			var n int64
-			for ev := range sub.C {
+			for {
+				ev, err := r.Next(ctx)
+				if err != nil {
+					measure.Fatal("read: %v", err)
+				}
 				switch {
 				case ev.GetMessageDelta() != nil:
 					n++

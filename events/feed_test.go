@@ -1,0 +1,234 @@
+package events_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// joinFeed attaches a reader of f to s as the session actor does: the
+// replay after since and the live events after it, in one step.
+func joinFeed(s *events.Stream, f *events.Feed, since uint64, filter events.Filter) *events.FeedReader {
+	r := events.NewFeedReader(filter)
+	f.Join(r, s.Replay(since, filter), s.LastSeq()+1)
+	return r
+}
+
+// newFeed returns a feed of size subscribed to s's live events.
+func newFeed(s *events.Stream, size int) *events.Feed {
+	f := events.NewFeed(s.Session(), size)
+	s.Subscribe(f, s.LastSeq(), events.Filter{})
+	return f
+}
+
+// readNow reads what r has without waiting, and the error that ended it.
+func readNow(r *events.FeedReader) ([]*eventsv1.Event, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out []*eventsv1.Event
+	for {
+		ev, err := r.Next(ctx)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
+}
+
+func TestFeedReplayThenLive(t *testing.T) {
+	s := newTestStream()
+	publishDeltas(s, 5)
+	f := newFeed(s, 16)
+	r := joinFeed(s, f, 2, events.Filter{})
+	publishDeltas(s, 3)
+	got, err := readNow(r)
+	if want := seqRange(3, 8); fmt.Sprint(seqs(got)) != fmt.Sprint(want) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, %v; want %v, context.Canceled", seqs(got), err, want)
+	}
+	// A reader that joins later starts where it asks.
+	late := joinFeed(s, f, 8, events.Filter{})
+	publishDeltas(s, 1)
+	if got, _ := readNow(late); fmt.Sprint(seqs(got)) != "[9]" {
+		t.Fatalf("late reader got %v, want [9]", seqs(got))
+	}
+	if got, _ := readNow(r); fmt.Sprint(seqs(got)) != "[9]" {
+		t.Fatalf("first reader got %v, want [9]", seqs(got))
+	}
+}
+
+func TestFeedFilter(t *testing.T) {
+	s := newTestStream()
+	f := newFeed(s, 16)
+	filter, err := events.NewFilter([]string{"agent_end"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := joinFeed(s, f, 0, filter)
+	publishDeltas(s, 2)
+	s.Emit(&eventsv1.AgentEnd{RunId: "r-1"})
+	publishDeltas(s, 2)
+	if got, _ := readNow(r); fmt.Sprint(seqs(got)) != "[3]" {
+		t.Fatalf("got %v, want the agent_end alone, [3]", seqs(got))
+	}
+}
+
+// TestFeedLost: a reader further behind than the ring is told what it
+// lost, exactly, then reads on from the oldest event held.
+func TestFeedLost(t *testing.T) {
+	tests := []struct {
+		name      string
+		size      int
+		published int
+		grow      int // Grow to this after half the events, 0 for none
+		want      []string
+	}{
+		{name: "within the ring", size: 8, published: 8, want: seqRange(1, 8)},
+		{name: "one over", size: 8, published: 9, want: append([]string{"lost(1-1)"}, seqRange(2, 9)...)},
+		{name: "far behind", size: 4, published: 100, want: append([]string{"lost(1-96)"}, seqRange(97, 100)...)},
+		{name: "grown ring keeps what it held", size: 4, published: 8, grow: 16,
+			want: append([]string{"lost(1-2)"}, seqRange(3, 8)...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestStream()
+			f := newFeed(s, tt.size)
+			r := joinFeed(s, f, 0, events.Filter{})
+			for i := range tt.published {
+				if tt.grow > 0 && i == tt.published/2+2 {
+					f.Grow(tt.grow)
+				}
+				publishDeltas(s, 1)
+			}
+			got, _ := readNow(r)
+			if fmt.Sprint(seqs(got)) != fmt.Sprint(tt.want) {
+				t.Fatalf("got %v\nwant %v", seqs(got), tt.want)
+			}
+			if lost := got[0].GetEventsLost(); lost != nil && (got[0].GetSession() != "s1" || got[0].GetTsUnixNano() != got[1].GetTsUnixNano()) {
+				t.Fatalf("notice %v: want session s1 and the time of the event that follows", got[0])
+			}
+		})
+	}
+}
+
+func TestFeedClose(t *testing.T) {
+	s := newTestStream()
+	f := newFeed(s, 16)
+	r := joinFeed(s, f, 0, events.Filter{})
+	publishDeltas(s, 2)
+	f.Close()
+	publishDeltas(s, 1) // after Close: not delivered
+	got, err := r.Next(context.Background())
+	if err != nil || got.GetSeq() != 1 {
+		t.Fatalf("first read after Close: %v, %v", got, err)
+	}
+	if got, err := readNow(r); fmt.Sprint(seqs(got)) != "[2]" || err != io.EOF {
+		t.Fatalf("then %v, %v; want [2], io.EOF", seqs(got), err)
+	}
+}
+
+// TestFeedWakes: a reader waiting in Next is woken by an event, by its
+// Close and by the feed's, and gives up with its context.
+func TestFeedWakes(t *testing.T) {
+	s := newTestStream()
+	f := newFeed(s, 16)
+	waiting := func(r *events.FeedReader, ctx context.Context) chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := r.Next(ctx)
+			done <- err
+		}()
+		return done
+	}
+	wait := func(name string, done chan error, want error) {
+		t.Helper()
+		select {
+		case err := <-done:
+			if !errors.Is(err, want) {
+				t.Fatalf("%s: Next returned %v, want %v", name, err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Next still waits", name)
+		}
+	}
+	byEvent := waiting(joinFeed(s, f, 0, events.Filter{}), context.Background())
+	publishDeltas(s, 1)
+	wait("an event", byEvent, nil)
+
+	closed := joinFeed(s, f, s.LastSeq(), events.Filter{})
+	byClose := waiting(closed, context.Background())
+	closed.Close()
+	wait("its Close", byClose, io.EOF)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	byCtx := waiting(joinFeed(s, f, s.LastSeq(), events.Filter{}), ctx)
+	cancel()
+	wait("its context", byCtx, context.Canceled)
+
+	byFeed := waiting(joinFeed(s, f, s.LastSeq(), events.Filter{}), context.Background())
+	f.Close()
+	wait("the feed's Close", byFeed, io.EOF)
+}
+
+func TestFeedLeave(t *testing.T) {
+	s := newTestStream()
+	f := newFeed(s, 16)
+	a, b := joinFeed(s, f, 0, events.Filter{}), joinFeed(s, f, 0, events.Filter{})
+	other := events.NewFeed("s1", 16)
+	if f.Leave(a) || f.Leave(a) {
+		t.Fatal("the feed has no reader left after one of two left (twice)")
+	}
+	// Leaving another feed (the session's earlier one) does not count b
+	// out of f.
+	other.Leave(b)
+	if !f.Leave(b) {
+		t.Fatal("the feed still has readers after both left")
+	}
+}
+
+// TestFeedManyReaders: readers on goroutines of their own, while the
+// stream publishes, each get every event, in order, once.
+func TestFeedManyReaders(t *testing.T) {
+	const readers, total = 8, 20_000
+	s := newTestStream()
+	f := newFeed(s, total) // none falls behind
+	rs := make([]*events.FeedReader, readers)
+	for i := range rs {
+		rs[i] = joinFeed(s, f, 0, events.Filter{})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, readers)
+	for i, r := range rs {
+		wg.Go(func() {
+			var want uint64 = 1
+			for {
+				ev, err := r.Next(context.Background())
+				if err == io.EOF {
+					if want != total+1 {
+						errs[i] = fmt.Errorf("ended after seq %d, want %d", want-1, total)
+					}
+					return
+				}
+				if err != nil || ev.GetSeq() != want {
+					errs[i] = fmt.Errorf("read %v, %v; want seq %d", ev, err, want)
+					return
+				}
+				want++
+			}
+		})
+	}
+	publishDeltas(s, total)
+	f.Close()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("reader %d: %v", i, err)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package tack
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+)
+
+// Reader reads a session's events from one buffer that all the session's
+// readers share: the session hands each event to that buffer once,
+// however many read it, where each Subscription costs the session a
+// channel send per event. It is for many readers of one session (a
+// browser tab each, a fan-out to several consumers); its events are the
+// Subscription's, with the same order, filter and events_lost rules. One
+// goroutine reads a Reader at a time.
+type Reader struct {
+	r *events.FeedReader
+	s *Session
+	// sub carries the events of a session that lives elsewhere.
+	sub  *Subscription
+	once sync.Once
+}
+
+// Read starts a Reader of the session's events: the replay after
+// opt.Since (or, with opt.Buffered, everything still buffered), then the
+// live events, those whose type matches opt.Types, with no gap and no
+// duplicate. The shared buffer holds at least opt.Buffer events (default
+// 1024): a reader that falls further behind gets events_lost and reads on
+// from the oldest event held. A reader keeps its session loaded, as a
+// Subscription does.
+func (s *Session) Read(ctx context.Context, opt SubscribeOptions) (*Reader, error) {
+	f, err := events.NewFilter(opt.Types)
+	if err != nil {
+		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	if opt.Buffer <= 0 {
+		opt.Buffer = 1024
+	}
+	return s.rt.reach.read(ctx, s, events.NewFeedReader(f), f, opt)
+}
+
+// read joins r to the session's feed.
+func (local) read(ctx context.Context, s *Session, r *events.FeedReader, _ events.Filter, opt SubscribeOptions) (*Reader, error) {
+	if _, err := s.Send(ctx, &actors.ReadFeed{Reader: r, Since: opt.Since, Buffered: opt.Buffered, Buffer: opt.Buffer}); err != nil {
+		return nil, err
+	}
+	return &Reader{r: r, s: s}, nil
+}
+
+// Next returns the next event, waiting for one until ctx ends. It returns
+// io.EOF once the reader is closed or its session ended it (the session
+// stopped, was passivated or deleted); ctx's error when ctx ends first.
+func (r *Reader) Next(ctx context.Context) (*eventsv1.Event, error) {
+	if r.sub == nil {
+		return r.r.Next(ctx)
+	}
+	select {
+	case ev, ok := <-r.sub.C:
+		if !ok {
+			return nil, io.EOF
+		}
+		return ev, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Close ends the reader: Next returns io.EOF from then on, at once if it
+// is waiting. Closing twice does nothing.
+func (r *Reader) Close() error {
+	var err error
+	r.once.Do(func() {
+		if r.sub != nil {
+			err = r.sub.Close()
+			return
+		}
+		r.r.Close()
+		if !r.r.Ended() { // else the session ended the feed: nothing to tell
+			_, err = r.s.Send(context.Background(), &actors.LeaveFeed{Reader: r.r})
+		}
+	})
+	return err
+}
