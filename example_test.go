@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -108,4 +109,49 @@ func ExampleSession_SubscribePID() {
 	// message_committed user: hi
 	// message_committed assistant: Hello.
 	// agent_end completed
+}
+
+// Readers of one session, each on a goroutine of its own, sharing one
+// buffer: the session hands each event to it once, however many read.
+func ExampleSession_Read() {
+	rt, err := tack.New()
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+
+	s, err := rt.Spawn(tack.SessionConfig{Script: json.RawMessage(`{"turns":[{"text":"Hello, all of you.","chunk_size":4}]}`)})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	texts := make([]string, 3)
+	var wg sync.WaitGroup
+	for i := range texts {
+		r, err := s.Read(ctx, tack.SubscribeOptions{Types: []string{"message_delta", "agent_end"}})
+		if err != nil {
+			panic(err)
+		}
+		wg.Go(func() {
+			defer r.Close()
+			for {
+				ev, err := r.Next(ctx)
+				if err != nil || ev.GetAgentEnd() != nil {
+					return
+				}
+				texts[i] += ev.GetMessageDelta().GetDelta()
+			}
+		})
+	}
+	if _, err := s.Prompt(ctx, "hi"); err != nil {
+		panic(err)
+	}
+	wg.Wait()
+	for i, text := range texts {
+		fmt.Printf("reader %d: %s\n", i, text)
+	}
+	// Output:
+	// reader 0: Hello, all of you.
+	// reader 1: Hello, all of you.
+	// reader 2: Hello, all of you.
 }
