@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Decode decodes data, one JSON value, into v, a non-nil pointer. A key
@@ -127,9 +128,23 @@ func unknown(v any, t reflect.Type, path string) error {
 	return nil
 }
 
+// fieldsOf caches jsonFields by type: the reflection it takes cost a
+// fifth of a session's creation (its script is decoded with Decode).
+var fieldsOf sync.Map // reflect.Type → map[string]reflect.Type
+
 // jsonFields maps the JSON keys of struct t to their field types,
-// following encoding/json's rules for tags and embedded structs.
+// following encoding/json's rules for tags and embedded structs. The map
+// is shared: read only.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldsOf.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	f, _ := fieldsOf.LoadOrStore(t, structFields(t))
+	return f.(map[string]reflect.Type)
+}
+
+// structFields is jsonFields without the cache.
+func structFields(t reflect.Type) map[string]reflect.Type {
 	fields := map[string]reflect.Type{}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() && !f.Anonymous {
