@@ -40,7 +40,7 @@ func (s *Session) Read(ctx context.Context, opt SubscribeOptions) (*Reader, erro
 	if opt.Buffer <= 0 {
 		opt.Buffer = 1024
 	}
-	return s.rt.reach.read(ctx, s, events.NewFeedReader(f), f, opt)
+	return s.rt.reach.read(ctx, s, events.NewFeedReader(f, opt.Buffer), f, opt)
 }
 
 // read joins r to the session's feed.
@@ -66,6 +66,25 @@ func (r *Reader) Next(ctx context.Context) (*eventsv1.Event, error) {
 		return ev, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// TryNext is Next without the wait: nil and no error when no event is
+// there yet. A loop that waits on other things too (a timer, a shutdown)
+// writes what TryNext gives, then waits in Next with a context that
+// those things end.
+func (r *Reader) TryNext() (*eventsv1.Event, error) {
+	if r.sub == nil {
+		return r.r.TryNext()
+	}
+	select {
+	case ev, ok := <-r.sub.C:
+		if !ok {
+			return nil, io.EOF
+		}
+		return ev, nil
+	default:
+		return nil, nil
 	}
 }
 

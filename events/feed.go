@@ -105,8 +105,14 @@ func (f *Feed) Grow(size int) {
 // Join attaches r, made by NewFeedReader: it reads replay first, then
 // the events of the feed from seq from on. The Stream's owner makes both
 // at once (Stream.Replay and LastSeq()+1), so the reader misses nothing
-// between them and gets nothing twice.
+// between them and gets nothing twice. A replay longer than the reader's
+// buffer is cut to it, as a Channel's would be: the reader then reads on
+// from the first event cut, which it is told it lost unless the feed
+// still holds it.
 func (f *Feed) Join(r *FeedReader, replay []*eventsv1.Event, from uint64) {
+	if r.buffer > 0 && len(replay) > r.buffer {
+		from, replay = replay[r.buffer].Seq, replay[:r.buffer]
+	}
 	r.feed, r.replay, r.next = f, replay, from
 	f.readers++
 }
@@ -132,6 +138,7 @@ func (f *Feed) Close() {
 type FeedReader struct {
 	feed   *Feed
 	filter Filter
+	buffer int
 	replay []*eventsv1.Event
 	// next is the seq of the next event it takes from the feed; held is
 	// the event that follows an events_lost notice it returned.
@@ -143,8 +150,11 @@ type FeedReader struct {
 }
 
 // NewFeedReader returns a reader of the feed's events that match f, to
-// give to Feed.Join.
-func NewFeedReader(f Filter) *FeedReader { return &FeedReader{filter: f} }
+// give to Feed.Join, whose replay takes at most buffer events (0: no
+// bound).
+func NewFeedReader(f Filter, buffer int) *FeedReader {
+	return &FeedReader{filter: f, buffer: buffer}
+}
 
 // Filter is the filter the reader was made with, for its replay.
 func (r *FeedReader) Filter() Filter { return r.filter }
@@ -155,24 +165,18 @@ func (r *FeedReader) Filter() Filter { return r.filter }
 // read what it held.
 func (r *FeedReader) Next(ctx context.Context) (*eventsv1.Event, error) {
 	for {
-		if r.closed.Load() {
-			return nil, io.EOF
-		}
-		if ev := r.take(); ev != nil {
-			return ev, nil
+		if ev, err := r.TryNext(); ev != nil || err != nil {
+			return ev, err
 		}
 		f := r.feed
 		f.mu.Lock()
 		f.waiting.Store(true)
 		wake := f.wake
 		f.mu.Unlock()
-		// An event delivered before waiting was set is seen here; one
-		// delivered after closes wake.
-		if f.last.Load() >= r.next || r.closed.Load() {
+		// What was delivered, or closed, before waiting was set is seen
+		// here; what comes after closes wake.
+		if f.last.Load() >= r.next || r.closed.Load() || f.closed.Load() {
 			continue
-		}
-		if f.closed.Load() {
-			return nil, io.EOF
 		}
 		select {
 		case <-wake:
@@ -180,6 +184,23 @@ func (r *FeedReader) Next(ctx context.Context) (*eventsv1.Event, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// TryNext is Next without the wait: nil and no error when no event is
+// there yet.
+func (r *FeedReader) TryNext() (*eventsv1.Event, error) {
+	if r.closed.Load() {
+		return nil, io.EOF
+	}
+	// Read before take: a feed seen closed has had its last Deliver.
+	ended := r.feed.closed.Load()
+	if ev := r.take(); ev != nil {
+		return ev, nil
+	}
+	if ended {
+		return nil, io.EOF
+	}
+	return nil, nil
 }
 
 // take returns the next event there is, nil when there is none yet.

@@ -16,7 +16,7 @@ import (
 // joinFeed attaches a reader of f to s as the session actor does: the
 // replay after since and the live events after it, in one step.
 func joinFeed(s *events.Stream, f *events.Feed, since uint64, filter events.Filter) *events.FeedReader {
-	r := events.NewFeedReader(filter)
+	r := events.NewFeedReader(filter, 0)
 	f.Join(r, s.Replay(since, filter), s.LastSeq()+1)
 	return r
 }
@@ -240,7 +240,7 @@ func TestFeedDeliverAllocatesNothing(t *testing.T) {
 	for _, readers := range []int{0, 1, 100} {
 		f := events.NewFeed("s1", 1024)
 		for range readers {
-			f.Join(events.NewFeedReader(events.Filter{}), nil, 1)
+			f.Join(events.NewFeedReader(events.Filter{}, 0), nil, 1)
 		}
 		evs := make([]*eventsv1.Event, 1000)
 		for i := range evs {
@@ -252,4 +252,34 @@ func TestFeedDeliverAllocatesNothing(t *testing.T) {
 			t.Errorf("with %d readers, Deliver allocates %v times per event, want 0", readers, n)
 		}
 	}
+}
+
+// TestFeedReplayCutToTheBuffer: a replay longer than the reader's buffer
+// is cut to it, as a Channel's is; the next live event brings the notice
+// of what was cut, unless the feed holds it still.
+func TestFeedReplayCutToTheBuffer(t *testing.T) {
+	t.Run("a new feed", func(t *testing.T) {
+		s := newTestStream()
+		publishDeltas(s, 10)
+		f := newFeed(s, 16)
+		r := events.NewFeedReader(events.Filter{}, 4)
+		f.Join(r, s.Replay(0, events.Filter{}), s.LastSeq()+1)
+		if got, _ := readNow(r); fmt.Sprint(seqs(got)) != fmt.Sprint(seqRange(1, 4)) {
+			t.Fatalf("before a live event: %v, want 1-4", seqs(got))
+		}
+		publishDeltas(s, 1)
+		if got, _ := readNow(r); fmt.Sprint(seqs(got)) != "[lost(5-10) 11]" {
+			t.Fatalf("after a live event: %v, want [lost(5-10) 11]", seqs(got))
+		}
+	})
+	t.Run("a feed that holds the rest", func(t *testing.T) {
+		s := newTestStream()
+		f := newFeed(s, 16)
+		publishDeltas(s, 10)
+		r := events.NewFeedReader(events.Filter{}, 4)
+		f.Join(r, s.Replay(0, events.Filter{}), s.LastSeq()+1)
+		if got, _ := readNow(r); fmt.Sprint(seqs(got)) != fmt.Sprint(seqRange(1, 10)) {
+			t.Fatalf("got %v, want 1-10", seqs(got))
+		}
+	})
 }

@@ -2,7 +2,9 @@ package http
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -37,62 +39,72 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.stream(metrics.KindSSE)()
-	keepalive := time.NewTicker(s.opts.keepAlive)
-	defer keepalive.Stop()
+	ctx, cancel := s.untilDrain(r.Context())
+	defer cancel()
 	var buf []byte
 	for {
-		select {
-		case ev, ok := <-sub.C:
-			if !ok {
-				sub.ended = true
-				return // the session closed
-			}
-			// Write what has arrived already, then flush once.
-			for {
-				buf = writeEvent(sw, ev, buf)
-				if sub.behind(ev) { // the client resumes
-					_ = sw.Flush()
-					return
-				}
-				if sw.Buffered() > 64<<10 || len(sub.C) == 0 {
-					break
-				}
-				if ev, ok = <-sub.C; !ok {
-					sub.ended = true
-					_ = sw.Flush()
-					return
-				}
-			}
-			if sw.Flush() != nil {
+		// Write what has arrived already, then flush once.
+		ev, err := sub.TryNext()
+		if ev == nil && err == nil {
+			if sw.Buffered() > 0 && sw.Flush() != nil {
 				return
 			}
-			keepalive.Reset(s.opts.keepAlive)
-		case <-keepalive.C:
+			ev, err = sub.wait(ctx, s.opts.keepAlive)
+		}
+		switch {
+		case errors.Is(err, errQuiet):
 			sw.Comment("keepalive")
 			if sw.Flush() != nil {
 				return
 			}
-		case <-s.stopping:
-			sw.Comment("server shutting down")
+			continue
+		case err == io.EOF:
+			sub.ended = true
+			_ = sw.Flush()
+			return // the session closed
+		case err != nil:
+			if s.draining.Err() != nil && r.Context().Err() == nil {
+				sw.Comment("server shutting down")
+				_ = sw.Flush()
+			}
+			return
+		}
+		buf = writeEvent(sw, ev, buf)
+		if sub.behind(ev) { // the client resumes
 			_ = sw.Flush()
 			return
-		case <-r.Context().Done():
+		}
+		if sw.Buffered() > 64<<10 && sw.Flush() != nil {
 			return
 		}
 	}
 }
 
-// feed is the subscription of one event stream (SSE or WebSocket).
+// feed is the reader of one event stream (SSE or WebSocket).
 type feed struct {
-	*tack.Subscription
+	*tack.Reader
 	first bool // no event has come yet
-	// ended is set by the reader that saw C closed: the session ended the
-	// subscription, and a session that is stopping may leave an
-	// Unsubscribe unanswered until the runtime's request timeout.
+	// ended is set by the reader that saw the session end it: a session
+	// that is stopping may leave the reader's Close unanswered until the
+	// runtime's request timeout.
 	ended bool
 }
 
-// follow opens the subscription a stream request asks for: since (or
+// errQuiet is wait's error when no event came for a while.
+var errQuiet = errors.New("no event")
+
+// wait waits for the next event until ctx ends, or for d: errQuiet.
+func (f *feed) wait(ctx context.Context, d time.Duration) (*eventsv1.Event, error) {
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	ev, err := f.Next(wctx)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, errQuiet
+	}
+	return ev, err
+}
+
+// follow opens the reader a stream request asks for: since (or
 // Last-Event-ID) and types from the request, the session in the path,
 // which the request's user must own, and the server's event buffer.
 func (s *Server) follow(r *http.Request) (*feed, error) {
@@ -111,11 +123,11 @@ func (s *Server) follow(r *http.Request) (*feed, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub, err := sess.Subscribe(ctx, opt)
+	rd, err := sess.Read(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
-	return &feed{Subscription: sub, first: true}, nil
+	return &feed{Reader: rd, first: true}, nil
 }
 
 // behind reports whether ev, the next event of the feed, says the stream
@@ -129,10 +141,10 @@ func (f *feed) behind(ev *eventsv1.Event) bool {
 	return ev.GetEventsLost() != nil && !first
 }
 
-// close ends the subscription, unless the session already did.
+// close ends the reader, unless the session already did.
 func (f *feed) close() {
 	if !f.ended {
-		_ = f.Subscription.Close()
+		_ = f.Reader.Close()
 	}
 }
 

@@ -36,9 +36,10 @@ type Server struct {
 	opts    options
 	handler http.Handler
 	mux     *http.ServeMux
-	// stopping is closed by Drain: event streams end.
-	stopping chan struct{}
-	drain    sync.Once
+	// draining ends with Drain: event streams end.
+	draining context.Context
+	drain    context.CancelFunc
+	drained  sync.Once
 	// sockets are the open WebSockets, which Serve waits for.
 	sockets *socketSet
 	// public are the paths served without a credential: /healthz and the
@@ -155,7 +156,8 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 	if o.auth == nil { // every page would be trusted, and nothing asks who calls
 		o.origins = slices.DeleteFunc(slices.Clone(o.origins), func(origin string) bool { return origin == "*" })
 	}
-	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), stopping: make(chan struct{}), sockets: newSocketSet(),
+	draining, drain := context.WithCancel(context.Background())
+	s := &Server{rt: rt, opts: o, mux: http.NewServeMux(), draining: draining, drain: drain, sockets: newSocketSet(),
 		public: map[string]bool{"/healthz": true}, crossOrigin: http.NewCrossOriginProtection(),
 		requests: &requestLimiter{now: o.now, by: map[string]*requestWindow{}}}
 	for _, origin := range o.origins {
@@ -223,10 +225,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // return (but not for WebSockets: WaitSockets does). Calling it again
 // does nothing.
 func (s *Server) Drain() {
-	s.drain.Do(func() {
+	s.drained.Do(func() {
 		s.sockets.drain()
-		close(s.stopping)
+		s.drain()
 	})
+}
+
+// untilDrain is ctx, ended by Drain as well.
+func (s *Server) untilDrain(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.draining, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // WaitSockets waits, after Drain, until every WebSocket's handler is done;

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -95,29 +96,32 @@ type wsConn struct {
 // behind, the server drains or ctx ends; it closes the socket with the
 // reason.
 func (ws *wsConn) write(ctx context.Context, sub *feed) {
+	// The reader waits until the server drains as well; a frame being
+	// written is not cut short by that.
+	wait, cancel := ws.srv.untilDrain(ctx)
+	defer cancel()
 	var buf []byte
 	for {
-		select {
-		case ev, ok := <-sub.C:
-			if !ok {
-				sub.ended = true
-				ws.running.Lock() // the response to close_session goes first
-				_ = ws.c.Close(websocket.StatusNormalClosure, reasonSessionClosed)
-				ws.running.Unlock()
-				return
-			}
-			buf = eventjson.Append(buf[:0], ev)
-			if ws.send(ctx, buf) != nil {
-				return
-			}
-			if sub.behind(ev) {
-				_ = ws.c.Close(websocket.StatusPolicyViolation, reasonBehind(ws.srv.opts.eventBuffer))
-				return
-			}
-		case <-ws.srv.stopping:
-			_ = ws.c.Close(websocket.StatusGoingAway, reasonShutdown)
+		ev, err := sub.Next(wait)
+		switch {
+		case err == io.EOF:
+			sub.ended = true
+			ws.running.Lock() // the response to close_session goes first
+			_ = ws.c.Close(websocket.StatusNormalClosure, reasonSessionClosed)
+			ws.running.Unlock()
 			return
-		case <-ctx.Done():
+		case err != nil:
+			if ws.srv.draining.Err() != nil {
+				_ = ws.c.Close(websocket.StatusGoingAway, reasonShutdown)
+			}
+			return
+		}
+		buf = eventjson.Append(buf[:0], ev)
+		if ws.send(ctx, buf) != nil {
+			return
+		}
+		if sub.behind(ev) {
+			_ = ws.c.Close(websocket.StatusPolicyViolation, reasonBehind(ws.srv.opts.eventBuffer))
 			return
 		}
 	}
