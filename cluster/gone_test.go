@@ -27,9 +27,9 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	host := tc.host(t, id) // the client keeps the grain's PID
 	stalled := tc.member(host)
 	grain, view := cluster.Grain(client, id), clientView()
-	stalled.Pause()
-	paused, pausedState := time.Now(), stalled.State()
 	t.Cleanup(stalled.Kill)
+	stalled.Pause(t)
+	paused, pausedState := time.Now(), stalled.State()
 
 	ctx := within(t, time.Minute)
 	type answer struct {

@@ -128,9 +128,9 @@ func stallAndRejoin(t *testing.T, tc *testCluster) {
 	host := tc.loadedOn(t, id)
 	stalled, old := tc.member(host), tc.id(host)
 	other := (host + 1) % 3
-	stalled.Pause()
 	func() {
-		defer stalled.Resume() // also when the wait fails the test
+		defer stalled.Resume() // also when a wait fails the test
+		stalled.Pause(t)
 		eventually.Within(t, 3*wait, func() error {
 			if v := tc.view(other); slices.Contains(v, old) {
 				return fmt.Errorf("member %d still sees the stalled member %s: %q", other, old, v)

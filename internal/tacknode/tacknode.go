@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tack-run/tack/internal/eventually"
 )
 
 // Wait bounds every wait of this package.
@@ -169,15 +171,53 @@ func (n *Node) Log() string {
 }
 
 // Pause stops the node with SIGSTOP, as a stall would (a long GC pause,
-// a starved machine), until Resume.
-func (n *Node) Pause() { _ = n.cmd.Process.Signal(syscall.SIGSTOP) }
+// a starved machine), until Resume, and returns once every thread of it
+// has stopped. The kernel stops a process only when one of its threads
+// takes the signal: on a busy machine the thread it chose may wait for a
+// CPU for milliseconds while the others run on, answering what is sent
+// to the node meanwhile (a test that stalls a member and prompts it saw
+// the prompt answered 4 ms later, the process still R).
+func (n *Node) Pause(t testing.TB) {
+	t.Helper()
+	if err := n.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("%s: SIGSTOP: %v", n.name, err)
+	}
+	eventually.Within(t, Wait, func() error {
+		states := n.threadStates()
+		for _, st := range states {
+			if st != "T" {
+				return fmt.Errorf("%s: after SIGSTOP its threads are %q, not all T (stopped)", n.name, states)
+			}
+		}
+		if len(states) == 0 {
+			return fmt.Errorf("%s: its threads cannot be read from /proc", n.name)
+		}
+		return nil
+	})
+}
+
+// threadStates is the state of each thread of the node's process (the
+// third field of /proc/PID/task/TID/stat).
+func (n *Node) threadStates() []string {
+	dir := fmt.Sprintf("/proc/%d/task", n.cmd.Process.Pid)
+	tasks, _ := os.ReadDir(dir)
+	var states []string
+	for _, task := range tasks {
+		states = append(states, statState(dir+"/"+task.Name()+"/stat"))
+	}
+	return states
+}
 
 // State is the node's process state as Linux tells it (the third field
 // of /proc/PID/stat: R running, S sleeping, T stopped...), "" where it
 // cannot be read: a test that pauses a node can say whether it stayed
 // paused.
-func (n *Node) State() string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n.cmd.Process.Pid))
+func (n *Node) State() string { return statState(fmt.Sprintf("/proc/%d/stat", n.cmd.Process.Pid)) }
+
+// statState is the state field of a /proc stat file, "" where it cannot
+// be read.
+func statState(path string) string {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
