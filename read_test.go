@@ -34,22 +34,29 @@ func readAll(t *testing.T, r *tack.Reader) []string {
 	}
 }
 
+// readSession is session id, playing script, on a runtime of its own
+// that the test closes.
+func readSession(t *testing.T, id, script string) *tack.Session {
+	t.Helper()
+	rt, err := tack.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	s, err := rt.Spawn(tack.SessionConfig{ID: id, Script: json.RawMessage(script)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestReadersSeeWhatASubscriptionSees: readers of one session, each on a
 // goroutine of its own, read the same events as a channel subscription —
 // the replay, then the live ones, in order, none twice — and a reader
 // with types reads those alone.
 func TestReadersSeeWhatASubscriptionSees(t *testing.T) {
-	rt, err := tack.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
 	ctx := t.Context()
-	script := json.RawMessage(`{"turns":[{"text":"` + strings.Repeat("x", 200) + `","chunk_size":1}]}`)
-	s, err := rt.Spawn(tack.SessionConfig{ID: "r", Script: script})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readSession(t, "r", `{"turns":[{"text":"`+strings.Repeat("x", 200)+`","chunk_size":1}]}`)
 	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Buffer: 4096})
 	if err != nil {
 		t.Fatal(err)
@@ -118,15 +125,7 @@ func TestReadersSeeWhatASubscriptionSees(t *testing.T) {
 // its session is closed, and closing it then tells the stopped session
 // nothing.
 func TestReaderEndsWithItsSession(t *testing.T) {
-	rt, err := tack.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	s, err := rt.Spawn(tack.SessionConfig{ID: "e", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readSession(t, "e", `{"turns":[{"text":"hi"}]}`)
 	r, err := s.Read(t.Context(), tack.SubscribeOptions{Types: []string{"agent_end"}})
 	if err != nil {
 		t.Fatal(err)
@@ -153,15 +152,7 @@ func TestReaderEndsWithItsSession(t *testing.T) {
 // TestReadBadTypes: an unknown event type is bad_request, as for
 // Subscribe.
 func TestReadBadTypes(t *testing.T) {
-	rt, err := tack.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	s, err := rt.Spawn(tack.SessionConfig{ID: "b", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readSession(t, "b", `{"turns":[{"text":"hi"}]}`)
 	var te *tack.Error
 	if _, err := s.Read(t.Context(), tack.SubscribeOptions{Types: []string{"no_such_event"}}); !errors.As(err, &te) || te.Code != events.CodeBadRequest {
 		t.Fatalf("Read with an unknown type: %v, want bad_request", err)
