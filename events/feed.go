@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -37,8 +38,16 @@ type Feed struct {
 	wake    chan struct{}
 
 	session string // for the events_lost notices
-	readers int    // the owner's count of joined readers (Join, Leave)
+	// joined are the readers (Join, Leave); released is the seq up to
+	// which the ring's slots were emptied, every reader being past it:
+	// the owner's alone.
+	joined   []*FeedReader
+	released uint64
 }
+
+// releaseEvery is how many events a Feed delivers between two looks at
+// where its readers are, to empty the slots they all passed.
+const releaseEvery = 64
 
 // feedRing is a ring of 2^k slots; the event of seq n sits in slot
 // n & mask, so a reader checks the seq of what it loads.
@@ -76,6 +85,42 @@ func (f *Feed) Deliver(ev *eventsv1.Event) {
 	if f.waiting.Load() {
 		f.wakeAll()
 	}
+	if ev.Seq%releaseEvery == 0 {
+		f.release()
+	}
+}
+
+// release empties the slots of the events every reader has passed, so
+// that the ring keeps no more than its slowest reader still needs (as a
+// Channel holds only what its reader has not taken), not the whole ring.
+func (f *Feed) release() {
+	upto := f.last.Load() // the seq before which every reader is
+	for _, r := range f.joined {
+		upto = min(upto, r.pos.Load())
+	}
+	ring := f.ring.Load()
+	from := f.released + 1
+	if size := uint64(len(ring.slots)); upto > size {
+		from = max(from, upto-size)
+	}
+	for seq := from; seq < upto; seq++ {
+		if slot := &ring.slots[seq&ring.mask]; slot.Load().GetSeq() == seq {
+			slot.Store(nil)
+		}
+	}
+	f.released = max(f.released, upto-1)
+}
+
+// held counts the events the ring holds.
+func (f *Feed) held() int {
+	n := 0
+	ring := f.ring.Load()
+	for i := range ring.slots {
+		if ring.slots[i].Load() != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // wakeAll wakes every reader waiting now.
@@ -114,16 +159,17 @@ func (f *Feed) Join(r *FeedReader, replay []*eventsv1.Event, from uint64) {
 		from, replay = replay[r.buffer].Seq, replay[:r.buffer]
 	}
 	r.feed, r.replay, r.next = f, replay, from
-	f.readers++
+	r.pos.Store(from)
+	f.joined = append(f.joined, r)
 }
 
 // Leave detaches r and reports whether f has no reader left. A reader of
 // another feed (the session's earlier one) changes nothing.
 func (f *Feed) Leave(r *FeedReader) (empty bool) {
-	if r.feed == f && r.left.CompareAndSwap(false, true) {
-		f.readers--
+	if i := slices.Index(f.joined, r); i >= 0 {
+		f.joined = slices.Delete(f.joined, i, i+1)
 	}
-	return f.readers <= 0
+	return len(f.joined) == 0
 }
 
 // Close ends the feed: its readers read what the ring still holds for
@@ -140,13 +186,14 @@ type FeedReader struct {
 	filter Filter
 	buffer int
 	replay []*eventsv1.Event
-	// next is the seq of the next event it takes from the feed; held is
-	// the event that follows an events_lost notice it returned.
+	// next is the seq of the next event it takes from the feed, and pos
+	// what the feed's owner sees of it; held is the event that follows
+	// an events_lost notice it returned.
 	next uint64
+	pos  atomic.Uint64
 	held *eventsv1.Event
-	// closed is set by Close; left, once Leave counted it out.
+	// closed is set by Close.
 	closed atomic.Bool
-	left   atomic.Bool
 }
 
 // NewFeedReader returns a reader of the feed's events that match f, to
@@ -205,6 +252,7 @@ func (r *FeedReader) TryNext() (*eventsv1.Event, error) {
 
 // take returns the next event there is, nil when there is none yet.
 func (r *FeedReader) take() *eventsv1.Event {
+	defer func() { r.pos.Store(r.next) }()
 	if len(r.replay) > 0 {
 		ev := r.replay[0]
 		r.replay[0], r.replay = nil, r.replay[1:]

@@ -283,3 +283,34 @@ func TestFeedReplayCutToTheBuffer(t *testing.T) {
 		}
 	})
 }
+
+// TestFeedKeepsWhatItsReadersNeed: once its readers have read past them,
+// the feed lets go of events (every releaseEvery events), as channels
+// that were read hold nothing: a feed of thousands of slots would
+// otherwise keep that many events of a session alive.
+func TestFeedKeepsWhatItsReadersNeed(t *testing.T) {
+	s := newTestStream()
+	f := newFeed(s, 4096)
+	fast, slow := joinFeed(s, f, 0, events.Filter{}), joinFeed(s, f, 0, events.Filter{})
+	publishDeltas(s, 1000)
+	readNow(fast)
+	publishDeltas(s, 24) // a look at the readers at seq 1024
+	if held := events.FeedHeld(f); held != 1024 {
+		t.Fatalf("with a reader that read nothing the ring holds %d events, want all 1024", held)
+	}
+	readNow(slow)
+	readNow(fast)
+	publishDeltas(s, 64) // the next look, at 1088
+	if held := events.FeedHeld(f); held > 64 {
+		t.Fatalf("with both readers caught up the ring still holds %d events, want at most 64", held)
+	}
+	if f.Leave(slow) {
+		t.Fatal("the feed has no reader left after one of two left")
+	}
+	publishDeltas(s, 1000)
+	readNow(fast)
+	publishDeltas(s, 64)
+	if held := events.FeedHeld(f); held > 64 {
+		t.Fatalf("after the slow reader left the ring holds %d events, want at most 64", held)
+	}
+}
