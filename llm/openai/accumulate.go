@@ -4,16 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	oa "github.com/openai/openai-go/v3"
-
 	"github.com/tack-run/tack/llm"
 )
-
-// reasoningFields are the delta fields that servers stream reasoning in:
-// vLLM (before 0.10), llama.cpp and DeepSeek use reasoning_content; Ollama,
-// OpenRouter and newer vLLM use reasoning. The first non-empty one counts,
-// as vLLM has sent both with the same text.
-var reasoningFields = []string{"reasoning_content", "reasoning"}
 
 // accumulator builds one attempt's response from its chunks.
 type accumulator struct {
@@ -28,10 +20,10 @@ type accumulator struct {
 
 // add applies chunk c, emitting text and thinking through out as they
 // come. Only the first choice is read (Tack never asks for n > 1).
-func (a *accumulator) add(c *oa.ChatCompletionChunk, out *output) {
+func (a *accumulator) add(c *chunk, out *output) {
 	a.chunks++
-	if c.JSON.Usage.Valid() {
-		a.usage = usageOf(&c.Usage)
+	if c.Usage != nil {
+		a.usage = usageOf(c.Usage)
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -65,15 +57,12 @@ func (a *accumulator) add(c *oa.ChatCompletionChunk, out *output) {
 	}
 }
 
-// reasoning returns the reasoning text of delta d, "" if none.
-func reasoning(d *oa.ChatCompletionChunkChoiceDelta) string {
-	for _, name := range reasoningFields {
-		f, ok := d.JSON.ExtraFields[name]
-		if !ok {
-			continue
-		}
+// reasoning returns the reasoning text of delta d, "" if none. The first
+// non-empty field counts, as vLLM has sent both with the same text.
+func reasoning(d *delta) string {
+	for _, raw := range []json.RawMessage{d.ReasoningContent, d.Reasoning} {
 		var s string
-		if raw := f.Raw(); raw != "" && json.Unmarshal([]byte(raw), &s) == nil && s != "" {
+		if len(raw) > 0 && json.Unmarshal(raw, &s) == nil && s != "" {
 			return s
 		}
 	}
@@ -113,7 +102,7 @@ func (a *accumulator) stopReason(hasCalls bool) string {
 // usageOf converts reported usage. prompt_tokens already counts the cached
 // tokens (prompt_tokens_details.cached_tokens is a part of it, not an
 // addition), and completion_tokens the reasoning tokens.
-func usageOf(u *oa.CompletionUsage) *llm.Usage {
+func usageOf(u *usage) *llm.Usage {
 	return &llm.Usage{
 		InputTokens:       u.PromptTokens,
 		OutputTokens:      u.CompletionTokens,

@@ -20,7 +20,7 @@ import (
 // item is what the reading goroutine hands to Stream: a chunk, or the end
 // of the stream with its error (nil at a clean end).
 type item struct {
-	chunk oa.ChatCompletionChunk
+	chunk chunk
 	end   bool
 	err   error
 }
@@ -89,7 +89,9 @@ func (p *Provider) attempt(ctx context.Context, model string, params oa.ChatComp
 // read streams the request and hands each chunk, then the end, to items.
 // It gives up as soon as ctx is done.
 func (p *Provider) read(ctx context.Context, params oa.ChatCompletionNewParams, mw option.Middleware, items chan<- item) {
-	stream := p.svc.NewStreaming(ctx, params, option.WithMiddleware(mw))
+	var raw *http.Response
+	err := p.api.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true), option.WithMiddleware(mw))
+	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	for stream.Next() {
 		select {

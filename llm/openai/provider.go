@@ -25,7 +25,8 @@ type Provider struct {
 	backoffBase, backoffMax time.Duration
 	stallAfter, stallLimit  time.Duration
 
-	svc oa.ChatCompletionService
+	// api sends the requests (openai-go: its options, JSON, middleware).
+	api oa.Client
 
 	// now and sleep are the clock of retries; tests replace them.
 	now   func() time.Time
@@ -63,7 +64,10 @@ func New(baseURL string, opts ...Option) *Provider {
 	if p.apiKey != "" {
 		sdk = append(sdk, option.WithAPIKey(p.apiKey))
 	}
-	p.svc = oa.NewChatCompletionService(sdk...)
+	// A Client of these options alone: oa.NewClient would add the
+	// OPENAI_* variables of the environment, and with them a key this
+	// provider was not given.
+	p.api = oa.Client{Options: sdk}
 	return p
 }
 

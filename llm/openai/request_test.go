@@ -85,8 +85,11 @@ func TestRequestBody(t *testing.T) {
 	}
 }
 
-// TestNoKey: without a key no Authorization header is sent.
+// TestNoKey: without a key no Authorization header is sent, even with
+// OPENAI_API_KEY set: the provider sends only the key it was given.
 func TestNoKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-from-the-environment")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/elsewhere")
 	srv := newServer(t, sse(openAILength))
 	p, _ := srv.provider()
 	if _, _, err := llmtest.Collect(t, p, request()); err != nil {

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	oa "github.com/openai/openai-go/v3"
-
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 )
@@ -43,11 +41,8 @@ type calls struct {
 }
 
 // add applies one tool call delta.
-func (cs *calls) add(d *oa.ChatCompletionChunkChoiceDeltaToolCall) {
-	index := int64(-1)
-	if d.JSON.Index.Valid() && d.Index >= 0 {
-		index = d.Index
-	}
+func (cs *calls) add(d *toolCallDelta) {
+	index := d.index()
 	c := cs.find(d, index)
 	if c == nil {
 		c = &callBuilder{index: index}
@@ -70,7 +65,7 @@ func (cs *calls) add(d *oa.ChatCompletionChunkChoiceDeltaToolCall) {
 }
 
 // find returns the call delta d continues, nil when it starts a new one.
-func (cs *calls) find(d *oa.ChatCompletionChunkChoiceDeltaToolCall, index int64) *callBuilder {
+func (cs *calls) find(d *toolCallDelta, index int64) *callBuilder {
 	if index >= 0 {
 		c := cs.byIndex[index]
 		if c == nil || d.ID == "" || c.id == "" || d.ID == c.id {

@@ -3,8 +3,6 @@ package openai
 import (
 	"encoding/json"
 	"testing"
-
-	oa "github.com/openai/openai-go/v3"
 )
 
 // TestCalls feeds tool call deltas as servers send them (one JSON array
@@ -105,7 +103,7 @@ func TestCalls(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var cs calls
 			for _, c := range tt.chunks {
-				var deltas []oa.ChatCompletionChunkChoiceDeltaToolCall
+				var deltas []toolCallDelta
 				if err := json.Unmarshal([]byte(c), &deltas); err != nil {
 					t.Fatal(err)
 				}
