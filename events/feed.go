@@ -152,8 +152,8 @@ func (f *Feed) Grow(size int) {
 // at once (Stream.Replay and LastSeq()+1), so the reader misses nothing
 // between them and gets nothing twice. A replay longer than the reader's
 // buffer is cut to it, as a Channel's would be: the reader then reads on
-// from the first event cut, which it is told it lost unless the feed
-// still holds it.
+// from the first event cut, told what it lost of what the feed no longer
+// holds, or holds beyond the reader's buffer.
 func (f *Feed) Join(r *FeedReader, replay []*eventsv1.Event, from uint64) {
 	if r.buffer > 0 && len(replay) > r.buffer {
 		from, replay = replay[r.buffer].Seq, replay[:r.buffer]
@@ -197,8 +197,9 @@ type FeedReader struct {
 }
 
 // NewFeedReader returns a reader of the feed's events that match f, to
-// give to Feed.Join, whose replay takes at most buffer events (0: no
-// bound).
+// give to Feed.Join. It may fall buffer events behind (0: as far as the
+// ring holds) before it is told it lost some; its replay takes at most
+// buffer events.
 func NewFeedReader(f Filter, buffer int) *FeedReader {
 	return &FeedReader{filter: f, buffer: buffer}
 }
@@ -263,7 +264,12 @@ func (r *FeedReader) take() *eventsv1.Event {
 		return ev
 	}
 	f := r.feed
-	for f.last.Load() >= r.next {
+	for last := f.last.Load(); last >= r.next; last = f.last.Load() {
+		if r.buffer > 0 && last-r.next >= uint64(r.buffer) {
+			// More than its buffer behind, whatever the ring holds for
+			// readers with larger ones.
+			return r.skip()
+		}
 		ring := f.ring.Load()
 		ev := ring.slots[r.next&ring.mask].Load()
 		if ev == nil || ev.Seq != r.next {
@@ -278,9 +284,10 @@ func (r *FeedReader) take() *eventsv1.Event {
 	return nil
 }
 
-// skip moves the reader, which fell further behind than the ring holds,
-// past the events it lost to the oldest one the ring still holds, keeps
-// that one, and returns the events_lost notice for what it passed over.
+// skip moves the reader, which fell further behind than the ring holds
+// or than its buffer, past the events it lost to the oldest one it may
+// still read, keeps that one, and returns the events_lost notice for
+// what it passed over.
 func (r *FeedReader) skip() *eventsv1.Event {
 	f, from := r.feed, r.next
 	for {
@@ -288,6 +295,9 @@ func (r *FeedReader) skip() *eventsv1.Event {
 		seq := from + 1
 		if size := uint64(len(ring.slots)); last >= size {
 			seq = max(seq, last-size+1)
+		}
+		if b := uint64(r.buffer); b > 0 && last >= b {
+			seq = max(seq, last-b+1)
 		}
 		// After Grow the oldest slots may hold nothing yet: the first
 		// event found from there on is the oldest held.

@@ -278,8 +278,10 @@ func TestFeedReplayCutToTheBuffer(t *testing.T) {
 		publishDeltas(s, 10)
 		r := events.NewFeedReader(events.Filter{}, 4)
 		f.Join(r, s.Replay(0, events.Filter{}), s.LastSeq()+1)
-		if got, _ := readNow(r); fmt.Sprint(seqs(got)) != fmt.Sprint(seqRange(1, 10)) {
-			t.Fatalf("got %v, want 1-10", seqs(got))
+		// Past the replay it reads on from the feed, within its buffer:
+		// the newest 4.
+		if got, _ := readNow(r); fmt.Sprint(seqs(got)) != "[1 2 3 4 lost(5-6) 7 8 9 10]" {
+			t.Fatalf("got %v, want [1 2 3 4 lost(5-6) 7 8 9 10]", seqs(got))
 		}
 	})
 }
@@ -312,5 +314,27 @@ func TestFeedKeepsWhatItsReadersNeed(t *testing.T) {
 	publishDeltas(s, 64)
 	if held := events.FeedHeld(f); held > 64 {
 		t.Fatalf("after the slow reader left the ring holds %d events, want at most 64", held)
+	}
+}
+
+// TestFeedReaderBuffer: a reader more than its buffer behind is told so
+// and skipped to its buffer's worth of the newest events, even when the
+// feed holds more for a reader with a larger buffer.
+func TestFeedReaderBuffer(t *testing.T) {
+	s := newTestStream()
+	f := newFeed(s, 64)
+	small := events.NewFeedReader(events.Filter{}, 4)
+	f.Join(small, nil, s.LastSeq()+1)
+	large := joinFeed(s, f, 0, events.Filter{})
+	publishDeltas(s, 10)
+	if got, _ := readNow(small); fmt.Sprint(seqs(got)) != "[lost(1-6) 7 8 9 10]" {
+		t.Fatalf("the reader of buffer 4 got %v, want [lost(1-6) 7 8 9 10]", seqs(got))
+	}
+	if got, _ := readNow(large); fmt.Sprint(seqs(got)) != fmt.Sprint(seqRange(1, 10)) {
+		t.Fatalf("the reader without a bound got %v, want 1-10", seqs(got))
+	}
+	publishDeltas(s, 4)
+	if got, _ := readNow(small); fmt.Sprint(seqs(got)) != "[11 12 13 14]" {
+		t.Fatalf("then %v, want [11 12 13 14]", seqs(got))
 	}
 }
