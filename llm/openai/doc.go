@@ -1,7 +1,9 @@
 // Package openai is the llm.Provider for OpenAI-compatible servers: OpenAI
 // itself, vLLM, Ollama, llama.cpp's server, LM Studio, and gateways such as
 // LiteLLM and OpenRouter. It streams Chat Completions through
-// github.com/openai/openai-go/v3 and smooths over how the servers differ.
+// github.com/openai/openai-go/v3 (the request, its options and
+// middleware, the SSE framing; each chunk it decodes into a small struct
+// of its own, chunk.go) and smooths over how the servers differ.
 //
 // # Usage
 //
