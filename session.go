@@ -234,8 +234,9 @@ type SubscribeOptions struct {
 	Since uint64
 	// Types filters by event name; a trailing * matches a prefix.
 	Types []string
-	// Buffer is the channel's capacity (default 1024). A reader that falls
-	// further behind gets events_lost instead of slowing the session.
+	// Buffer is the channel's capacity (default 1024); for Read, how far
+	// the Reader may fall behind. A reader that falls further behind gets
+	// events_lost instead of slowing the session.
 	Buffer int
 	// Buffered starts with the oldest event still buffered instead of at
 	// Since: what a new follower of a restored session wants.
