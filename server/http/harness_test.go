@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,9 @@ func startWith(t testing.TB, st store.Store, more []tack.Option, opts ...Option)
 		stopped = true
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
+			// What kept Shutdown past its grace is in the stacks of the
+			// handlers still running.
+			t.Errorf("Serve: %v\n%s", err, handlerStacks())
 		}
 		rt.Close()
 		ts.client.CloseIdleConnections()
@@ -268,4 +271,17 @@ func (s *stream) until(typ string) []sseMsg {
 			return out
 		}
 	}
+}
+
+// handlerStacks is the stacks of the goroutines running HTTP handlers.
+func handlerStacks() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(g, "net/http.(*conn).serve") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
