@@ -24,7 +24,11 @@ const (
 	DefaultKeepAlive      = 15 * time.Second
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultEventBuffer    = 4096
-	DefaultShutdownGrace  = 5 * time.Second
+	// DefaultShutdownGrace is longer than the 5 s net/http keeps
+	// waiting, in Shutdown, for a connection that has sent no request
+	// yet: with 5 s, a client that had just connected made every
+	// graceful shutdown run out its grace and close by force.
+	DefaultShutdownGrace = 10 * time.Second
 )
 
 // LocalUser is every request's user when the server has no authenticator.
@@ -119,7 +123,10 @@ func WithEventBuffer(n int) Option { return func(o *options) { o.eventBuffer = n
 func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithShutdownGrace bounds how long Serve waits for requests to finish
-// once its context ends (default 5 s).
+// once its context ends (default 10 s). Keep it over 5 s: net/http waits
+// that long for a connection that has sent no request yet (a browser's
+// preconnect, a client's spare), and a shorter grace then always runs
+// out.
 func WithShutdownGrace(d time.Duration) Option { return func(o *options) { o.grace = d } }
 
 // WithMetrics counts every request by route and status and every live
