@@ -116,7 +116,7 @@ func (r remote) subscribe(_ context.Context, s *Session, ch *events.Channel, _ e
 // read is Session.Read for a session that lives elsewhere: its events
 // come over the network into a Subscription of this process's own, which
 // the Reader reads.
-func (r remote) read(ctx context.Context, s *Session, _ *events.FeedReader, f events.Filter, opt SubscribeOptions) (*Reader, error) {
+func (r remote) read(ctx context.Context, s *Session, f events.Filter, opt SubscribeOptions) (*Reader, error) {
 	sub, err := r.subscribe(ctx, s, events.NewChannel(opt.Buffer), f, opt)
 	if err != nil {
 		return nil, err

@@ -41,9 +41,9 @@ type reach interface {
 	switchModel(ctx context.Context, s *Session, name string) error
 	// subscribe feeds the session's events, filtered by f, into ch.
 	subscribe(ctx context.Context, s *Session, ch *events.Channel, f events.Filter, opt SubscribeOptions) (*Subscription, error)
-	// read joins r, a reader of the events f matches, to the session's
-	// shared feed (Read).
-	read(ctx context.Context, s *Session, r *events.FeedReader, f events.Filter, opt SubscribeOptions) (*Reader, error)
+	// read starts a reader of the session's events that f matches
+	// (Read).
+	read(ctx context.Context, s *Session, f events.Filter, opt SubscribeOptions) (*Reader, error)
 	// subscribePID makes an actor a subscriber of the session.
 	subscribePID(ctx context.Context, s *Session, pid *actor.PID, since uint64, f events.Filter) error
 	// fork makes a session of the session's history up to index (Fork);

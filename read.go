@@ -33,18 +33,16 @@ type Reader struct {
 // from the oldest event held. A reader keeps its session loaded, as a
 // Subscription does.
 func (s *Session) Read(ctx context.Context, opt SubscribeOptions) (*Reader, error) {
-	f, err := events.NewFilter(opt.Types)
+	f, err := opt.prepare()
 	if err != nil {
-		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+		return nil, err
 	}
-	if opt.Buffer <= 0 {
-		opt.Buffer = 1024
-	}
-	return s.rt.reach.read(ctx, s, events.NewFeedReader(f, opt.Buffer), f, opt)
+	return s.rt.reach.read(ctx, s, f, opt)
 }
 
-// read joins r to the session's feed.
-func (local) read(ctx context.Context, s *Session, r *events.FeedReader, _ events.Filter, opt SubscribeOptions) (*Reader, error) {
+// read joins a reader to the session's feed.
+func (local) read(ctx context.Context, s *Session, f events.Filter, opt SubscribeOptions) (*Reader, error) {
+	r := events.NewFeedReader(f, opt.Buffer)
 	if _, err := s.Send(ctx, &actors.ReadFeed{Reader: r, Since: opt.Since, Buffered: opt.Buffered, Buffer: opt.Buffer}); err != nil {
 		return nil, err
 	}

@@ -258,14 +258,24 @@ type Subscription struct {
 // Subscribe feeds the session's events into a channel: the replay after
 // opt.Since, then live events, with no gap and no duplicate.
 func (s *Session) Subscribe(ctx context.Context, opt SubscribeOptions) (*Subscription, error) {
-	f, err := events.NewFilter(opt.Types)
+	f, err := opt.prepare()
 	if err != nil {
-		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+		return nil, err
 	}
+	return s.rt.reach.subscribe(ctx, s, events.NewChannel(opt.Buffer), f, opt)
+}
+
+// prepare fills in the default buffer and returns the filter Types
+// names, for Subscribe and Read.
+func (opt *SubscribeOptions) prepare() (events.Filter, error) {
 	if opt.Buffer <= 0 {
 		opt.Buffer = 1024
 	}
-	return s.rt.reach.subscribe(ctx, s, events.NewChannel(opt.Buffer), f, opt)
+	f, err := events.NewFilter(opt.Types)
+	if err != nil {
+		return f, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+	}
+	return f, nil
 }
 
 // subscribe attaches ch to the session's stream.

@@ -19,9 +19,9 @@
 //	reply, err := system.Root.RequestFuture(pid, &eventsv1.Prompt{Text: "hi"}, time.Second).Result()
 //
 // Commands are the protobuf messages of events/v1 (Prompt, Steer, Abort,
-// GetState, ...) plus SwitchModel, SubscribeSink, SubscribePID and
-// Unsubscribe, which carry in-process values; every request is answered
-// with an *eventsv1.Reply.
+// GetState, ...) plus SwitchModel, SubscribeSink, SubscribePID,
+// Unsubscribe, ReadFeed and LeaveFeed, which carry in-process values;
+// every request is answered with an *eventsv1.Reply.
 //
 // # Concurrency
 //

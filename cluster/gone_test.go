@@ -29,7 +29,7 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 	grain, view := cluster.Grain(client, id), clientView()
 	t.Cleanup(stalled.Kill)
 	stalled.Pause(t)
-	paused, pausedState := time.Now(), stalled.State()
+	paused := time.Now()
 
 	ctx := within(t, time.Minute)
 	type answer struct {
@@ -54,7 +54,7 @@ func TestClusterRequestToAGoneMember(t *testing.T) {
 			// tells whether the prompt ever went to the stalled member.
 			t.Logf("before the stop: grain %v, members %v", grain, view)
 			t.Logf("now: grain %v, members %v", cluster.Grain(client, id), clientView())
-			t.Logf("the member's process: %q after the stop, %q %v after it", pausedState, stalled.State(), time.Since(paused))
+			t.Logf("the member's process: %q %v after the stop", stalled.State(), time.Since(paused))
 			t.Fatalf("the prompt to the stalled member: %v %v, want ErrNoAnswer", a.res, a.err)
 		}
 	case <-time.After(wait):

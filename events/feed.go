@@ -69,9 +69,6 @@ func newFeedRing(size int) *feedRing {
 	return &feedRing{slots: make([]atomic.Pointer[eventsv1.Event], n), mask: uint64(n - 1)}
 }
 
-// Size is how many events the ring holds.
-func (f *Feed) Size() int { return len(f.ring.Load().slots) }
-
 // Deliver puts ev in the ring and wakes the readers waiting for it. It
 // never blocks. ev's seq must follow the last one delivered (as a
 // Stream's live events do); after Close it does nothing.
@@ -109,18 +106,6 @@ func (f *Feed) release() {
 		}
 	}
 	f.released = max(f.released, upto-1)
-}
-
-// held counts the events the ring holds.
-func (f *Feed) held() int {
-	n := 0
-	ring := f.ring.Load()
-	for i := range ring.slots {
-		if ring.slots[i].Load() != nil {
-			n++
-		}
-	}
-	return n
 }
 
 // wakeAll wakes every reader waiting now.

@@ -112,7 +112,6 @@ func startWith(t testing.TB, st store.Store, more []tack.Option, opts ...Option)
 			t.Errorf("Serve: %v", err)
 		}
 		rt.Close()
-		ts.client.CloseIdleConnections()
 	}
 	t.Cleanup(ts.stop)
 	return ts
