@@ -101,6 +101,7 @@ func (s *session) tellAbort(ev *eventsv1.AgentAbort, since time.Time) {
 	}
 	s.emit(ev)
 	s.home.env.observer().AbortTold(time.Since(since))
+	s.out.wake()
 	runtime.Gosched()
 }
 

@@ -177,6 +177,20 @@ func (m *mailbox) next() (msg any, system bool) {
 	return msg, false
 }
 
+// batcher is an actor told when its mailbox has run what it held, or as
+// much as it runs before it yields: the session wakes its feed's readers
+// then, once for the whole batch.
+type batcher interface{ batchEnd() }
+
+// batchEnd tells the actor, if it asks to be told, that a batch ended.
+func (m *mailbox) batchEnd() {
+	if a, ok := m.invoker.(interface{ Actor() actor.Actor }); ok {
+		if b, ok := a.Actor().(batcher); ok {
+			b.batchEnd()
+		}
+	}
+}
+
 func (m *mailbox) run() {
 	var msg any
 	defer func() {
@@ -184,10 +198,12 @@ func (m *mailbox) run() {
 			m.invoker.EscalateFailure(r, msg)
 		}
 	}()
+	defer m.batchEnd()
 	i, t := 0, m.dispatcher.Throughput()
 	for {
 		if i > t {
 			i = 0
+			m.batchEnd()
 			runtime.Gosched()
 		}
 		i++

@@ -74,11 +74,13 @@ func (o *outlet) since(since uint64, buffered bool) uint64 {
 }
 
 // read joins a reader to the session's feed, which its first reader
-// makes: one sink, however many read it.
+// makes: one sink, however many read it. The feed wakes its readers when
+// the session's mailbox batch ends (wake), not on every event.
 func (o *outlet) read(m *ReadFeed) {
 	f := o.feed()
 	if f == nil {
 		f = events.NewFeed(o.log.Session(), m.Buffer)
+		f.DeferWakes()
 		o.attach(f, o.log.LastSeq(), events.Filter{})
 	}
 	f.Grow(m.Buffer)
@@ -90,6 +92,13 @@ func (o *outlet) read(m *ReadFeed) {
 func (o *outlet) leave(r *events.FeedReader) {
 	if f := o.feed(); f != nil && f.Leave(r) {
 		o.detach(f)
+	}
+}
+
+// wake wakes the feed's readers waiting for what the session published.
+func (o *outlet) wake() {
+	if f := o.feed(); f != nil {
+		f.Flush()
 	}
 }
 

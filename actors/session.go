@@ -91,6 +91,11 @@ func (s *session) Receive(ctx actor.Context) {
 	}
 }
 
+// batchEnd is called by the mailbox once it has run what it held, or
+// as much as it runs in one go: the feed's readers wake once for all the
+// events the batch published.
+func (s *session) batchEnd() { s.out.wake() }
+
 // common handles what means the same in every state; it reports whether
 // it handled the message.
 func (s *session) common(ctx actor.Context) bool {

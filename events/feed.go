@@ -36,6 +36,9 @@ type Feed struct {
 	mu      sync.Mutex
 	waiting atomic.Bool
 	wake    chan struct{}
+	// deferred is set by DeferWakes: Deliver leaves the waking to Flush.
+	// The owner's alone.
+	deferred bool
 
 	session string // for the events_lost notices
 	// joined are the readers (Join, Leave); released is the seq up to
@@ -69,7 +72,8 @@ func newFeedRing(size int) *feedRing {
 	return &feedRing{slots: make([]atomic.Pointer[eventsv1.Event], n), mask: uint64(n - 1)}
 }
 
-// Deliver puts ev in the ring and wakes the readers waiting for it. It
+// Deliver puts ev in the ring and wakes the readers waiting for it (after
+// DeferWakes, at the next Flush, or with every releaseEvery-th event). It
 // never blocks. ev's seq must follow the last one delivered (as a
 // Stream's live events do); after Close it does nothing.
 func (f *Feed) Deliver(ev *eventsv1.Event) {
@@ -79,11 +83,27 @@ func (f *Feed) Deliver(ev *eventsv1.Event) {
 	r := f.ring.Load()
 	r.slots[ev.Seq&r.mask].Store(ev)
 	f.last.Store(ev.Seq)
-	if f.waiting.Load() {
+	nth := ev.Seq%releaseEvery == 0
+	if f.waiting.Load() && (!f.deferred || nth) {
 		f.wakeAll()
 	}
-	if ev.Seq%releaseEvery == 0 {
+	if nth {
 		f.release()
+	}
+}
+
+// DeferWakes makes Deliver leave waking the readers to Flush, which the
+// owner promises to call once it has delivered what it had at hand (a
+// session actor, when its mailbox has run what it held). A burst of
+// events then costs one wake-up, not one per event that finds a reader
+// waiting; a long burst still wakes them every releaseEvery events.
+func (f *Feed) DeferWakes() { f.deferred = true }
+
+// Flush wakes the readers waiting for events delivered since the last
+// wake-up.
+func (f *Feed) Flush() {
+	if f.waiting.Load() {
+		f.wakeAll()
 	}
 }
 

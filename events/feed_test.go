@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tack-run/tack/events"
@@ -174,6 +175,66 @@ func TestFeedWakes(t *testing.T) {
 	byFeed := waiting(joinFeed(s, f, s.LastSeq(), events.Filter{}), context.Background())
 	f.Close()
 	wait("the feed's Close", byFeed, io.EOF)
+}
+
+// After DeferWakes a delivery leaves a waiting reader asleep until Flush,
+// or until the releaseEvery-th event: a burst costs one wake-up.
+func TestFeedDeferredWakes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestStream()
+		f := newFeed(s, 256)
+		f.DeferWakes()
+		r := joinFeed(s, f, 0, events.Filter{})
+		got := make(chan uint64, 1)
+		next := func() {
+			go func() {
+				ev, err := r.Next(context.Background())
+				if err != nil {
+					t.Errorf("Next: %v", err)
+				}
+				got <- ev.GetSeq()
+			}()
+			synctest.Wait()
+		}
+		asleep := func(when string) {
+			t.Helper()
+			synctest.Wait()
+			select {
+			case seq := <-got:
+				t.Fatalf("%s: the reader woke and read %d", when, seq)
+			default:
+			}
+		}
+		woke := func(when string, want uint64) {
+			t.Helper()
+			synctest.Wait()
+			select {
+			case seq := <-got:
+				if seq != want {
+					t.Fatalf("%s: read %d, want %d", when, seq, want)
+				}
+			default:
+				t.Fatalf("%s: the reader still waits", when)
+			}
+		}
+
+		next()
+		publishDeltas(s, 1)
+		asleep("after a delivery")
+		f.Flush()
+		woke("after Flush", 1)
+
+		next()
+		publishDeltas(s, 62) // seqs 2..63
+		asleep("after 62 deliveries")
+		publishDeltas(s, 1) // seq 64
+		woke("at the 64th event", 2)
+
+		f.Flush() // nobody waits: nothing to wake
+		next()
+		woke("with events there", 3)
+		f.Close()
+	})
 }
 
 func TestFeedLeave(t *testing.T) {
