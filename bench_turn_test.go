@@ -1,8 +1,10 @@
 package tack_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -10,6 +12,8 @@ import (
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/metrics"
+	"github.com/tack-run/tack/store/memory"
+	"github.com/tack-run/tack/store/sqlite"
 )
 
 // turnsPerRun is the length of a BenchmarkTurnOverhead run: toolTurns
@@ -58,6 +62,24 @@ func BenchmarkTurnMetrics(b *testing.B) {
 	defer settle(b)
 	b.Run("metrics=off", func(b *testing.B) { benchTurns(b) })
 	b.Run("metrics=on", func(b *testing.B) { benchTurns(b, tack.WithMetrics(metrics.New())) })
+}
+
+// BenchmarkTurnStore is BenchmarkTurnOverhead's history=0 run on a
+// runtime with no store, with the in-memory store (what WithPassivateAfter
+// gives a runtime with no store of its own) and with a SQLite file: the
+// difference is what the store's writes cost per turn.
+func BenchmarkTurnStore(b *testing.B) {
+	defer settle(b)
+	b.Run("store=none", func(b *testing.B) { benchTurns(b) })
+	b.Run("store=memory", func(b *testing.B) { benchTurns(b, tack.WithStore(memory.New())) })
+	b.Run("store=sqlite", func(b *testing.B) {
+		st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "tack.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		benchTurns(b, tack.WithStore(st))
+	})
 }
 
 // runTurns appends the turns of one timed run.

@@ -258,12 +258,28 @@ func idle(p *measure.Params, out *measure.Output) {
 	out.Value("idle", cas, "rss_per_agent", "B", (float64(rss1)-float64(rss0))/n)
 	out.Value("idle", cas, "create_per_agent", "ns", float64(create.Nanoseconds())/n)
 	if p.Passivate {
-		if st, err := sessions[0].State(ctx); err != nil || st.GetState() != "idle" {
-			measure.Fatal("a passivated session does not wake: %v, %v", st, err)
-		}
+		out.Value("idle", cas, "wake_per_agent", "ns", float64(wake(ctx, sessions).Nanoseconds()))
 	} else if len(rt.Sessions()) != p.Agents+1 {
 		measure.Fatal("%d sessions live, want %d", len(rt.Sessions()), p.Agents+1)
 	}
+}
+
+// wakeSample is how many passivated sessions idle wakes, one after the
+// other, to time a wake-up.
+const wakeSample = 1000
+
+// wake wakes up to wakeSample of the passivated sessions, one at a time,
+// with a command that restores each (State), and returns the time one
+// took on average.
+func wake(ctx context.Context, sessions []*tack.Session) time.Duration {
+	n := min(wakeSample, len(sessions))
+	t0 := time.Now()
+	for _, s := range sessions[:n] {
+		if st, err := s.State(ctx); err != nil || st.GetState() != "idle" {
+			measure.Fatal("a passivated session does not wake: %v, %v", st, err)
+		}
+	}
+	return time.Since(t0) / time.Duration(n)
 }
 
 // throughput streams p.Chunks one-character chunks with no delay to

@@ -141,31 +141,40 @@ func (d *data) steerTable() string {
 	return table([]string{"runtime", "p50", "IQR", "p99", "max", "samples", "Tack/peer p50"}, rows)
 }
 
-// idleTable: heap and RSS per idle session.
+// idleTable: heap and RSS per idle session, and the wake-up of a
+// passivated one. A peer's ratios are to a live Tack session and, where
+// that size ran passivated into memory, to the compact record an idle
+// session becomes.
 func (d *data) idleTable() string {
 	var rows [][]string
 	for _, cas := range d.cases("idle") {
 		n := caseValue(cas, "agents")
 		v := func(metric, rt string) []float64 { return d.series("idle", cas, metric, rt, false) }
-		th, tr := median(v("heap_per_agent", "tack")), median(v("rss_per_agent", "tack"))
+		ratios := func(metric string, peer float64) string {
+			r := ratio(median(v(metric, "tack")), peer)
+			if parked := v(metric, "tack-passivated-memory"); len(parked) > 0 {
+				r += " live, " + ratio(median(parked), peer) + " passivated"
+			}
+			return r
+		}
 		for _, rt := range runtimes {
 			heap, rss, create := v("heap_per_agent", rt.id), v("rss_per_agent", rt.id), v("create_per_agent", rt.id)
 			if len(heap) == 0 && rt.optional {
 				continue
 			}
 			if len(heap) == 0 {
-				rows = append(rows, []string{n, rt.name, d.missing("idle", rt.id), "", "", "", "", "", ""})
+				rows = append(rows, []string{n, rt.name, d.missing("idle", rt.id), "", "", "", "", "", "", ""})
 				continue
 			}
 			rh, rr := "–", "–"
 			if !strings.HasPrefix(rt.id, "tack") {
-				rh, rr = ratio(th, median(heap)), ratio(tr, median(rss))
+				rh, rr = ratios("heap_per_agent", median(heap)), ratios("rss_per_agent", median(rss))
 			}
 			rows = append(rows, []string{n, rt.name, bytesFmt(median(heap)), spread(heap, bytesFmt),
-				bytesFmt(median(rss)), spread(rss, bytesFmt), dur(median(create)), rh, rr})
+				bytesFmt(median(rss)), spread(rss, bytesFmt), dur(median(create)), dur(median(v("wake_per_agent", rt.id))), rh, rr})
 		}
 	}
-	return table([]string{"sessions", "runtime", "heap/session", "heap min – max", "RSS/session", "RSS min – max", "create/session", "Tack/peer heap", "Tack/peer RSS"}, rows)
+	return table([]string{"sessions", "runtime", "heap/session", "heap min – max", "RSS/session", "RSS min – max", "create/session", "wake/session", "Tack/peer heap", "Tack/peer RSS"}, rows)
 }
 
 // throughputTable: events per second delivered to the subscribers.

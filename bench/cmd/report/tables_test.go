@@ -55,3 +55,40 @@ func TestTurnsTable(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleTable checks that a peer's ratios are to the live Tack session
+// and, where the size ran passivated into memory, to the passivated one,
+// and that only a passivated row has a wake-up time.
+func TestIdleTable(t *testing.T) {
+	idle := func(rt, agents, metric string, v float64) measure.Record {
+		r := value(rt, "idle", 2, metric, v)
+		r.Case = "agents=" + agents
+		return r
+	}
+	var recs []measure.Record
+	for _, r := range []struct {
+		rt, agents    string
+		heap, rss, mk float64
+		wake          float64
+	}{
+		{"tack", "100", 2048, 4096, 7000, 0},
+		{"tack-passivated-memory", "100", 256, 512, 10_000, 3000},
+		{"eino", "100", 512, 512, 500, 0},
+		{"pi", "100", 1024, 2048, 4000, 0},
+	} {
+		recs = append(recs, idle(r.rt, r.agents, "heap_per_agent", r.heap), idle(r.rt, r.agents, "rss_per_agent", r.rss),
+			idle(r.rt, r.agents, "create_per_agent", r.mk))
+		if r.wake > 0 {
+			recs = append(recs, idle(r.rt, r.agents, "wake_per_agent", r.wake))
+		}
+	}
+	want := "| sessions | runtime | heap/session | heap min – max | RSS/session | RSS min – max | create/session | wake/session | Tack/peer heap | Tack/peer RSS |\n" +
+		"|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n" +
+		"| 100 | Tack | 2.00 KiB | 2.00 KiB – 2.00 KiB (n=1) | 4.00 KiB | 4.00 KiB – 4.00 KiB (n=1) | 7.0 µs | – | – | – |\n" +
+		"| 100 | Tack, passivated (no store: in memory) | 256 B | 256 B – 256 B (n=1) | 512 B | 512 B – 512 B (n=1) | 10 µs | 3.0 µs | – | – |\n" +
+		"| 100 | Eino | 512 B | 512 B – 512 B (n=1) | 512 B | 512 B – 512 B (n=1) | 500 ns | – | 4.00 live, 0.50 passivated | 8.00 live, 1.00 passivated |\n" +
+		"| 100 | pi-agent-core | 1.00 KiB | 1.00 KiB – 1.00 KiB (n=1) | 2.00 KiB | 2.00 KiB – 2.00 KiB (n=1) | 4.0 µs | – | 2.00 live, 0.25 passivated | 2.00 live, 0.25 passivated |\n"
+	if got := newData(recs).idleTable(); got != want {
+		t.Errorf("table\n%s\nwant\n%s", got, want)
+	}
+}
