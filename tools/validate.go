@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -45,7 +44,7 @@ func (s *Set) Validate(name string, args json.RawMessage) error {
 	if e == nil {
 		return fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(normalizeArgs(args)))
+	v, err := decodeArgs(normalizeArgs(args))
 	if err != nil {
 		return &ArgsError{Tool: name, Problems: []string{"not valid JSON: " + err.Error()}}
 	}
