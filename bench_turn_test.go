@@ -1,10 +1,8 @@
 package tack_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/store/memory"
-	"github.com/tack-run/tack/store/sqlite"
 )
 
 // turnsPerRun is the length of a BenchmarkTurnOverhead run: toolTurns
@@ -72,14 +69,7 @@ func BenchmarkTurnStore(b *testing.B) {
 	defer settle(b)
 	b.Run("store=none", func(b *testing.B) { benchTurns(b) })
 	b.Run("store=memory", func(b *testing.B) { benchTurns(b, tack.WithStore(memory.New())) })
-	b.Run("store=sqlite", func(b *testing.B) {
-		st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "tack.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer st.Close()
-		benchTurns(b, tack.WithStore(st))
-	})
+	b.Run("store=sqlite", func(b *testing.B) { benchTurns(b, tack.WithStore(benchStore(b))) })
 }
 
 // runTurns appends the turns of one timed run.

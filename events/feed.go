@@ -22,8 +22,9 @@ import (
 // and told so, as a Channel's is: an events_lost{from, to} notice (seq 0,
 // the session and the time of the event that follows), then that event.
 //
-// Deliver, Grow, Join, Leave and Close are for the owner goroutine that
-// publishes (the session actor); FeedReader's methods for its reader.
+// Deliver, DeferWakes, Flush, Grow, Join, Leave and Close are for the
+// owner goroutine that publishes (the session actor); FeedReader's
+// methods for its reader.
 type Feed struct {
 	ring atomic.Pointer[feedRing]
 	// last is the seq of the newest event in the ring, 0 before the first.

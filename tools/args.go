@@ -49,7 +49,7 @@ func (p *argsParser) skipSpace() {
 
 func (p *argsParser) value() any {
 	p.skipSpace()
-	switch c := p.data[p.pos]; c {
+	switch p.data[p.pos] {
 	case '{':
 		return p.object()
 	case '[':
