@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -198,12 +199,27 @@ func tail(ms []map[string]any) []string {
 
 func buildTack(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tack")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := builtTack()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
+
+// binDir holds the tack binary the tests build; TestMain makes it and
+// removes it once every test has run.
+var binDir string
+
+// builtTack builds the tack binary the first time a test asks for it;
+// every later test runs the same file. Linking it takes seconds, and
+// two dozen tests run it.
+var builtTack = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "tack")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
 // TestRPCFullRunMatchesProtocol drives a whole session through `tack rpc`
 // and checks every output line against docs/protocol.md.
