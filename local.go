@@ -114,14 +114,16 @@ func failure(id string, err error) *eventsv1.ErrorInfo {
 // requestID sends a command to session id by id, through the registry,
 // and waits for its reply: what a Session's commands do when sessions may be passivated.
 func (rt *Runtime) requestID(ctx context.Context, id string, msg any) (*eventsv1.Reply, error) {
-	f := actor.NewFuture(rt.system, rt.timeoutFor(ctx))
-	rt.registry.Deliver(id, &actor.MessageEnvelope{Message: msg, Sender: f.PID()})
-	return rt.answer(f.Result())
+	return rt.answer(rt.replies.Request(rt.timeoutFor(ctx), func(sender *actor.PID) {
+		rt.registry.Deliver(id, &actor.MessageEnvelope{Message: msg, Sender: sender})
+	}))
 }
 
 // request sends a command to a session actor and waits for its reply.
 func (rt *Runtime) request(ctx context.Context, pid *actor.PID, msg any) (*eventsv1.Reply, error) {
-	return rt.answer(rt.system.Root.RequestFuture(pid, msg, rt.timeoutFor(ctx)).Result())
+	return rt.answer(rt.replies.Request(rt.timeoutFor(ctx), func(sender *actor.PID) {
+		rt.system.Root.Send(pid, &actor.MessageEnvelope{Message: msg, Sender: sender})
+	}))
 }
 
 // timeoutFor is how long a request made under ctx waits for its session's

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/internal/replies"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
 	"github.com/tack-run/tack/placement"
@@ -31,11 +32,13 @@ const defaultTimeout = 10 * time.Second
 type Runtime struct {
 	system    *actor.ActorSystem
 	ownSystem bool
-	env       *actors.Env
-	registry  *placement.Registry
-	models    llm.Resolver
-	catalog   *tools.Catalog
-	mcp       *mcp.Manager
+	// replies waits for the answers of the commands sent to sessions.
+	replies  *replies.Pool
+	env      *actors.Env
+	registry *placement.Registry
+	models   llm.Resolver
+	catalog  *tools.Catalog
+	mcp      *mcp.Manager
 	// mcpGroups maps the id of each session that names tools as
 	// "mcp:<server>" to those servers (mcpChanged).
 	mcpGroups sync.Map
@@ -117,6 +120,7 @@ func NewFromConfig(c Config) (*Runtime, error) {
 		}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
 		rt.ownSystem = true
 	}
+	rt.replies = replies.New(rt.system)
 	if c.Metrics != nil {
 		rt.env.Metrics = c.Metrics
 	}

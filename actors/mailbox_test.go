@@ -25,6 +25,15 @@ func TestSessionSizeClass(t *testing.T) {
 	}
 }
 
+// TestMailboxSizeClass keeps a session's mailbox within the 160-byte
+// size class it has had since it allocates its queues on first use: every
+// idle session has one.
+func TestMailboxSizeClass(t *testing.T) {
+	if got := unsafe.Sizeof(mailbox{}); got > 160 {
+		t.Fatalf("mailbox is %d bytes, over the 160-byte size class", got)
+	}
+}
+
 func TestFifo(t *testing.T) {
 	tests := []struct {
 		name string
