@@ -123,10 +123,11 @@ func reactTurns(p *measure.Params, out *measure.Output) {
 // cancels them all, each from its own goroutine. Each sample is the time
 // from just before a cancel to the agent's reader (its own goroutine)
 // seeing the first error — from the message stream or an event
-// (abort_seen) — and the event iterator ending (abort_ended).
+// (abort_seen) — and the event iterator ending (abort_ended). The first
+// of its rounds is reported apart (measure.AbortRounds).
 func abort(p *measure.Params, out *measure.Output) {
 	cas := fmt.Sprintf("sessions=%d tool=%s", p.Sessions, p.Tool)
-	for range p.Rounds {
+	for round := range measure.AbortRounds(p) {
 		n := p.Sessions
 		base := time.Now()
 		sent := make([]atomic.Int64, n)
@@ -203,8 +204,8 @@ func abort(p *measure.Params, out *measure.Output) {
 				measure.Fatal("agent %d ended without an error", i)
 			}
 		}
-		out.Samples("abort", cas, "abort_seen", "us", measure.Micros(seen))
-		out.Samples("abort", cas, "abort_ended", "us", measure.Micros(ended))
+		out.Samples("abort", cas, measure.AbortMetric("abort_seen", round), "us", measure.Micros(seen))
+		out.Samples("abort", cas, measure.AbortMetric("abort_ended", round), "us", measure.Micros(ended))
 	}
 }
 

@@ -67,7 +67,8 @@ func turns(p *measure.Params, out *measure.Output) {
 // 5 ms, or running sleep_stubborn — then aborts them all, each from a
 // goroutine of its own, released at once. Each sample is the time from just
 // before a session's Abort call to its subscriber (its own goroutine)
-// receiving agent_abort (abort_seen) and agent_end (abort_ended).
+// receiving agent_abort (abort_seen) and agent_end (abort_ended). The
+// first of its rounds is reported apart (measure.AbortRounds).
 func abort(p *measure.Params, out *measure.Output) {
 	rt := newRuntime(newModels(map[string][]turn{
 		"none":     {{Text: strings.Repeat("a", 100_000), ChunkSize: 1, ChunkDelayMS: 5}},
@@ -81,7 +82,7 @@ func abort(p *measure.Params, out *measure.Output) {
 		tools = []string{"sleep_stubborn"}
 	}
 	cas := fmt.Sprintf("sessions=%d tool=%s", p.Sessions, p.Tool)
-	for range p.Rounds {
+	for round := range measure.AbortRounds(p) {
 		n := p.Sessions
 		base := time.Now()
 		sent := make([]atomic.Int64, n) // ns after base
@@ -139,8 +140,8 @@ func abort(p *measure.Params, out *measure.Output) {
 		for _, s := range sessions {
 			s.Close()
 		}
-		out.Samples("abort", cas, "abort_seen", "us", measure.Micros(seen))
-		out.Samples("abort", cas, "abort_ended", "us", measure.Micros(ended))
+		out.Samples("abort", cas, measure.AbortMetric("abort_seen", round), "us", measure.Micros(seen))
+		out.Samples("abort", cas, measure.AbortMetric("abort_ended", round), "us", measure.Micros(ended))
 	}
 }
 

@@ -89,13 +89,14 @@ func (d *data) abortTable(tool string) string {
 			return key{}
 		}
 		tack := sorted(d.samples[k("abort_seen", "tack")])
+		var tackFirsts []float64
 		for _, rt := range runtimes {
 			seen, ended := sorted(d.samples[k("abort_seen", rt.id)]), sorted(d.samples[k("abort_ended", rt.id)])
 			if len(seen) == 0 && rt.optional {
 				continue
 			}
 			if len(seen) == 0 {
-				rows = append(rows, []string{n, rt.name, d.missing("abort", rt.id), "", "", "", "", "", "", ""})
+				rows = append(rows, []string{n, rt.name, d.missing("abort", rt.id), "", "", "", "", "", "", "", "", ""})
 				continue
 			}
 			// The p99 of each round shows a round that a stall of the
@@ -106,17 +107,26 @@ func (d *data) abortTable(tool string) string {
 					p99s = append(p99s, percentile(sorted(r), 99)*1e3)
 				}
 			}
-			r50, r99 := "–", "–"
+			// A process's first burst, reported apart: the p99 of
+			// each process's first round.
+			var firsts []float64
+			for _, r := range d.rounds[k("first_abort_seen", rt.id)] {
+				firsts = append(firsts, percentile(sorted(r), 99)*1e3)
+			}
+			r50, r99, rFirst := "–", "–", "–"
 			if rt.id != "tack" {
 				r50, r99 = ratio(percentile(tack, 50), percentile(seen, 50)), ratio(percentile(tack, 99), percentile(seen, 99))
+				rFirst = ratio(median(tackFirsts), median(firsts))
+			} else {
+				tackFirsts = firsts
 			}
 			us := func(p float64) string { return dur(percentile(seen, p) * 1e3) }
 			rows = append(rows, []string{n, rt.name, us(50), us(99), dur(seen[len(seen)-1] * 1e3),
 				medianSpread(p99s, dur), strconv.Itoa(len(seen)),
-				dur(percentile(ended, 99) * 1e3), r50, r99})
+				dur(percentile(ended, 99) * 1e3), r50, r99, medianSpread(firsts, dur), rFirst})
 		}
 	}
-	return table([]string{"sessions", "runtime", "seen p50", "seen p99", "seen max", "p99 of each round: median (min – max, rounds)", "samples", "run ended p99", "Tack/peer p50", "Tack/peer p99"}, rows)
+	return table([]string{"sessions", "runtime", "seen p50", "seen p99", "seen max", "p99 of each round: median (min – max, rounds)", "samples", "run ended p99", "Tack/peer p50", "Tack/peer p99", "first round's p99: median (min – max, processes)", "Tack/peer first round"}, rows)
 }
 
 // steerTable: time from steer to the next model request holding it.

@@ -92,3 +92,33 @@ func TestIdleTable(t *testing.T) {
 		t.Errorf("table\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestAbortTable checks that each runtime's first round is shown apart
+// from the rounds pooled: the p99 of each process's first round, and
+// Tack's median over a peer's.
+func TestAbortTable(t *testing.T) {
+	rec := func(rt, metric string, s ...float64) measure.Record {
+		return measure.Record{Runtime: rt, Scenario: "abort", Case: "sessions=10 tool=none", Cores: 2, Metric: metric, Unit: "us", Samples: s}
+	}
+	recs := []measure.Record{
+		// Two Tack processes, a first round and a pooled one each.
+		rec("tack", "first_abort_seen", 100, 4000), rec("tack", "first_abort_ended", 200, 4100),
+		rec("tack", "abort_seen", 10, 20), rec("tack", "abort_ended", 30, 40),
+		rec("tack", "first_abort_seen", 100, 2000), rec("tack", "first_abort_ended", 200, 2100),
+		rec("tack", "abort_seen", 30, 40), rec("tack", "abort_ended", 50, 60),
+		// One Eino process.
+		rec("eino", "first_abort_seen", 1000, 1500), rec("eino", "first_abort_ended", 1100, 1600),
+		rec("eino", "abort_seen", 100, 200), rec("eino", "abort_ended", 300, 400),
+		// A stubborn tool's table is another.
+		{Runtime: "tack", Scenario: "abort", Case: "sessions=10 tool=stubborn", Cores: 2, Metric: "abort_seen", Unit: "us", Samples: []float64{1}},
+	}
+	d := newData(recs)
+	want := "| sessions | runtime | seen p50 | seen p99 | seen max | p99 of each round: median (min – max, rounds) | samples | run ended p99 | Tack/peer p50 | Tack/peer p99 | first round's p99: median (min – max, processes) | Tack/peer first round |\n" +
+		"|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n" +
+		"| 10 | Tack | 20 µs | 40 µs | 40 µs | – | 4 | 60 µs | – | – | 3.00 ms (2.00 ms – 4.00 ms, n=2) | – |\n" +
+		"| 10 | Eino | 100 µs | 200 µs | 200 µs | – | 2 | 400 µs | 0.20 | 0.20 | 1.50 ms (1.50 ms – 1.50 ms, n=1) | 2.00 |\n" +
+		"| 10 | pi-agent-core | " + d.missing("abort", "pi") + " |  |  |  |  |  |  |  |  |  |\n"
+	if got := d.abortTable("none"); got != want {
+		t.Errorf("table\n%s\nwant\n%s", got, want)
+	}
+}

@@ -88,7 +88,7 @@ func Flags(fs *flag.FlagSet) *Params {
 	fs.IntVar(&p.Warmup, "warmup", 20, "turns, http-turns: untimed runs first; turns-1000: untimed turns per session first")
 	fs.StringVar(&p.BaseURL, "base-url", "", "http-turns: the base URL of the OpenAI-compatible server (bench/cmd/openaisrv), such as http://127.0.0.1:8080/v1")
 	fs.IntVar(&p.Sessions, "sessions", 100, "abort: sessions aborted at once; turns-1000: sessions running turns at once; serve-sse: sessions streaming to the event streams")
-	fs.IntVar(&p.Rounds, "rounds", 3, "abort: rounds; serve-sse: rounds of each phase")
+	fs.IntVar(&p.Rounds, "rounds", 3, "abort: rounds pooled, after a first one reported apart (first_abort_seen); serve-sse: rounds of each phase")
 	fs.IntVar(&p.Turns, "turns", 10, "turns-1000: timed turns each session runs back to back")
 	fs.StringVar(&p.Serve, "serve", "", "serve-sse: the tack binary to start as `tack serve`")
 	fs.IntVar(&p.AbortSessions, "abort-sessions", 1000, "serve-sse: sessions aborted at once, each with an event stream")
@@ -144,6 +144,24 @@ func (o *Output) Meta(version string) {
 // Value prints a scalar measurement.
 func (o *Output) Value(scenario, cas, metric, unit string, v float64) {
 	o.write(Record{Runtime: o.runtime, Scenario: scenario, Case: cas, Cores: o.cores, Metric: metric, Unit: unit, Value: &v})
+}
+
+// AbortRounds is how many rounds the abort scenario plays: one more than
+// p.Rounds, since a process's first burst of aborts is reported apart
+// (AbortMetric). It also pays for the process's own warm-up — the heap
+// growing into memory not yet touched, the stacks of new goroutines, a
+// collection, a JIT's first compilations — which a later burst finds
+// done (docs/benchmarks.md, issue 30's finding 7).
+func AbortRounds(p *Params) int { return p.Rounds + 1 }
+
+// AbortMetric is the name of an abort latency metric (abort_seen,
+// abort_ended) for round, counted from 0: first_abort_seen and
+// first_abort_ended for the first round.
+func AbortMetric(metric string, round int) string {
+	if round == 0 {
+		return "first_" + metric
+	}
+	return metric
 }
 
 // Samples prints a distribution.
