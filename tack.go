@@ -147,6 +147,7 @@ func NewFromConfig(c Config) (*Runtime, error) {
 // The store stays open: its owner closes it.
 func (rt *Runtime) Close() {
 	rt.registry.Shutdown()
+	rt.replies.Close()
 	if rt.ownSystem {
 		rt.system.Shutdown()
 	}

@@ -35,6 +35,7 @@ type Pool struct {
 	system *actor.ActorSystem
 	mu     sync.Mutex
 	free   []*slot
+	closed bool
 }
 
 // New returns a Pool whose slots are processes of system.
@@ -86,10 +87,23 @@ func (p *Pool) get() *slot {
 	return s
 }
 
+// Close takes the idle slots out of the process table, and each slot
+// still lent once its request ends: an actor system that outlives the
+// Pool (one its owner passed in) keeps none of them.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	free := p.free
+	p.free, p.closed = nil, true
+	p.mu.Unlock()
+	for _, s := range free {
+		p.retire(s)
+	}
+}
+
 // put gives s back once its request had its answer.
 func (p *Pool) put(s *slot) {
 	p.mu.Lock()
-	if s.stale || len(p.free) == keep {
+	if s.stale || p.closed || len(p.free) == keep {
 		p.mu.Unlock()
 		p.retire(s)
 		return

@@ -188,3 +188,26 @@ func TestKeep(t *testing.T) {
 		t.Errorf("request from a kept slot: %v, %v", got, err)
 	}
 }
+
+// Close leaves no slot in the process table: not the idle ones, nor one
+// lent at the time, once its request ends.
+func TestClose(t *testing.T) {
+	system, pid, _ := newSystem(t)
+	p := New(system)
+	idle := p.get()
+	p.put(idle)
+	lent := p.get()
+	p.Close()
+	p.put(lent)
+	for _, s := range []*slot{idle, lent} {
+		if registered(system, s.pid.Id) {
+			t.Errorf("slot %s is in the process table after Close", s.pid.Id)
+		}
+	}
+	if got, err := ask(p, system, pid, "w", time.Second); err != nil || got != "ww" {
+		t.Errorf("request after Close: %v, %v", got, err)
+	}
+	if len(p.free) != 0 {
+		t.Errorf("%d idle slots kept after Close", len(p.free))
+	}
+}
