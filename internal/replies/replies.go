@@ -5,8 +5,7 @@
 // registers it in the actor system's process table, starts a timer and
 // makes a condition variable, then takes it all down once the answer
 // came. That was about a third of the CPU of a command to a session that
-// answers at once (BenchmarkRequest in the tack package), and in a burst
-// of a thousand aborts the callers contended for the process table.
+// answers at once (BenchmarkRequest in the tack package).
 //
 // A Pool keeps slots instead: a slot is registered once and reused. Each
 // request gets a PID of the slot's own with a new RequestId, the field
