@@ -12,7 +12,7 @@ var layers = []struct {
 	layer    int
 	prefixes []string
 }{
-	{0, []string{"events", "internal/strictjson", "internal/otelenv", "internal/workers", "internal/replies", "internal/eventually", "internal/hosting", "web"}}, // web: the UI's files, importing nothing; internal/hosting: what the runtime lends server/remote
+	{0, []string{"events", "internal/strictjson", "internal/otelenv", "internal/workers", "internal/replies", "internal/delayline", "internal/eventually", "internal/hosting", "web"}}, // web: the UI's files, importing nothing; internal/hosting: what the runtime lends server/remote
 	{1, []string{"fsm", "llm", "tools", "store", "policy"}},
 	// config: the file's providers, MCP servers and agents; spec: what a
 	// session is made from; store/storetest: the stores' conformance

@@ -6,6 +6,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tack-run/tack/internal/delayline"
+
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
@@ -102,6 +104,30 @@ type Env struct {
 	Runs RunLimiter
 
 	specs sync.Map // *tools.Set → []llm.ToolSpec
+	lines lines
+}
+
+// lines are the delay lines of the sessions' passivation and idle-trim
+// timers, made on first use: two timers for the whole runtime, not two
+// per session (package delayline says why).
+type lines struct {
+	once            sync.Once
+	passivate, trim *delayline.Line
+}
+
+// line returns the delay line of the passivation timers (passivate) or
+// of the idle-trim ones.
+func (e *Env) line(passivate bool) *delayline.Line {
+	e.lines.once.Do(func() {
+		e.lines.trim = delayline.New(e.idleTrim())
+		if e.PassivateAfter > 0 {
+			e.lines.passivate = delayline.New(e.PassivateAfter)
+		}
+	})
+	if passivate {
+		return e.lines.passivate
+	}
+	return e.lines.trim
 }
 
 func (e *Env) logger() *zap.Logger {

@@ -1,8 +1,6 @@
 package actors
 
 import (
-	"time"
-
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/fsm"
@@ -58,15 +56,14 @@ func counts(msg any) bool {
 // passivateLater sets the passivation timer: when it fires, the session
 // stops if nothing happened since.
 func (s *session) passivateLater() {
-	d := s.home.env.PassivateAfter
-	if d <= 0 || s.home.env.Store == nil || s.home.place == nil {
+	if s.home.env.PassivateAfter <= 0 || s.home.env.Store == nil || s.home.place == nil {
 		return
 	}
-	if s.load.passivation != nil {
-		s.load.passivation.Stop()
+	if s.load.passivation == nil {
+		home := s.home
+		s.load.passivation = s.home.env.line(true).Entry(func(mark uint64) { home.post(&PassivateDue{Mark: mark}) })
 	}
-	mark, home := s.load.activity, s.home
-	s.load.passivation = time.AfterFunc(d, func() { home.post(&PassivateDue{Mark: mark}) })
+	s.load.passivation.Start(s.load.activity)
 }
 
 // passivateDue asks the registry to passivate the session if it stayed

@@ -3,7 +3,6 @@ package actors
 import (
 	"context"
 	"strconv"
-	"time"
 
 	"github.com/tack-run/tack/actors/history"
 	"github.com/tack-run/tack/events"
@@ -268,11 +267,11 @@ func (s *session) finishRun(e fsm.Event, reason events.EndReason) {
 // do nothing), and shutdown stops it: a pending timer holds the session's
 // PID, and through it a stopped session's memory.
 func (s *session) trimLater() {
-	runs, home := s.notes.ids.Runs, s.home
-	if s.load.trim != nil {
-		s.load.trim.Stop()
+	if s.load.trim == nil {
+		home := s.home
+		s.load.trim = s.home.env.line(false).Entry(func(runs uint64) { home.post(&idleTrim{runs: runs}) })
 	}
-	s.load.trim = time.AfterFunc(s.home.env.idleTrim(), func() { home.post(&idleTrim{runs: runs}) })
+	s.load.trim.Start(s.notes.ids.Runs)
 }
 
 // trim shrinks the buffer if no run started since the timer was set.

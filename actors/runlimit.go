@@ -3,11 +3,11 @@ package actors
 import (
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/internal/delayline"
 )
 
 // RunLimiter bounds how many runs each user has in progress at once (a
@@ -42,8 +42,8 @@ type load struct {
 	admitted, counted bool
 	abandoned         atomic.Int32
 	activity          uint64
-	passivation       *time.Timer
-	trim              *time.Timer
+	passivation       *delayline.Entry
+	trim              *delayline.Entry
 }
 
 // limitedUser is the user whose runs the session counts, "" when none
