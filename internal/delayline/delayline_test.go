@@ -1,6 +1,7 @@
 package delayline
 
 import (
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"testing"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/tack-run/tack/internal/workers"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -204,4 +207,44 @@ func TestConcurrent(t *testing.T) {
 	if len(ran) != len(want) {
 		t.Fatalf("%d entries ran, want %d", len(ran), len(want))
 	}
+}
+
+// TestDueStormReusesWorkers lets thousands of entries fall due at once,
+// each handing work to a pool of workers, as a session's posts schedule
+// its mailbox on one: the line yields after each, so the work runs on a
+// few reused workers, not on a new goroutine per entry.
+func TestDueStormReusesWorkers(t *testing.T) {
+	const n = 5000
+	p := workers.New(workers.Idle)
+	l := New(50 * time.Millisecond)
+	var done sync.WaitGroup
+	done.Add(n)
+	for range n {
+		l.Entry(func(uint64) {
+			p.Go(func() {
+				spin(20 * time.Microsecond)
+				done.Done()
+			})
+		}).Start(0)
+	}
+	before := created()
+	done.Wait()
+	if c := created() - before; c > n/10 {
+		t.Fatalf("%d goroutines started for %d entries due at once", c, n)
+	} else {
+		t.Logf("%d goroutines started for %d entries due at once", c, n)
+	}
+}
+
+// spin keeps its goroutine busy for d.
+func spin(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
+// created is how many goroutines the process has started.
+func created() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
