@@ -47,7 +47,7 @@ func (s *session) shutdown() {
 		s.load.trim.Stop()
 	}
 	if s.run != nil {
-		s.run.cancelAll()
+		s.cancelRun(s.run)
 	}
 	// A reply still waiting for its write would never go: its caller
 	// hears not_alive now instead of waiting out its timeout.

@@ -204,7 +204,7 @@ func refused(r *eventsv1.Reply, refusal *eventsv1.ErrorInfo) *eventsv1.Reply {
 // told is left with state_changed.
 func (s *session) rollback(dropped []journal.Item) {
 	if r := s.run; r != nil {
-		r.cancelAll()
+		s.cancelRun(r)
 		heard := s.machine.Current()
 		if i := slices.IndexFunc(dropped, func(it journal.Item) bool { return it.Event.GetStateChanged() != nil }); i >= 0 {
 			heard = fsm.State(dropped[i].Event.GetStateChanged().From)

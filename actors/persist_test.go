@@ -45,6 +45,13 @@ func (g *gatedStore) Apply(ctx context.Context, id string, b *store.Batch) error
 // storedHarness starts session s1 backed by st (created in it first).
 func storedHarness(t *testing.T, st store.Store, spec Spec) *harness {
 	t.Helper()
+	return storedHarnessWith(t, st, spec, Settings{})
+}
+
+// storedHarnessWith is storedHarness with settings (its Store and Node
+// are set here).
+func storedHarnessWith(t *testing.T, st store.Store, spec Spec, settings Settings) *harness {
+	t.Helper()
 	if err := st.Create(context.Background(), "s1", store.Config{Model: spec.Model.Name}); err != nil && !errors.Is(err, store.ErrExists) {
 		t.Fatal(err)
 	}
@@ -53,7 +60,8 @@ func storedHarness(t *testing.T, st store.Store, spec Spec) *harness {
 	}
 	sys := newSystem(t)
 	spec.ID = "s1"
-	reg := newPlace(sys, &Env{Settings: Settings{Store: st, Node: "n1"}}, nil)
+	settings.Store, settings.Node = st, "n1"
+	reg := newPlace(sys, &Env{Settings: settings}, nil)
 	t.Cleanup(reg.Shutdown)
 	return spawnSpec(t, sys, reg, spec)
 }

@@ -54,14 +54,14 @@ func newRun(n uint64, id string) *run {
 	return &run{n: n, id: id, ctx: ctx, cancel: cancel}
 }
 
-// cancelAll stops the stream, every tool of the run, immune ones too, and
+// cancelRun stops the stream of r, every tool of r, immune ones too, and
 // every wait for an approval.
-func (r *run) cancelAll() {
+func (s *session) cancelRun(r *run) {
 	r.cancel()
 	if r.batch != nil {
 		for _, c := range r.batch.calls {
 			if c.cancel != nil {
-				c.cancel()
+				s.cancelTool(c)
 			}
 			if c.hold != nil && c.hold.timer != nil {
 				c.hold.timer.Stop()

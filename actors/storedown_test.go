@@ -119,6 +119,30 @@ func TestStoreOutage(t *testing.T) {
 	}
 }
 
+// TestStoreOutageAbandonsAStubbornTool: the store goes down while a tool
+// that ignores cancellation runs. The session falls back to what is
+// stored and cancels the tool; once the grace has passed get_state counts
+// it as abandoned, and no longer once it returns.
+func TestStoreOutageAbandonsAStubbornTool(t *testing.T) {
+	mem := memory.New()
+	st := &outageStore{Store: mem}
+	h := storedHarnessWith(t, st, Spec{Model: scriptModel(t, "", `{"turns":[
+		{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":2500}}]},
+		{"text":"done"}]}`), Tools: demoSet(t)}, Settings{ToolGrace: 20 * time.Millisecond})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("tool_execution_start", 1)
+	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 2 })
+	st.down.Store(true)
+	// The queued prompt's write fails now, and for good after its retries
+	// (about a second), while the tool still runs.
+	h.fails(&eventsv1.Prompt{Text: "queued while the store fails"}, "store_failed")
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.Reason != "error" {
+		t.Fatalf("agent_end %v", end)
+	}
+	h.pollState("abandoned_tools 1", func(s *eventsv1.SessionState) bool { return s.AbandonedTools == 1 })
+	h.pollState("abandoned_tools 0", func(s *eventsv1.SessionState) bool { return s.AbandonedTools == 0 })
+}
+
 // TestAbortNotHeldByAWrite: while a write hangs, agent_abort still reaches
 // subscribers within the bound; the rest of the run is told once the
 // write lands.

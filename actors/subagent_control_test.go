@@ -67,6 +67,9 @@ func TestSubagentAbortThroughStubbornTool(t *testing.T) {
 	if got := findType(c.rec.Events(), "agent_end").GetAgentEnd().Reason; got != string(events.EndAborted) {
 		t.Errorf("child agent_end reason %s", got)
 	}
+	// Counted first: polling for 0 alone could end the test before the
+	// grace, with the tool still running when goleak looks.
+	c.pollState("the stubborn tool abandoned", func(st *eventsv1.SessionState) bool { return st.AbandonedTools == 1 })
 	c.pollState("the stubborn tool returned", func(st *eventsv1.SessionState) bool { return st.AbandonedTools == 0 })
 	h.pollState("the child's usage", func(st *eventsv1.SessionState) bool { return st.SubagentUsage != nil })
 	checkLog(t, h.rec.Events())

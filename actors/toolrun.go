@@ -26,21 +26,38 @@ type batch struct {
 
 // call is one tool call of a batch.
 type call struct {
-	index   int
-	tc      *llm.ToolCall
-	tool    tools.Tool // nil when the call was settled before it could run
-	args    []byte     // what the tool runs with, after plugins' replacements
-	immune  bool
-	cancel  context.CancelFunc
-	started time.Time
-	attempt int
-	hold    *hold         // set while a person's answer is awaited
-	sub     *subagentCall // set for a call of the subagent tool
-	result  *tools.Result // nil until settled
+	index  int
+	tc     *llm.ToolCall
+	tool   tools.Tool // nil when the call was settled before it could run
+	args   []byte     // what the tool runs with, after plugins' replacements
+	immune bool
+	cancel context.CancelFunc
+	// launched is set at each launch of the call's tool, for the
+	// abandonment count (abandonLater).
+	launched *launched
+	started  time.Time
+	attempt  int
+	hold     *hold         // set while a person's answer is awaited
+	sub      *subagentCall // set for a call of the subagent tool
+	result   *tools.Result // nil until settled
 	// committed marks a result already in the history: a paused batch
 	// commits what is settled, so the store keeps it across a restart.
 	committed bool
 }
+
+// launched is one launch of a call's tool. Its goroutine sets returned
+// when the tool returns; a cancelled tool that has not returned a grace
+// later is counted as abandoned (the session's count) until it does.
+type launched struct {
+	state   atomic.Int32 // toolRunning, toolReturned or toolCounted
+	watched bool         // abandonLater set its timer (the session's goroutine only)
+}
+
+const (
+	toolRunning int32 = iota
+	toolReturned
+	toolCounted
+)
 
 // running reports whether the call waits for its tool.
 func (c *call) running() bool { return c.result == nil && c.hold == nil }
@@ -167,32 +184,51 @@ func (s *session) launch(c *call) {
 			result: tools.Result{Content: notAttached(c.tc.Name), IsError: true}})
 		return
 	}
-	home, tool, args, tg, i, now, grace, abandoned := s.home, c.tool, c.args, s.run.tag(), c.index, s.home.env.now, s.home.env.grace(), &s.load.abandoned
-	workers.Go(func() { runTool(ctx, home, tool, args, tg, i, now, grace, abandoned) })
+	c.launched = &launched{}
+	home, tool, args, tg, i, now, l, abandoned := s.home, c.tool, c.args, s.run.tag(), c.index, s.home.env.now, c.launched, &s.load.abandoned
+	workers.Go(func() { runTool(ctx, home, tool, args, tg, i, now, l, abandoned) })
 }
 
 // runTool runs one call on a goroutine of its own (a worker's) and
-// reports back. A tool that ignores cancellation for longer than grace is
-// counted as abandoned until it returns; its late result is dropped by the
+// reports back. A tool the session counted as abandoned (abandonLater)
+// leaves the count when it returns; its late result is dropped by the
 // session.
-func runTool(ctx context.Context, home home, t tools.Tool, args []byte, tg tag, i int, now func() time.Time, grace time.Duration, abandoned *atomic.Int32) {
-	const running, finished, counted = 0, 1, 2
-	var st atomic.Int32
-	stop := context.AfterFunc(ctx, func() {
-		time.AfterFunc(grace, func() {
-			if st.CompareAndSwap(running, counted) {
-				abandoned.Add(1)
-			}
-		})
-	})
-	defer stop()
+func runTool(ctx context.Context, home home, t tools.Tool, args []byte, tg tag, i int, now func() time.Time, l *launched, abandoned *atomic.Int32) {
 	res := tools.Execute(ctx, t, args, func(p string) {
 		home.post(&toolUpdate{tag: tg, index: i, partial: p})
 	})
-	if st.Swap(finished) == counted {
+	if l.state.Swap(toolReturned) == toolCounted {
 		abandoned.Add(-1)
 	}
 	home.post(&toolDone{tag: tg, index: i, result: res, ended: now()})
+}
+
+// cancelTool cancels a call's tool, and counts it as abandoned if it
+// ignores that for longer than the grace.
+func (s *session) cancelTool(c *call) {
+	c.cancel()
+	s.abandonLater(c)
+}
+
+// abandonLater counts the call's tool, whose context was cancelled, as
+// abandoned if it still runs Env.ToolGrace from now, until it returns.
+// The session cancels every running tool through here (cancelTool,
+// cancelRun), so a tool pays for no watch of its context: finishRun's
+// cancel of the run's context finds none of its tools running, since a
+// run ends only once its batch has no tool left running (an immune tool
+// has a context of its own).
+func (s *session) abandonLater(c *call) {
+	l := c.launched
+	if l == nil || l.watched || l.state.Load() != toolRunning {
+		return
+	}
+	l.watched = true
+	abandoned := &s.load.abandoned
+	time.AfterFunc(s.home.env.grace(), func() {
+		if l.state.CompareAndSwap(toolRunning, toolCounted) {
+			abandoned.Add(1)
+		}
+	})
 }
 
 // toolUpdate relays partial output of a running call.
@@ -265,7 +301,7 @@ func (s *session) settle(c *call, r tools.Result, ended time.Time) {
 // interrupt settles a running call at once with result text, cancelling its
 // tool; whatever the tool does afterwards is ignored.
 func (s *session) interrupt(c *call, text string) {
-	c.cancel()
+	s.cancelTool(c)
 	s.run.batch.pending--
 	s.settle(c, tools.Result{Content: text, IsError: true}, s.home.env.now())
 }
