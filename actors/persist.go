@@ -198,36 +198,22 @@ func refused(r *eventsv1.Reply, refusal *eventsv1.ErrorInfo) *eventsv1.Reply {
 
 // rollback takes the session back to what the store holds, after dropped
 // was thrown away unsaid: the stored messages, queues and rules (ids and
-// usage keep counting). The run in progress is cancelled and goes idle;
-// if anything of it was told (its start, or an abort, which is never
-// held) it ends with agent_end reason error, and a busy state that was
-// told is left with state_changed.
+// usage keep counting). The run in progress is cancelled and goes idle.
+// The run subscribers last heard of ends with agent_end reason error if
+// its start was told but not its end, and a busy state that was told is
+// left with state_changed.
 func (s *session) rollback(dropped []journal.Item) {
-	if r := s.run; r != nil {
-		s.cancelRun(r)
-		heard := s.machine.Current()
-		if i := slices.IndexFunc(dropped, func(it journal.Item) bool { return it.Event.GetStateChanged() != nil }); i >= 0 {
-			heard = fsm.State(dropped[i].Event.GetStateChanged().From)
+	heard := s.machine.Current()
+	if i := slices.IndexFunc(dropped, func(it journal.Item) bool { return it.Event.GetStateChanged() != nil }); i >= 0 {
+		heard = fsm.State(dropped[i].Event.GetStateChanged().From)
+	}
+	if id, usage := s.endRolledBack(dropped); id != "" {
+		if heard != fsm.Idle {
+			s.emit(&eventsv1.StateChanged{From: string(heard), To: string(fsm.Idle)})
+			s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
 		}
-		if s.machine.Current() != fsm.Idle {
-			from, to, err := s.machine.Fire(fsm.Abort)
-			if err != nil {
-				panic(err) // a bug: every busy state can abort
-			}
-			s.home.env.observer().StateChanged(from, to)
-		}
-		s.run = nil
-		// The run ends with an error whether or not its start was told.
-		s.home.env.observer().RunEnded(events.EndError)
-		s.uncountRun()
-		if r.aborted || told(dropped, r.id) {
-			if heard != fsm.Idle {
-				s.emit(&eventsv1.StateChanged{From: string(heard), To: string(fsm.Idle)})
-				s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
-			}
-			s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: string(events.EndError), Usage: r.usage.proto()})
-			s.trimLater()
-		}
+		s.emit(&eventsv1.AgentEnd{RunId: id, Reason: string(events.EndError), Usage: usage})
+		s.trimLater()
 	}
 	s.hist.Revert()
 	s.restoreTitle()
@@ -244,6 +230,39 @@ func (s *session) rollback(dropped []journal.Item) {
 	// answered, so the history stays valid for the provider; the answers
 	// are stored with the next write, and no event tells them.
 	s.hist.CloseCalls(interruptedByStore)
+}
+
+// endRolledBack cancels the run in progress, if any, and returns the run
+// whose end subscribers are still owed, with its usage: the run in
+// progress if its start was told (or an abort, which is never held), or
+// else a run that ended while its last writes were in flight, its end
+// dropped with them and its start told. It returns "" when there is none.
+// (dropped is what followed the last write that landed, so only the
+// newest run told of can be owed its end.)
+func (s *session) endRolledBack(dropped []journal.Item) (string, *eventsv1.Usage) {
+	if r := s.run; r != nil {
+		s.cancelRun(r)
+		if s.machine.Current() != fsm.Idle {
+			from, to, err := s.machine.Fire(fsm.Abort)
+			if err != nil {
+				panic(err) // a bug: every busy state can abort
+			}
+			s.home.env.observer().StateChanged(from, to)
+		}
+		s.run = nil
+		// The run ends with an error whether or not its start was told.
+		s.home.env.observer().RunEnded(events.EndError)
+		s.uncountRun()
+		if r.aborted || told(dropped, r.id) {
+			return r.id, r.usage.proto()
+		}
+	}
+	for _, it := range dropped {
+		if end := it.Event.GetAgentEnd(); end != nil && told(dropped, end.RunId) {
+			return end.RunId, end.GetUsage()
+		}
+	}
+	return "", nil
 }
 
 // told reports whether the start of run id reached subscribers, that is,

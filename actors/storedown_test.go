@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
@@ -117,6 +118,39 @@ func TestStoreOutage(t *testing.T) {
 	if got := contents(snap.Messages); !slices.Equal(got, want) || snap.State != "idle" || len(snap.Volatile.PromptQueue) != 0 {
 		t.Fatalf("stored %q (state %s, queue %q), want %q", got, snap.State, snap.Volatile.PromptQueue, want)
 	}
+}
+
+// TestStoreOutageEndsARunThatEndedUnsaid: the store goes down while a
+// tool runs, and the run ends in memory while the session still tries its
+// writes again. The writes fail for good and the run's end is dropped
+// with them, but its start was told: subscribers are told that it ended
+// with an error and that the session is idle, exactly once.
+func TestStoreOutageEndsARunThatEndedUnsaid(t *testing.T) {
+	mem := memory.New()
+	st := &outageStore{Store: mem}
+	h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[
+		{"tool_calls":[{"name":"sleep","args":{"ms":200}}]},
+		{"text":"done"}]}`), Tools: demoSet(t)})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("tool_execution_start", 1)
+	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 2 })
+	mark := h.rec.Len()
+	st.down.Store(true)
+	end := h.waitFor("agent_end", 1).GetAgentEnd()
+	if end.RunId != "r-1" || end.Reason != "error" || end.GetUsage().GetOutputTokens() == 0 {
+		t.Fatalf("agent_end %v, want r-1 ended with error and its usage", end)
+	}
+	var got []string
+	for _, ev := range h.since(mark) {
+		got = append(got, events.Type(ev))
+	}
+	if want := []string{"error", "state_changed", "agent_status", "agent_end"}; !slices.Equal(got, want) {
+		t.Fatalf("after the outage the session told %q, want %q", got, want)
+	}
+	if sc := findType(h.since(mark), "state_changed").GetStateChanged(); sc.From != "executing_tools" || sc.To != "idle" {
+		t.Fatalf("state_changed %v, want from the state last told", sc)
+	}
+	checkLog(t, h.rec.Events())
 }
 
 // TestStoreOutageAbandonsAStubbornTool: the store goes down while a tool
