@@ -37,6 +37,17 @@ func (r *record) fn(entry int) func(uint64) {
 	}
 }
 
+// expect fails t unless the entries ran as want says, in that order.
+func (r *record) expect(t *testing.T, want ...run) {
+	t.Helper()
+	if got := r.got(); !slices.Equal(got, want) {
+		t.Fatalf("runs %v, want %v", got, want)
+	}
+}
+
+// start returns a record whose clock starts now and a Line of a second.
+func start() (*record, *Line) { return &record{t0: time.Now()}, New(time.Second) }
+
 // armed reads l.armed under its lock.
 func armed(l *Line) bool {
 	l.mu.Lock()
@@ -55,8 +66,7 @@ func (r *record) got() []run {
 // started, with its argument.
 func TestRunsInOrderAfterTheDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := &record{t0: time.Now()}
-		l := New(time.Second)
+		r, l := start()
 		a, b, c := l.Entry(r.fn(0)), l.Entry(r.fn(1)), l.Entry(r.fn(2))
 		a.Start(10)
 		time.Sleep(300 * time.Millisecond)
@@ -64,10 +74,7 @@ func TestRunsInOrderAfterTheDelay(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		c.Start(12)
 		time.Sleep(5 * time.Second)
-		want := []run{{0, 10, time.Second}, {1, 11, 1300 * time.Millisecond}, {2, 12, 1600 * time.Millisecond}}
-		if got := r.got(); !slices.Equal(got, want) {
-			t.Fatalf("runs %v, want %v", got, want)
-		}
+		r.expect(t, run{0, 10, time.Second}, run{1, 11, 1300 * time.Millisecond}, run{2, 12, 1600 * time.Millisecond})
 		if armed(l) {
 			t.Fatal("an empty line is still armed")
 		}
@@ -79,8 +86,7 @@ func TestRunsInOrderAfterTheDelay(t *testing.T) {
 // started between its two starts.
 func TestRestartMovesToTheTail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := &record{t0: time.Now()}
-		l := New(time.Second)
+		r, l := start()
 		a, b := l.Entry(r.fn(0)), l.Entry(r.fn(1))
 		a.Start(1)
 		time.Sleep(100 * time.Millisecond)
@@ -88,10 +94,7 @@ func TestRestartMovesToTheTail(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		a.Start(3)
 		time.Sleep(5 * time.Second)
-		want := []run{{1, 2, 1100 * time.Millisecond}, {0, 3, 1200 * time.Millisecond}}
-		if got := r.got(); !slices.Equal(got, want) {
-			t.Fatalf("runs %v, want %v", got, want)
-		}
+		r.expect(t, run{1, 2, 1100 * time.Millisecond}, run{0, 3, 1200 * time.Millisecond})
 	})
 }
 
@@ -100,8 +103,7 @@ func TestRestartMovesToTheTail(t *testing.T) {
 // line whose last entry is stopped disarms its timer.
 func TestStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := &record{t0: time.Now()}
-		l := New(time.Second)
+		r, l := start()
 		a, b, c := l.Entry(r.fn(0)), l.Entry(r.fn(1)), l.Entry(r.fn(2))
 		a.Start(0)
 		b.Start(0)
@@ -113,9 +115,7 @@ func TestStop(t *testing.T) {
 			t.Fatal("a second Stop reported true")
 		}
 		time.Sleep(5 * time.Second)
-		if got, want := r.got(), []run{{1, 0, time.Second}}; !slices.Equal(got, want) {
-			t.Fatalf("runs %v, want %v", got, want)
-		}
+		r.expect(t, run{1, 0, time.Second})
 		if b.Stop() {
 			t.Fatal("Stop of an entry that ran reported true")
 		}
@@ -131,8 +131,7 @@ func TestStop(t *testing.T) {
 // its own included, from the line's goroutine.
 func TestFunctionRestartsItself(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := &record{t0: time.Now()}
-		l := New(time.Second)
+		r, l := start()
 		var e *Entry
 		e = l.Entry(func(n uint64) {
 			r.fn(0)(n)
@@ -142,10 +141,7 @@ func TestFunctionRestartsItself(t *testing.T) {
 		})
 		e.Start(1)
 		time.Sleep(10 * time.Second)
-		want := []run{{0, 1, time.Second}, {0, 2, 2 * time.Second}, {0, 3, 3 * time.Second}}
-		if got := r.got(); !slices.Equal(got, want) {
-			t.Fatalf("runs %v, want %v", got, want)
-		}
+		r.expect(t, run{0, 1, time.Second}, run{0, 2, 2 * time.Second}, run{0, 3, 3 * time.Second})
 	})
 }
 
