@@ -7,7 +7,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/internal/delayline"
-
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"

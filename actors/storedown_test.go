@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
+	"github.com/tack-run/tack/tools"
 )
 
 // outageStore fails every Apply while it is down, as a stopped database
@@ -128,14 +130,18 @@ func TestStoreOutage(t *testing.T) {
 func TestStoreOutageEndsARunThatEndedUnsaid(t *testing.T) {
 	mem := memory.New()
 	st := &outageStore{Store: mem}
+	g := newGate()
 	h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[
-		{"tool_calls":[{"name":"sleep","args":{"ms":200}}]},
-		{"text":"done"}]}`), Tools: demoSet(t)})
+		{"tool_calls":[{"name":"hold","args":{}}]},
+		{"text":"done"}]}`), Tools: demoSet(t, holdTool("hold", tools.Killable, g))})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("tool_execution_start", 1)
 	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 2 })
 	mark := h.rec.Len()
 	st.down.Store(true)
+	// The tool's result is the first write to fail; the run's last turn
+	// and its end follow at once, while that write is tried again.
+	g.open()
 	end := h.waitFor("agent_end", 1).GetAgentEnd()
 	if end.RunId != "r-1" || end.Reason != "error" || end.GetUsage().GetOutputTokens() == 0 {
 		t.Fatalf("agent_end %v, want r-1 ended with error and its usage", end)
@@ -160,20 +166,26 @@ func TestStoreOutageEndsARunThatEndedUnsaid(t *testing.T) {
 func TestStoreOutageAbandonsAStubbornTool(t *testing.T) {
 	mem := memory.New()
 	st := &outageStore{Store: mem}
+	g := newGate()
+	stubborn := tools.Define(tools.Spec{Name: "stubborn", Description: "Wait for the test, whatever happens.", Kind: tools.Killable},
+		func(context.Context, json.RawMessage, func(string)) (string, error) {
+			<-g
+			return "stubborn done", nil
+		})
 	h := storedHarnessWith(t, st, Spec{Model: scriptModel(t, "", `{"turns":[
-		{"tool_calls":[{"name":"sleep_stubborn","args":{"ms":2500}}]},
-		{"text":"done"}]}`), Tools: demoSet(t)}, Settings{ToolGrace: 20 * time.Millisecond})
+		{"tool_calls":[{"name":"stubborn","args":{}}]},
+		{"text":"done"}]}`), Tools: demoSet(t, stubborn)}, Settings{ToolGrace: 20 * time.Millisecond})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("tool_execution_start", 1)
 	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 2 })
 	st.down.Store(true)
-	// The queued prompt's write fails now, and for good after its retries
-	// (about a second), while the tool still runs.
+	// The queued prompt's write fails, and for good after its retries.
 	h.fails(&eventsv1.Prompt{Text: "queued while the store fails"}, "store_failed")
 	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.Reason != "error" {
 		t.Fatalf("agent_end %v", end)
 	}
 	h.pollState("abandoned_tools 1", func(s *eventsv1.SessionState) bool { return s.AbandonedTools == 1 })
+	g.open()
 	h.pollState("abandoned_tools 0", func(s *eventsv1.SessionState) bool { return s.AbandonedTools == 0 })
 }
 
