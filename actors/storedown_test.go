@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 	"github.com/tack-run/tack/tools"
@@ -126,37 +128,70 @@ func TestStoreOutage(t *testing.T) {
 // tool runs, and the run ends in memory while the session still tries its
 // writes again. The writes fail for good and the run's end is dropped
 // with them, but its start was told: subscribers are told that it ended
-// with an error and that the session is idle, exactly once.
+// with an error and that the session is idle, exactly once. With a
+// prompt queued meanwhile, whose write is the first to fail, the prompt
+// is answered store_failed and the run is told to end the same way.
 func TestStoreOutageEndsARunThatEndedUnsaid(t *testing.T) {
-	mem := memory.New()
-	st := &outageStore{Store: mem}
-	g := newGate()
-	h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[
-		{"tool_calls":[{"name":"hold","args":{}}]},
-		{"text":"done"}]}`), Tools: demoSet(t, holdTool("hold", tools.Killable, g))})
-	h.ok(&eventsv1.Prompt{Text: "go"})
-	h.waitFor("tool_execution_start", 1)
-	waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 2 })
-	mark := h.rec.Len()
-	st.down.Store(true)
-	// The tool's result is the first write to fail; the run's last turn
-	// and its end follow at once, while that write is tried again.
-	g.open()
-	end := h.waitFor("agent_end", 1).GetAgentEnd()
-	if end.RunId != "r-1" || end.Reason != "error" || end.GetUsage().GetOutputTokens() == 0 {
-		t.Fatalf("agent_end %v, want r-1 ended with error and its usage", end)
+	for _, queued := range []bool{false, true} {
+		t.Run(fmt.Sprintf("queued=%v", queued), func(t *testing.T) {
+			mem := memory.New()
+			st := &outageStore{Store: mem}
+			g := newGate()
+			h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[
+				{"tool_calls":[{"name":"hold","args":{}}]},
+				{"text":"done"},
+				{"text":"next done"}]}`), Tools: demoSet(t, holdTool("hold", tools.Killable, g))})
+			h.ok(&eventsv1.Prompt{Text: "go"})
+			h.waitFor("tool_execution_start", 1)
+			waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 2 })
+			mark := h.rec.Len()
+			tries := st.tries.Load()
+			st.down.Store(true)
+			reply := make(chan any, 1)
+			if queued {
+				go func() {
+					res, err := h.sys.Root.RequestFuture(h.pid, &eventsv1.Prompt{Text: "next"}, wait).Result()
+					if err != nil {
+						reply <- err
+						return
+					}
+					reply <- res
+				}()
+				// Queued behind the held tool: its write is the first to
+				// fail (get_state would wait for that write).
+				eventually.Within(t, wait, func() error {
+					if st.tries.Load() == tries {
+						return errors.New("no write tried for the queued prompt")
+					}
+					return nil
+				})
+			}
+			// The first write to fail holds the tool's result (or the
+			// queued prompt); the rest of the run follows at once, while
+			// that write is tried again.
+			g.open()
+			end := h.waitFor("agent_end", 1).GetAgentEnd()
+			if end.RunId != "r-1" || end.Reason != "error" || end.GetUsage().GetOutputTokens() == 0 {
+				t.Fatalf("agent_end %v, want r-1 ended with error and its usage", end)
+			}
+			if queued {
+				if r := <-reply; func() bool { rep, ok := r.(*eventsv1.Reply); return !ok || rep.GetError().GetCode() != "store_failed" }() {
+					t.Fatalf("the queued prompt was answered %v, want store_failed", r)
+				}
+			}
+			var got []string
+			for _, ev := range h.since(mark) {
+				got = append(got, events.Type(ev))
+			}
+			if want := []string{"error", "state_changed", "agent_status", "agent_end"}; !slices.Equal(got, want) {
+				t.Fatalf("after the outage the session told %q, want %q", got, want)
+			}
+			if sc := findType(h.since(mark), "state_changed").GetStateChanged(); sc.From != "executing_tools" || sc.To != "idle" {
+				t.Fatalf("state_changed %v, want from the state last told", sc)
+			}
+			checkLog(t, h.rec.Events())
+		})
 	}
-	var got []string
-	for _, ev := range h.since(mark) {
-		got = append(got, events.Type(ev))
-	}
-	if want := []string{"error", "state_changed", "agent_status", "agent_end"}; !slices.Equal(got, want) {
-		t.Fatalf("after the outage the session told %q, want %q", got, want)
-	}
-	if sc := findType(h.since(mark), "state_changed").GetStateChanged(); sc.From != "executing_tools" || sc.To != "idle" {
-		t.Fatalf("state_changed %v, want from the state last told", sc)
-	}
-	checkLog(t, h.rec.Events())
 }
 
 // TestStoreOutageAbandonsAStubbornTool: the store goes down while a tool
