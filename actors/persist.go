@@ -161,8 +161,12 @@ func (s *session) retryWrite() { s.p.j.Retry() }
 func (s *session) storeFailed(err error) {
 	dropped, held, first := s.p.j.Down(err)
 	refusal := s.refusal()
+	var reads []journal.Item
 	for _, it := range dropped {
-		if it.Reply != nil {
+		switch {
+		case it.Read != nil:
+			reads = append(reads, it)
+		case it.Reply != nil:
 			s.home.send(it.To, refused(it.Reply, refusal))
 		}
 	}
@@ -175,6 +179,12 @@ func (s *session) storeFailed(err error) {
 		s.emit(&eventsv1.Error{Code: refusal.Code, Message: fmt.Sprintf("storing the session failed: %v", err)})
 	}
 	s.rollback(dropped)
+	// A read changed nothing: it is answered from what the session went
+	// back to, after the events that tell of it.
+	for _, it := range reads {
+		it.Reply = s.readReply(it.Read)
+		s.p.j.Add(it)
+	}
 }
 
 // refusal is the error a command that would need a write gets while the
@@ -390,11 +400,16 @@ type Settle struct{}
 // everything it could show is stored and told, so a reader never sees
 // what a subscriber has not been told yet.
 func (s *session) deliver(ctx actor.Context, r *eventsv1.Reply) {
+	s.deliverItem(ctx, journal.Item{To: ctx.Sender(), Reply: r})
+}
+
+// deliverItem is deliver for an answer it has made into a journal item.
+func (s *session) deliverItem(ctx actor.Context, it journal.Item) {
 	if s.home.env.Store == nil {
-		ctx.Respond(r)
+		ctx.Respond(it.Reply)
 		return
 	}
-	s.p.j.Add(journal.Item{To: ctx.Sender(), Reply: r})
+	s.p.j.Add(it)
 }
 
 // publish queues an event for flush to tell (with no store, tells it at

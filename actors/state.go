@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/actors/journal"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -93,20 +94,31 @@ type notes struct {
 // read answers the commands that read the session: get_state, a
 // list_sessions entry, get_messages.
 func (s *session) read(ctx actor.Context) bool {
-	switch m := ctx.Message().(type) {
+	r := s.readReply(ctx.Message())
+	if r == nil {
+		return false
+	}
+	if ctx.Sender() != nil {
+		s.deliverItem(ctx, journal.Item{To: ctx.Sender(), Reply: r, Read: ctx.Message()})
+	}
+	return true
+}
+
+// readReply is the answer to msg if it is a command that reads the
+// session, else nil.
+func (s *session) readReply(msg any) *eventsv1.Reply {
+	switch m := msg.(type) {
 	case *eventsv1.GetState:
-		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}})
+		return &eventsv1.Reply{Data: &eventsv1.Reply_State{State: s.state()}}
 	case *GetSummary:
 		list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{s.summary()}}
-		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Sessions{Sessions: list}})
+		return &eventsv1.Reply{Data: &eventsv1.Reply_Sessions{Sessions: list}}
 	case *eventsv1.GetMessages:
 		msgs := slices.Clone(s.hist.Messages())
 		if m.All {
 			msgs = s.hist.All()
 		}
-		s.reply(ctx, &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}})
-	default:
-		return false
+		return &eventsv1.Reply{Data: &eventsv1.Reply_Messages{Messages: &eventsv1.MessageList{Messages: msgs}}}
 	}
-	return true
+	return nil
 }

@@ -130,7 +130,9 @@ func TestStoreOutage(t *testing.T) {
 // with them, but its start was told: subscribers are told that it ended
 // with an error and that the session is idle, exactly once. With a
 // prompt queued meanwhile, whose write is the first to fail, the prompt
-// is answered store_failed and the run is told to end the same way.
+// is answered store_failed and the run is told to end the same way, and
+// a get_state that waited for the write is answered from what the
+// session went back to.
 func TestStoreOutageEndsARunThatEndedUnsaid(t *testing.T) {
 	for _, queued := range []bool{false, true} {
 		t.Run(fmt.Sprintf("queued=%v", queued), func(t *testing.T) {
@@ -147,16 +149,21 @@ func TestStoreOutageEndsARunThatEndedUnsaid(t *testing.T) {
 			mark := h.rec.Len()
 			tries := st.tries.Load()
 			st.down.Store(true)
-			reply := make(chan any, 1)
-			if queued {
+			ask := func(cmd any) chan any {
+				reply := make(chan any, 1)
 				go func() {
-					res, err := h.sys.Root.RequestFuture(h.pid, &eventsv1.Prompt{Text: "next"}, wait).Result()
+					res, err := h.sys.Root.RequestFuture(h.pid, cmd, wait).Result()
 					if err != nil {
 						reply <- err
 						return
 					}
 					reply <- res
 				}()
+				return reply
+			}
+			var prompt, state chan any
+			if queued {
+				prompt = ask(&eventsv1.Prompt{Text: "next"})
 				// Queued behind the held tool: its write is the first to
 				// fail (get_state would wait for that write).
 				eventually.Within(t, wait, func() error {
@@ -165,6 +172,8 @@ func TestStoreOutageEndsARunThatEndedUnsaid(t *testing.T) {
 					}
 					return nil
 				})
+				// A read waits for that write too.
+				state = ask(&eventsv1.GetState{})
 			}
 			// The first write to fail holds the tool's result (or the
 			// queued prompt); the rest of the run follows at once, while
@@ -175,8 +184,14 @@ func TestStoreOutageEndsARunThatEndedUnsaid(t *testing.T) {
 				t.Fatalf("agent_end %v, want r-1 ended with error and its usage", end)
 			}
 			if queued {
-				if r := <-reply; func() bool { rep, ok := r.(*eventsv1.Reply); return !ok || rep.GetError().GetCode() != "store_failed" }() {
+				if r := <-prompt; func() bool { rep, ok := r.(*eventsv1.Reply); return !ok || rep.GetError().GetCode() != "store_failed" }() {
 					t.Fatalf("the queued prompt was answered %v, want store_failed", r)
+				}
+				// The read changed nothing: it is answered from what the
+				// session went back to, not refused.
+				r, _ := (<-state).(*eventsv1.Reply)
+				if st := r.GetState(); st == nil || st.State != "idle" || st.MessageCount != 3 || len(st.PromptQueue) != 0 {
+					t.Fatalf("get_state during the outage answered %v, want the stored session: idle, 3 messages, nothing queued", r)
 				}
 			}
 			var got []string

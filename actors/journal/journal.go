@@ -28,6 +28,10 @@ type Item struct {
 	// To is who waits for Reply.
 	To    *actor.PID
 	Reply *eventsv1.Reply
+	// Read is the command Reply answers when that command only reads
+	// (get_state, get_messages): if the write fails for good, the session
+	// answers it again from what it went back to, instead of refusing it.
+	Read any
 }
 
 // Held is a command that waits, while the session is down, for the try
