@@ -114,19 +114,21 @@ type lines struct {
 	passivate, trim *delayline.Line
 }
 
-// line returns the delay line of the passivation timers (passivate) or
-// of the idle-trim ones.
-func (e *Env) line(passivate bool) *delayline.Line {
+// passivateLine is the delay line of the passivation timers (nil when
+// sessions do not passivate).
+func (e *Env) passivateLine() *delayline.Line { return e.makeLines().passivate }
+
+// trimLine is the delay line of the idle-trim timers.
+func (e *Env) trimLine() *delayline.Line { return e.makeLines().trim }
+
+func (e *Env) makeLines() *lines {
 	e.lines.once.Do(func() {
 		e.lines.trim = delayline.New(e.idleTrim())
 		if e.PassivateAfter > 0 {
 			e.lines.passivate = delayline.New(e.PassivateAfter)
 		}
 	})
-	if passivate {
-		return e.lines.passivate
-	}
-	return e.lines.trim
+	return &e.lines
 }
 
 func (e *Env) logger() *zap.Logger {

@@ -61,7 +61,7 @@ func (s *session) passivateLater() {
 	}
 	if s.load.passivation == nil {
 		home := s.home
-		s.load.passivation = s.home.env.line(true).Entry(func(mark uint64) { home.post(&PassivateDue{Mark: mark}) })
+		s.load.passivation = s.home.env.passivateLine().Entry(func(mark uint64) { home.post(&PassivateDue{Mark: mark}) })
 	}
 	s.load.passivation.Start(s.load.activity)
 }

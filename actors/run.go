@@ -269,7 +269,7 @@ func (s *session) finishRun(e fsm.Event, reason events.EndReason) {
 func (s *session) trimLater() {
 	if s.load.trim == nil {
 		home := s.home
-		s.load.trim = s.home.env.line(false).Entry(func(runs uint64) { home.post(&idleTrim{runs: runs}) })
+		s.load.trim = s.home.env.trimLine().Entry(func(runs uint64) { home.post(&idleTrim{runs: runs}) })
 	}
 	s.load.trim.Start(s.notes.ids.Runs)
 }

@@ -45,9 +45,10 @@ type call struct {
 	committed bool
 }
 
-// launched is one launch of a call's tool. Its goroutine sets returned
-// when the tool returns; a cancelled tool that has not returned a grace
-// later is counted as abandoned (the session's count) until it does.
+// launched is one launch of a call's tool. The tool's goroutine sets
+// toolReturned when the tool returns; a cancelled tool that has not
+// returned a grace later is counted as abandoned (the session's count)
+// until it does.
 type launched struct {
 	state   atomic.Int32 // toolRunning, toolReturned or toolCounted
 	watched bool         // abandonLater set its timer (the session's goroutine only)

@@ -29,7 +29,7 @@ type Item struct {
 	To    *actor.PID
 	Reply *eventsv1.Reply
 	// Read is the command Reply answers when that command only reads
-	// (get_state, get_messages): if the write fails for good, the session
+	// (get_state, get_messages, a listing's entry): if the write fails for good, the session
 	// answers it again from what it went back to, instead of refusing it.
 	Read any
 }
