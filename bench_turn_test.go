@@ -62,12 +62,14 @@ func BenchmarkTurnMetrics(b *testing.B) {
 }
 
 // BenchmarkTurnStore is BenchmarkTurnOverhead's history=0 run on a
-// runtime with no store, with the in-memory store (what WithPassivateAfter
-// gives a runtime with no store of its own) and with a SQLite file: the
-// difference is what the store's writes cost per turn.
+// runtime with no store, with no store but parking (WithPassivateAfter:
+// nothing is written while a session runs), with the in-memory store and
+// with a SQLite file: the difference is what the store's writes cost per
+// turn.
 func BenchmarkTurnStore(b *testing.B) {
 	defer settle(b)
 	b.Run("store=none", func(b *testing.B) { benchTurns(b) })
+	b.Run("store=none,parking", func(b *testing.B) { benchTurns(b, tack.WithPassivateAfter(time.Minute)) })
 	b.Run("store=memory", func(b *testing.B) { benchTurns(b, tack.WithStore(memory.New())) })
 	b.Run("store=sqlite", func(b *testing.B) { benchTurns(b, tack.WithStore(benchStore(b))) })
 }

@@ -218,12 +218,14 @@ const DefaultPassivateAfter = 10 * time.Minute
 // subscribers (SubscribePID, remote ones) stay subscribed: the restored
 // session sends to them again, starting with events_lost for the gap in
 // numbering. 0 (the default of New) never passivates. Without a store
-// (WithStore) the runtime keeps its sessions in an in-memory store of its
-// own (store/memory), where a passivated session is a compact record —
-// under 1 KiB for a short session, against about 2.5 KiB for a live one
-// (docs/benchmarks.md) — gone with the process, as sessions without a
-// store always are. Every commit then goes through that store as well:
-// a turn costs about half as much CPU again (BenchmarkTurnStore).
+// (WithStore) the runtime parks a quiet session instead: it writes the
+// session whole into a compact record in memory (store/memory) as it
+// stops — under 1 KiB for a short session, against about 2.5 KiB for a
+// live one (docs/benchmarks.md) — and drops the record when the session
+// wakes, which then numbers its events on with no gap. Nothing is written
+// while a session runs, so a turn costs what it costs with no store
+// (BenchmarkTurnStore); a parked session is gone with the process, as
+// sessions without a store always are.
 func WithPassivateAfter(d time.Duration) Option {
 	return func(c *Config) { c.Sessions.PassivateAfter = d }
 }

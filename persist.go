@@ -114,7 +114,8 @@ type ListOptions struct {
 
 // List returns a page of sessions: with a store, every stored session (of
 // opt.User when set), most recently updated first, opt.Limit at a time;
-// without one, the loaded sessions. Loaded sessions report their live
+// without one, the loaded sessions, then the parked ones
+// (WithPassivateAfter), most recently changed first. Loaded sessions report their live
 // state; a stored session that a crash cut short is restored to be listed,
 // so no listed state contradicts get_state. updated_at is, with a store,
 // when the store last wrote the session (the order of the list); without
@@ -130,7 +131,7 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 				list.Sessions = append(list.Sessions, sum)
 			}
 		}
-		return list, nil
+		return rt.listParked(ctx, list, opt.User)
 	}
 	page, err := rt.reach.page(ctx, store.Page{Limit: opt.Limit, Cursor: opt.Cursor, User: opt.User})
 	if errors.Is(err, store.ErrInvalid) {
@@ -142,13 +143,48 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 	for _, s := range page.Sessions {
 		sum := rt.liveSummary(ctx, s.ID)
 		if sum == nil {
-			sum = &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount), Title: s.Title}
+			sum = storedSummary(s)
 		}
 		sum.UpdatedAt = eventjson.Timestamp(s.UpdatedAt)
 		list.Sessions = append(list.Sessions, sum)
 	}
 	list.Next = page.Next
 	return list, nil
+}
+
+// listParked adds the parked sessions (of user, when set) to a list of
+// the loaded ones, for a runtime without a store that passivates: all of
+// them, most recently changed first.
+func (rt *Runtime) listParked(ctx context.Context, list *eventsv1.SessionList, user string) (*eventsv1.SessionList, error) {
+	if rt.env.Park == nil {
+		return list, nil
+	}
+	listed := map[string]bool{}
+	for _, sum := range list.Sessions {
+		listed[sum.Session] = true
+	}
+	p := store.Page{Limit: store.MaxPageSize, User: user}
+	for {
+		page, err := rt.env.Park.List(ctx, p)
+		if err != nil {
+			return nil, &Error{Code: events.CodeInternal, Message: err.Error()}
+		}
+		for _, s := range page.Sessions {
+			if !listed[s.ID] { // woken meanwhile: listed as loaded
+				list.Sessions = append(list.Sessions, storedSummary(s))
+			}
+		}
+		if page.Next == "" {
+			return list, nil
+		}
+		p.Cursor = page.Next
+	}
+}
+
+// storedSummary describes a session from its stored record.
+func storedSummary(s *store.Session) *eventsv1.SessionSummary {
+	return &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount),
+		Title: s.Title, UpdatedAt: eventjson.Timestamp(s.UpdatedAt)}
 }
 
 // page reads a page of the store's list. A session a crash cut short is
@@ -200,10 +236,11 @@ func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
 	if u, loaded := rt.registry.User(id); loaded {
 		return u, nil
 	}
-	if rt.env.Store == nil {
+	st := rt.env.Unloaded()
+	if st == nil {
 		return "", registryError(id, placement.ErrNoSession)
 	}
-	snap, err := rt.env.Store.Get(ctx, id)
+	snap, err := st.Get(ctx, id)
 	if errors.Is(err, store.ErrInvalid) { // an id no session can have
 		err = placement.ErrNoSession
 	}

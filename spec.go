@@ -187,8 +187,8 @@ func (rt *Runtime) newID() string {
 		if _, taken := rt.registry.Lookup(id); taken {
 			continue
 		}
-		if rt.env.Store != nil {
-			if _, err := rt.env.Store.Get(context.Background(), id); err == nil {
+		if st := rt.env.Unloaded(); st != nil {
+			if _, err := st.Get(context.Background(), id); err == nil {
 				continue
 			}
 		}

@@ -79,11 +79,6 @@ func NewFromConfig(c Config) (*Runtime, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if c.Sessions.PassivateAfter > 0 && c.Sessions.Store == nil {
-		// A quiet session then waits as the memory store's compact record,
-		// not as a live actor with its buffers (WithPassivateAfter).
-		c.Sessions.Store = memory.New()
-	}
 	own := append([]tools.Tool{builtin.Sleep(), builtin.SleepStubborn(), builtin.SleepImmune(), builtin.Echo()}, workspaceTools(&c)...)
 	catalog, err := tools.NewCatalog(append(append(own, actors.SubagentTool(), builtin.TodoWrite()), c.Tools...)...)
 	if err != nil {
@@ -126,6 +121,12 @@ func NewFromConfig(c Config) (*Runtime, error) {
 	}
 	if c.Tracer != nil {
 		rt.env.Tracer = c.Tracer
+	}
+	if c.Sessions.PassivateAfter > 0 && c.Sessions.Store == nil {
+		// A quiet session then waits parked, as the memory store's
+		// compact record, not as a live actor with its buffers
+		// (WithPassivateAfter).
+		rt.env.Park = memory.New()
 	}
 	if c.Policy != nil {
 		rt.env.Runs = newRunCounter(c.Policy)

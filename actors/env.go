@@ -70,8 +70,8 @@ type Settings struct {
 	// LeaseTTL is how long this node owns a stored session without
 	// renewing its lease (default DefaultLeaseTTL).
 	LeaseTTL time.Duration
-	// PassivateAfter, with a Store, stops a session that has been quiet
-	// that long; its next command restores it (passivate.go). 0 keeps
+	// PassivateAfter, with a Store or a Park, stops a session that has
+	// been quiet that long; its next command restores it (passivate.go). 0 keeps
 	// sessions loaded until they are closed.
 	PassivateAfter time.Duration
 	// LeaseWait, with a Store, is how long the restore of a session
@@ -101,9 +101,35 @@ type Env struct {
 	// Runs bounds each user's runs in progress (runlimit.go); nil bounds
 	// nothing.
 	Runs RunLimiter
+	// Park, in a runtime without a Store that passivates, keeps the
+	// quiet sessions it stops: each is written there whole as it stops
+	// and taken out as it is restored (park.go). Nil with a Store.
+	Park Lot
 
 	specs sync.Map // *tools.Set → []llm.ToolSpec
 	lines lines
+}
+
+// Lot is where a runtime without a store parks its quiet sessions
+// (store/memory's Store): a store that also takes a session whole, and
+// gives one up alone, not with its sub-agents as Delete does.
+type Lot interface {
+	store.Store
+	Put(id string, cfg store.Config, snap *store.Snapshot) error
+	Remove(id string) bool
+}
+
+// Unloaded is where the sessions that are not loaded are kept: the Store,
+// or the Park without one; nil when neither is set (then a session that
+// is not loaded does not exist).
+func (e *Env) Unloaded() store.Store {
+	if e.Store != nil {
+		return e.Store
+	}
+	if e.Park != nil {
+		return e.Park
+	}
+	return nil
 }
 
 // lines are the delay lines of the sessions' passivation and idle-trim

@@ -28,13 +28,17 @@ func newOutlet(env *Env, spec Spec) outlet {
 }
 
 // newStream is a session's event stream; a restored one numbers its events
-// past anything a client may have seen before the restart.
+// past anything a client may have seen before the restart (a parked one
+// goes on from its last).
 func newStream(env *Env, spec Spec, trace SessionTracer) *events.Stream {
 	opts := []events.StreamOption{events.WithRingSize(env.ringSize()), events.WithClock(env.now)}
 	if trace != nil {
 		opts = append(opts, events.WithTap(trace))
 	}
-	if spec.Restore != nil {
+	switch {
+	case spec.Unparked:
+		opts = append(opts, events.WithLastSeq(spec.Restore.EventSeq))
+	case spec.Restore != nil:
 		opts = append(opts, events.WithLastSeq(spec.Restore.EventSeq+seqGap))
 	}
 	return events.NewStream(spec.ID, opts...)

@@ -2,11 +2,12 @@ package actors
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/fsm"
 )
 
-// Passivation: with a store and Env.PassivateAfter set, a session that
+// Passivation: with a store (or a Park) and Env.PassivateAfter set, a session that
 // has been quiet that long — idle, no run (so nothing waits for an
 // approval or an answer), nothing queued, no compaction, every write
 // acknowledged, no tool left running, and no in-process subscriber such as
@@ -56,7 +57,7 @@ func counts(msg any) bool {
 // passivateLater sets the passivation timer: when it fires, the session
 // stops if nothing happened since.
 func (s *session) passivateLater() {
-	if s.home.env.PassivateAfter <= 0 || s.home.env.Store == nil || s.home.place == nil {
+	if s.home.env.PassivateAfter <= 0 || s.home.env.Unloaded() == nil || s.home.place == nil {
 		return
 	}
 	if s.load.passivation == nil {
@@ -80,6 +81,12 @@ func (s *session) passivateDue(m *PassivateDue) {
 // mark; otherwise it stays and the timer starts again.
 func (s *session) passivateNow(ctx actor.Context, m *PassivateNow) {
 	if m.Mark != s.load.activity || !s.quiet() {
+		ctx.Respond(&Passivated{})
+		s.passivateLater()
+		return
+	}
+	if err := s.park(); err != nil {
+		s.home.env.logger().Warn("parking a quiet session failed: it stays loaded", zap.String("session", s.spec.ID), zap.Error(err))
 		ctx.Respond(&Passivated{})
 		s.passivateLater()
 		return

@@ -20,6 +20,11 @@ type Spec struct {
 	Plugins []plugins.Plugin
 	// Restore, when set, is the stored session to take up.
 	Restore *store.Snapshot
+	// Unparked says Restore comes from the Park (Env.Park), which holds
+	// the session's last event number exactly: the restored session goes
+	// on numbering from it, where one restored from a Store skips past
+	// numbers a client may have seen but the store did not record.
+	Unparked bool
 	// Stored is the session's configuration as the store keeps it (Model
 	// as it was named, or the resolved model's name); the session writes
 	// it anew after a model switch or a change of its tools.

@@ -28,7 +28,8 @@ type DeleteOptions struct {
 
 // Delete removes session id and its sub-agents (<id>/...) for good: a run
 // is aborted (kill_tools all), the loaded ones stop (their event streams
-// end), and the store forgets them, history and lease included. From its
+// end), and the store (or the Park) forgets them, history and lease
+// included. From its
 // start to its end Get and Deliver answer ErrNoSession for them, so that
 // nothing restores them meanwhile; a restore or passivation under way is
 // waited for. It fails with ErrNoSession when id is neither loaded nor
@@ -79,7 +80,7 @@ func (r *Registry) Delete(ctx context.Context, id string, opt DeleteOptions) err
 		}
 	}
 	r.mu.Unlock()
-	if st := r.env.Store; st != nil {
+	if st := r.env.Unloaded(); st != nil {
 		err := st.Delete(ctx, id)
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
 			if loaded {

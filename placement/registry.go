@@ -36,7 +36,9 @@ var (
 // restores a stored session on its first use, whatever that use is, once
 // even when many ask at the same time; the leases of loaded sessions are
 // renewed until Shutdown; Close stops a session and gives its lease up.
-// It is the actors.Place of the sessions it spawns.
+// Without a store but with a Park (Env.Park), it keeps the parked
+// sessions' life the same way: Get and Deliver wake them, Delete and
+// Close forget them. It is the actors.Place of the sessions it spawns.
 type Registry struct {
 	system *actor.ActorSystem
 	env    *actors.Env
@@ -126,10 +128,23 @@ func New(system *actor.ActorSystem, env *actors.Env, opts ...RegistryOption) *Re
 func (r *Registry) Spawn(spec actors.Spec) (*actor.PID, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.pids[spec.ID]; ok {
+	if _, ok := r.pids[spec.ID]; ok || r.parkedLocked(spec.ID) {
 		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
 	}
 	return r.spawnLocked(spec)
+}
+
+// parkedLocked reports whether session id is parked (Env.Park), or being
+// parked or woken: a session that exists, though not loaded.
+func (r *Registry) parkedLocked(id string) bool {
+	if r.env.Store != nil || r.env.Park == nil {
+		return false
+	}
+	if _, ok := r.restoring[id]; ok {
+		return true
+	}
+	_, err := r.env.Park.Get(context.Background(), id)
+	return err == nil
 }
 
 func (r *Registry) spawnLocked(spec actors.Spec) (*actor.PID, error) {
@@ -252,14 +267,16 @@ func (r *Registry) IDs() []string {
 }
 
 // Close stops a session, waits for it and gives up its lease (a stored
-// session stays stored, to be restored on its next use); it reports
-// whether the session was loaded.
+// session stays stored, to be restored on its next use; a parked one is
+// forgotten); it reports whether the session was loaded or parked.
 func (r *Registry) Close(id string) bool {
 	r.mu.Lock()
 	delete(r.dormant, id)
 	r.mu.Unlock()
 	if !r.unload(id) {
-		return false
+		// A parked session is gone once closed, as a loaded one is
+		// without a store.
+		return r.env.Park != nil && r.env.Park.Remove(id)
 	}
 	r.release(id)
 	return true

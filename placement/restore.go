@@ -52,7 +52,7 @@ func (r *Registry) Get(ctx context.Context, id string) (*actor.PID, error) {
 			r.mu.Unlock()
 			return pid, nil
 		}
-		if r.env.Store == nil || r.respec == nil || r.deletingLocked(id) {
+		if r.env.Unloaded() == nil || r.respec == nil || r.deletingLocked(id) {
 			r.mu.Unlock()
 			return nil, fmt.Errorf("%w: %q", ErrNoSession, id)
 		}
@@ -95,7 +95,7 @@ func (r *Registry) Deliver(id string, msg any) {
 	}
 	c, ok := r.restoring[id]
 	if !ok {
-		if r.env.Store == nil || r.respec == nil || r.deletingLocked(id) {
+		if r.env.Unloaded() == nil || r.respec == nil || r.deletingLocked(id) {
 			r.refuse(id, msg, fmt.Errorf("%w: %q", ErrNoSession, id))
 			return
 		}
@@ -207,6 +207,9 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, 
 		var pid *actor.PID
 		if pid, err = r.system.Root.SpawnNamed(actors.Props(r.env, r, spec), "session/"+id); err == nil {
 			if err = r.settle(pid); err == nil {
+				if spec.Unparked {
+					r.env.Park.Remove(id) // the actor is the session now
+				}
 				return pid, spec.Stored.User, nil
 			}
 			_ = r.system.Root.StopFuture(pid).Wait()
@@ -230,16 +233,21 @@ func (r *Registry) settle(pid *actor.PID) error {
 	return nil
 }
 
-// load takes the lease of a stored session and reads what its actor needs.
+// load takes the lease of a stored session and reads what its actor
+// needs; a parked session (Env.Park) has no lease.
 func (r *Registry) load(ctx context.Context, id string) (actors.Spec, error) {
-	st := r.env.Store
-	if err := r.acquire(ctx, id); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return actors.Spec{}, fmt.Errorf("%w: %q", ErrNoSession, id)
-		}
-		return actors.Spec{}, err
+	st := r.env.Unloaded()
+	err := error(nil)
+	if r.env.Store != nil {
+		err = r.acquire(ctx, id)
 	}
-	snap, err := st.Load(ctx, id)
+	var snap *store.Snapshot
+	if err == nil {
+		snap, err = st.Load(ctx, id)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return actors.Spec{}, fmt.Errorf("%w: %q", ErrNoSession, id)
+	}
 	if err != nil {
 		return actors.Spec{}, err
 	}
@@ -251,6 +259,6 @@ func (r *Registry) load(ctx context.Context, id string) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	sp.Restore, sp.Stored = snap, cfg
+	sp.Restore, sp.Stored, sp.Unparked = snap, cfg, r.env.Store == nil
 	return sp, nil
 }

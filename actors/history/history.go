@@ -181,6 +181,13 @@ func (h *History) All() []*llm.Message {
 	return append(out, h.storedView()...)
 }
 
+// Whole is every message in the store's order and the working history's
+// start in it, unmarked: what Restore takes back, for a session written
+// whole at once (a parked one).
+func (h *History) Whole() ([]*llm.Message, int) {
+	return append(slices.Clip(h.archive), h.storedView()...), h.base
+}
+
 // storedView is the messages from base on in the store's order.
 func (h *History) storedView() []*llm.Message { return interleave(h.msgs, h.rolled) }
 

@@ -188,3 +188,23 @@ func TestRepaired(t *testing.T) {
 		}
 	}
 }
+
+// TestWhole: what a parked session is written as restores to the same
+// history — archive, working history and rolled-back spans in their
+// places — and the store needs nothing of it again.
+func TestWhole(t *testing.T) {
+	h := history.Restore(msgs("user:p1", "assistant:a1>c1", "tool:c1=r", "-user:x", "user:p2", "assistant:a2", "-user:y", "user:p3"), 0)
+	h.Compact(4, &llm.Message{Role: llm.RoleUser, Content: "sum", Summary: true})
+	h.Commit(msgs("assistant:a3")[0])
+	all, start := h.Whole()
+	if start != 5 {
+		t.Fatalf("start %d, want 5", start)
+	}
+	same(t, "whole", all, "user:p1", "assistant:a1", "tool:c1=r", "-user:x", "user:p2", "user:sum", "assistant:a2", "-user:y", "user:p3", "assistant:a3")
+	back := history.Restore(all, start)
+	same(t, "restored working", back.Messages(), words(h.Messages())...)
+	same(t, "restored all", back.All(), words(h.All())...)
+	if w := back.Pending(false); len(w.Messages) != 0 || w.Rewrite {
+		t.Fatalf("a restored history has a write pending: %+v", w)
+	}
+}

@@ -14,9 +14,10 @@
 //
 // # Memory
 //
-// A runtime that passivates into this store (tack.WithPassivateAfter with
-// no store of its own) keeps nothing of a passivated session but its
-// entry here, so an entry is compact: 64 bytes holding the record
+// A runtime that parks its quiet sessions here (tack.WithPassivateAfter
+// with no store of its own; Put writes a session whole as it stops,
+// Remove takes it out as it wakes) keeps nothing of a parked session but
+// its entry, so an entry is compact: 64 bytes holding the record
 // encoded (a storepb.Record: state, title, usage, lease, creation time and
 // volatile state, each field absent when empty), the update time in Unix
 // microseconds, the configuration and the history. The configuration is

@@ -1,0 +1,34 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/store"
+)
+
+// Parking is passivation for a runtime without a store (Env.Park): its
+// sessions write nothing as they go, so a turn costs what it costs with
+// no store, and a session that stops because it is quiet (passivate.go)
+// writes itself whole into the Park first — history, queues, rules,
+// counters, usage, the model's own state, its last event number. The
+// registry restores it from there on its next command and takes the
+// record out, so a session is a live actor or a parked record, never
+// both, and its events go on from the number they had reached.
+
+// park writes the session whole into the Park; with a Store, whose
+// writes hold it already, it does nothing.
+func (s *session) park() error {
+	lot := s.home.env.Park
+	if s.home.env.Store != nil || lot == nil {
+		return nil
+	}
+	msgs, start := s.hist.Whole()
+	snap := &store.Snapshot{
+		Session: store.Session{State: string(fsm.Idle), HistoryStart: start, Title: s.notes.title,
+			Usage: s.notes.spent.total.proto(), EventSeq: s.out.log.LastSeq(), UpdatedAt: time.Unix(0, s.notes.updated)},
+		Volatile: *s.volatile(),
+		Messages: msgs,
+	}
+	return lot.Put(s.spec.ID, s.spec.Stored.Stored(s.spec.Stored.Model), snap)
+}
