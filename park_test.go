@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/llm"
 )
 
 // parkingRuntime is a runtime with no store that parks sessions quiet
@@ -148,4 +151,92 @@ func count(list []string, s string) int {
 		}
 	}
 	return n
+}
+
+// TestParkingUnderLoad: commands from several goroutines meet a session
+// that parks whenever it is quiet for a millisecond, and wakes; every
+// command is answered, every prompt runs once, and the history holds
+// them all in the order they ran.
+func TestParkingUnderLoad(t *testing.T) {
+	rt, err := tack.New(tack.WithPassivateAfter(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	ctx := t.Context()
+	const writers, prompts = 4, 15
+	turns := make([]string, writers*prompts)
+	for i := range turns {
+		turns[i] = `{"text":"ok"}`
+	}
+	s, err := rt.Spawn(tack.SessionConfig{ID: "l", Script: json.RawMessage(`{"turns":[` + strings.Join(turns, ",") + `]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, writers*prompts*2)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range prompts {
+				if _, err := s.Prompt(ctx, fmt.Sprintf("w%d-%d", w, i)); err != nil {
+					errs <- err
+				}
+				if _, err := s.State(ctx); err != nil {
+					errs <- err
+				}
+				time.Sleep(time.Duration(i%4) * time.Millisecond)
+			}
+		})
+	}
+	parked := make(chan bool, 1)
+	go func() { // was it ever parked meanwhile?
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			default:
+			}
+			if !rt.Loaded("l") {
+				parked <- true
+				return
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}()
+	wg.Wait()
+	select {
+	case <-parked:
+	default:
+		t.Error("the session never parked while the commands came")
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var msgs []*llm.Message
+	eventually.Within(t, 10*time.Second, func() error {
+		st, err := s.State(ctx)
+		if err != nil {
+			return err
+		}
+		if msgs, err = s.Messages(ctx); err != nil {
+			return err
+		}
+		if st.GetState() != "idle" || len(msgs) != 2*writers*prompts {
+			return fmt.Errorf("%s with %d messages, want idle with %d", st.GetState(), len(msgs), 2*writers*prompts)
+		}
+		return nil
+	})
+	seen := map[string]bool{}
+	for i, m := range msgs {
+		if want := []string{"user", "assistant"}[i%2]; m.Role != want {
+			t.Fatalf("message %d is %s, want %s", i, m.Role, want)
+		}
+		if m.Role == "user" {
+			if seen[m.Content] {
+				t.Fatalf("prompt %q ran twice", m.Content)
+			}
+			seen[m.Content] = true
+		}
+	}
 }
