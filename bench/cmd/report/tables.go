@@ -16,7 +16,7 @@ var runtimes = []struct {
 }{
 	{"tack", "Tack", false},
 	{"tack-passivated", "Tack, passivated (SQLite)", true},
-	{"tack-passivated-memory", "Tack, passivated (no store: in memory)", true},
+	{"tack-passivated-memory", "Tack, parked (no store: in memory)", true},
 	{"eino", "Eino", false},
 	{"eino-react", "Eino flow/agent/react", true},
 	{"pi", "pi-agent-core", false},

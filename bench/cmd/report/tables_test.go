@@ -85,7 +85,7 @@ func TestIdleTable(t *testing.T) {
 	want := "| sessions | runtime | heap/session | heap min – max | RSS/session | RSS min – max | create/session | wake/session | Tack/peer heap | Tack/peer RSS |\n" +
 		"|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n" +
 		"| 100 | Tack | 2.00 KiB | 2.00 KiB – 2.00 KiB (n=1) | 4.00 KiB | 4.00 KiB – 4.00 KiB (n=1) | 7.0 µs | – | – | – |\n" +
-		"| 100 | Tack, passivated (no store: in memory) | 256 B | 256 B – 256 B (n=1) | 512 B | 512 B – 512 B (n=1) | 10 µs | 3.0 µs | – | – |\n" +
+		"| 100 | Tack, parked (no store: in memory) | 256 B | 256 B – 256 B (n=1) | 512 B | 512 B – 512 B (n=1) | 10 µs | 3.0 µs | – | – |\n" +
 		"| 100 | Eino | 512 B | 512 B – 512 B (n=1) | 512 B | 512 B – 512 B (n=1) | 500 ns | – | 4.00 live, 0.50 passivated | 8.00 live, 1.00 passivated |\n" +
 		"| 100 | pi-agent-core | 1.00 KiB | 1.00 KiB – 1.00 KiB (n=1) | 2.00 KiB | 2.00 KiB – 2.00 KiB (n=1) | 4.0 µs | – | 2.00 live, 0.25 passivated | 2.00 live, 0.25 passivated |\n"
 	if got := newData(recs).idleTable(); got != want {
