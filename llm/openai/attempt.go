@@ -10,10 +10,10 @@ import (
 	"net/http"
 	"time"
 
-	oa "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/tack-run/tack/internal/workers"
 	"github.com/tack-run/tack/llm"
 )
 
@@ -56,12 +56,12 @@ func capture(into *errorResponse) option.Middleware {
 // the response, or why it failed; a nil response with a nil failure never
 // happens. When ctx is cancelled it returns at once (the failure then
 // carries no meaning: Stream returns ctx.Err()).
-func (p *Provider) attempt(ctx context.Context, model string, params oa.ChatCompletionNewParams, taken map[string]bool, out *output) (*llm.Response, *failure) {
+func (p *Provider) attempt(ctx context.Context, model string, body []byte, taken map[string]bool, out *output) (*llm.Response, *failure) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var res errorResponse
 	items := make(chan item, itemBuffer)
-	go p.read(actx, params, capture(&res), items)
+	workers.Go(func() { p.read(actx, body, capture(&res), items) })
 
 	var acc accumulator
 	w := newWatch(p.stallAfter, p.stallLimit)
@@ -88,9 +88,9 @@ func (p *Provider) attempt(ctx context.Context, model string, params oa.ChatComp
 
 // read streams the request and hands each chunk, then the end, to items.
 // It gives up as soon as ctx is done.
-func (p *Provider) read(ctx context.Context, params oa.ChatCompletionNewParams, mw option.Middleware, items chan<- item) {
+func (p *Provider) read(ctx context.Context, body []byte, mw option.Middleware, items chan<- item) {
 	var raw *http.Response
-	err := p.api.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true), option.WithMiddleware(mw))
+	err := p.api.Post(ctx, "chat/completions", body, &raw, option.WithMiddleware(mw))
 	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	for stream.Next() {

@@ -2,8 +2,12 @@
 // itself, vLLM, Ollama, llama.cpp's server, LM Studio, and gateways such as
 // LiteLLM and OpenRouter. It streams Chat Completions through
 // github.com/openai/openai-go/v3 (the request, its options and
-// middleware, the SSE framing; each chunk it decodes into a small struct
-// of its own, chunk.go) and smooths over how the servers differ.
+// middleware, the SSE framing) and smooths over how the servers differ.
+// The request's body and each chunk it decodes are small structs of its
+// own (request.go, chunk.go), encoded and decoded by encoding/json: the
+// SDK's parameter types marshal by reflection over every field, about
+// nine times slower for a 40-message history (BenchmarkBuildBody), and
+// TestBodyIsTheSDKs holds the body to what they would send.
 //
 // # Usage
 //

@@ -25,7 +25,8 @@ type Provider struct {
 	backoffBase, backoffMax time.Duration
 	stallAfter, stallLimit  time.Duration
 
-	// api sends the requests (openai-go: its options, JSON, middleware).
+	// api sends the requests (openai-go: its options, middleware,
+	// transport) and frames the stream; the body is Tack's (request.go).
 	api oa.Client
 
 	// now and sleep are the clock of retries; tests replace them.
@@ -81,7 +82,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.C
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	params, lerr := buildParams(req)
+	body, lerr := buildBody(req)
 	if lerr != nil {
 		return nil, lerr
 	}
@@ -98,7 +99,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.C
 	taken := callIDs(req.Messages)
 	var plan retryPlan
 	for {
-		resp, f := p.attempt(ctx, req.Model, params, taken, out)
+		resp, f := p.attempt(ctx, req.Model, body, taken, out)
 		if f == nil {
 			return resp, nil
 		}

@@ -6,70 +6,134 @@ import (
 	"fmt"
 	"slices"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/tools"
 )
 
-// buildParams turns req into Chat Completions parameters: the system
-// prompt first, then the history (see history), the tools, and
-// stream_options.include_usage so that servers report usage.
-func buildParams(req *llm.Request) (oa.ChatCompletionNewParams, *llm.Error) {
-	var params oa.ChatCompletionNewParams
-	if req.Model == "" {
-		return params, &llm.Error{Message: "openai: the request names no model"}
-	}
-	tools, err := toolParams(req.Tools)
-	if err != nil {
-		return params, err
-	}
-	params.Model = shared.ChatModel(req.Model)
-	params.Messages = messageParams(req.System, req.Messages)
-	params.Tools = tools
-	params.StreamOptions.IncludeUsage = oa.Bool(true)
-	return params, nil
+// body is a Chat Completions request as Tack sends it. It holds what
+// openai-go's ChatCompletionNewParams marshals to for the fields Tack sets
+// (TestBodyIsTheSDKs holds the two together), and is encoded by
+// encoding/json on plain structs: the SDK's encoder walks every field of
+// its parameter types by reflection, and re-encoding the whole history
+// with it at every request was a fifth of a turn's CPU through a local
+// server (docs/benchmarks.md). openai-go still sends the request and
+// decodes the stream.
+type body struct {
+	Model         string        `json:"model"`
+	Messages      []wireMessage `json:"messages"`
+	Tools         []wireTool    `json:"tools"`
+	StreamOptions streamOptions `json:"stream_options"`
+	Stream        bool          `json:"stream"`
 }
 
-// messageParams converts the system prompt and history.
-func messageParams(system string, msgs []*llm.Message) []oa.ChatCompletionMessageParamUnion {
+// streamOptions asks servers to report usage in a last chunk.
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// wireMessage is one message of the request. Content is a string, the
+// parts of a user message with images, or nil (left out: an assistant
+// message that only calls tools).
+type wireMessage struct {
+	Role       string     `json:"role"`
+	Content    any        `json:"content,omitempty"`
+	ToolCalls  []wireCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// wirePart is a part of a user message's content: text or an image.
+type wirePart struct {
+	Type     string     `json:"type"`
+	Text     string     `json:"text,omitempty"`
+	ImageURL *wireImage `json:"image_url,omitempty"`
+}
+
+type wireImage struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// wireCall is a tool call of an assistant message.
+type wireCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// wireTool is a function tool the model may call.
+type wireTool struct {
+	Type     string       `json:"type"`
+	Function wireToolSpec `json:"function"`
+}
+
+type wireToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// emptyParameters are the parameters of a tool that declares none.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// buildBody encodes req as a streaming Chat Completions request: the
+// system prompt first, then the history (see history), the tools, and
+// stream_options.include_usage so that servers report usage.
+func buildBody(req *llm.Request) ([]byte, *llm.Error) {
+	if req.Model == "" {
+		return nil, &llm.Error{Message: "openai: the request names no model"}
+	}
+	tools, err := toolSpecs(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	b, jerr := json.Marshal(body{Model: req.Model, Messages: messages(req.System, req.Messages), Tools: tools,
+		StreamOptions: streamOptions{IncludeUsage: true}, Stream: true})
+	if jerr != nil {
+		return nil, &llm.Error{Message: fmt.Sprintf("openai: encoding the request: %v", jerr)}
+	}
+	return b, nil
+}
+
+// messages converts the system prompt and history.
+func messages(system string, msgs []*llm.Message) []wireMessage {
 	hist := history(msgs)
-	out := make([]oa.ChatCompletionMessageParamUnion, 0, len(hist)+1)
+	out := make([]wireMessage, 0, len(hist)+1)
 	if system != "" {
-		out = append(out, oa.SystemMessage(system))
+		out = append(out, wireMessage{Role: "system", Content: system})
 	}
 	for _, m := range hist {
 		switch m.GetRole() {
 		case llm.RoleUser:
-			out = append(out, userParam(m))
+			out = append(out, wireMessage{Role: llm.RoleUser, Content: userContent(m)})
 		case llm.RoleAssistant:
-			out = append(out, oa.ChatCompletionMessageParamUnion{OfAssistant: assistantParam(m)})
+			out = append(out, assistantMessage(m))
 		case llm.RoleTool:
-			out = append(out, oa.ToolMessage(m.GetContent(), m.GetToolCallId()))
+			out = append(out, wireMessage{Role: llm.RoleTool, Content: m.GetContent(), ToolCallID: m.GetToolCallId()})
 		}
 	}
 	return out
 }
 
-// userParam converts a user message: its text alone, or, with images, a
-// text part (when there is text) and an image_url part per image.
-func userParam(m *llm.Message) oa.ChatCompletionMessageParamUnion {
+// userContent is a user message's content: its text alone, or, with
+// images, a text part (when there is text) and an image_url part per
+// image.
+func userContent(m *llm.Message) any {
 	if len(m.GetImages()) == 0 {
-		return oa.UserMessage(m.GetContent())
+		return m.GetContent()
 	}
-	var parts []oa.ChatCompletionContentPartUnionParam
+	var parts []wirePart
 	if m.GetContent() != "" {
-		parts = append(parts, oa.TextContentPart(m.GetContent()))
+		parts = append(parts, wirePart{Type: "text", Text: m.GetContent()})
 	}
 	for _, img := range m.GetImages() {
-		p := oa.ChatCompletionContentPartImageImageURLParam{URL: img.GetUrl()}
-		if d := img.GetDetail(); d != "" {
-			p.Detail = d
-		}
-		parts = append(parts, oa.ImageContentPart(p))
+		parts = append(parts, wirePart{Type: "image_url", ImageURL: &wireImage{URL: img.GetUrl(), Detail: img.GetDetail()}})
 	}
-	return oa.UserMessage(parts)
+	return parts
 }
 
 // history makes msgs fit to send: llm.Repair, then llm.MergeSameRole, then
@@ -109,27 +173,20 @@ func orderResults(msgs []*llm.Message) []*llm.Message {
 	return out
 }
 
-// assistantParam converts an assistant message. Thinking is not sent back:
-// OpenAI rejects unknown message fields, and DeepSeek rejects
+// assistantMessage converts an assistant message. Thinking is not sent
+// back: OpenAI rejects unknown message fields, and DeepSeek rejects
 // reasoning_content in requests.
-func assistantParam(m *llm.Message) *oa.ChatCompletionAssistantMessageParam {
-	a := &oa.ChatCompletionAssistantMessageParam{}
+func assistantMessage(m *llm.Message) wireMessage {
+	w := wireMessage{Role: llm.RoleAssistant}
 	calls := m.GetToolCalls()
 	if m.GetContent() != "" || len(calls) == 0 {
-		a.Content.OfString = oa.String(m.GetContent())
+		w.Content = m.GetContent()
 	}
 	for _, c := range calls {
-		a.ToolCalls = append(a.ToolCalls, oa.ChatCompletionMessageToolCallUnionParam{
-			OfFunction: &oa.ChatCompletionMessageFunctionToolCallParam{
-				ID: c.GetId(),
-				Function: oa.ChatCompletionMessageFunctionToolCallFunctionParam{
-					Name:      tools.WireName(c.GetName()),
-					Arguments: argsParam(c.GetArgs().GetJson()),
-				},
-			},
-		})
+		w.ToolCalls = append(w.ToolCalls, wireCall{ID: c.GetId(), Type: "function",
+			Function: wireFunction{Name: tools.WireName(c.GetName()), Arguments: argsParam(c.GetArgs().GetJson())}})
 	}
-	return a
+	return w
 }
 
 // argsParam returns tool call arguments to send back: verbatim when they
@@ -144,22 +201,18 @@ func argsParam(args []byte) string {
 	return string(args)
 }
 
-// toolParams converts tool specs to function tools.
-func toolParams(specs []llm.ToolSpec) ([]oa.ChatCompletionToolUnionParam, *llm.Error) {
-	out := make([]oa.ChatCompletionToolUnionParam, 0, len(specs))
+// toolSpecs converts tool specs to function tools.
+func toolSpecs(specs []llm.ToolSpec) ([]wireTool, *llm.Error) {
+	out := make([]wireTool, 0, len(specs))
 	for _, s := range specs {
-		params := shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
-		if len(bytes.TrimSpace(s.Parameters)) > 0 {
-			params = nil
-			if err := json.Unmarshal(s.Parameters, &params); err != nil || params == nil {
+		params := emptyParameters
+		if raw := bytes.TrimSpace(s.Parameters); len(raw) > 0 {
+			if raw[0] != '{' || !json.Valid(raw) {
 				return nil, &llm.Error{Message: fmt.Sprintf("openai: the parameters of tool %q are not a JSON Schema object", s.Name)}
 			}
+			params = raw
 		}
-		def := shared.FunctionDefinitionParam{Name: tools.WireName(s.Name), Parameters: params}
-		if s.Description != "" {
-			def.Description = oa.String(s.Description)
-		}
-		out = append(out, oa.ChatCompletionFunctionTool(def))
+		out = append(out, wireTool{Type: "function", Function: wireToolSpec{Name: tools.WireName(s.Name), Description: s.Description, Parameters: params}})
 	}
 	return out, nil
 }
