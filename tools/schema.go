@@ -13,25 +13,29 @@ import (
 // schema must be a JSON object with "type": "object", as providers require
 // for function parameters. References to anything but the schema itself
 // and the standard metaschemas are refused: compiling never reads files or
-// the network.
-func compileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
+// the network. A schema that is a plainSchema is returned as one too.
+func compileSchema(name string, raw []byte) (*jsonschema.Schema, *plainSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
+		return nil, nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, errors.New("not a JSON object")
+		return nil, nil, errors.New("not a JSON object")
 	}
 	if obj["type"] != "object" {
-		return nil, errors.New(`want "type": "object" at the top level`)
+		return nil, nil, errors.New(`want "type": "object" at the top level`)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{})
 	loc := "tack:tools/" + url.PathEscape(name) + ".json"
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.Compile(loc)
+	sch, err := c.Compile(loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sch, plain(obj), nil
 }

@@ -29,6 +29,7 @@ type entry struct {
 	tool   Tool
 	spec   Spec
 	schema *jsonschema.Schema
+	plain  *plainSchema // nil when the schema asks for more
 }
 
 // NewSet builds a Set of ts. It fails on a nil tool, a name that is empty
@@ -96,11 +97,11 @@ func newEntry(t Tool) (*entry, error) {
 	} else {
 		spec.Schema = bytes.Clone(spec.Schema)
 	}
-	sch, err := compileSchema(spec.Name, spec.Schema)
+	sch, pl, err := compileSchema(spec.Name, spec.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("tools: schema of tool %q: %w", spec.Name, err)
 	}
-	return &entry{tool: t, spec: spec, schema: sch}, nil
+	return &entry{tool: t, spec: spec, schema: sch, plain: pl}, nil
 }
 
 // Get returns the tool called name.

@@ -48,8 +48,12 @@ func (s *Set) Validate(name string, args json.RawMessage) error {
 	if err != nil {
 		return &ArgsError{Tool: name, Problems: []string{"not valid JSON: " + err.Error()}}
 	}
-	if _, ok := v.(map[string]any); !ok {
+	obj, ok := v.(map[string]any)
+	if !ok {
 		return &ArgsError{Tool: name, Problems: []string{"got " + jsonType(v) + ", want object"}}
+	}
+	if e.plain != nil && e.plain.passes(obj) {
+		return nil
 	}
 	err = e.schema.Validate(v)
 	if err == nil {
