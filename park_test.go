@@ -154,7 +154,8 @@ func count(list []string, s string) int {
 }
 
 // TestParkingUnderLoad: commands from several goroutines meet a session
-// that parks whenever it is quiet for a millisecond, and wakes; every
+// that parks whenever it is quiet for a millisecond, and wakes (halfway,
+// all of them at once, on a session they waited to see parked); every
 // command is answered, every prompt runs once, and the history holds
 // them all in the order they ran.
 func TestParkingUnderLoad(t *testing.T) {
@@ -174,10 +175,19 @@ func TestParkingUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs := make(chan error, writers*prompts*2)
+	// Halfway, the writers wait until the session is parked, then all
+	// come at once: at least one wake meets commands from everyone,
+	// besides the parks the pauses between commands allow.
+	half, resume := sync.WaitGroup{}, make(chan struct{})
+	half.Add(writers)
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {
 			for i := range prompts {
+				if i == prompts/2 {
+					half.Done()
+					<-resume
+				}
 				if _, err := s.Prompt(ctx, fmt.Sprintf("w%d-%d", w, i)); err != nil {
 					errs <- err
 				}
@@ -188,27 +198,10 @@ func TestParkingUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	parked := make(chan bool, 1)
-	go func() { // was it ever parked meanwhile?
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			default:
-			}
-			if !rt.Loaded("l") {
-				parked <- true
-				return
-			}
-			time.Sleep(50 * time.Microsecond)
-		}
-	}()
+	half.Wait()
+	waitUnloaded(t, rt, "l")
+	close(resume)
 	wg.Wait()
-	select {
-	case <-parked:
-	default:
-		t.Error("the session never parked while the commands came")
-	}
 	close(errs)
 	for err := range errs {
 		t.Error(err)
