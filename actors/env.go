@@ -71,8 +71,8 @@ type Settings struct {
 	// renewing its lease (default DefaultLeaseTTL).
 	LeaseTTL time.Duration
 	// PassivateAfter, with a Store or a Park, stops a session that has
-	// been quiet that long; its next command restores it (passivate.go). 0 keeps
-	// sessions loaded until they are closed.
+	// been quiet that long; its next command restores it (passivate.go).
+	// 0 keeps sessions loaded until they are closed.
 	PassivateAfter time.Duration
 	// LeaseWait, with a Store, is how long the restore of a session
 	// another node holds waits for that lease to be given up or to

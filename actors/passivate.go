@@ -7,8 +7,8 @@ import (
 	"github.com/tack-run/tack/fsm"
 )
 
-// Passivation: with a store (or a Park) and Env.PassivateAfter set, a session that
-// has been quiet that long — idle, no run (so nothing waits for an
+// Passivation: with a store (or a Park, park.go) and Env.PassivateAfter
+// set, a session that has been quiet that long — idle, no run (so nothing waits for an
 // approval or an answer), nothing queued, no compaction, every write
 // acknowledged, no tool left running, and no in-process subscriber such as
 // an SSE stream or a channel — is stopped and its lease given up; what it
@@ -17,7 +17,8 @@ import (
 // (SubscribePID, remote ones included) are not a reason to stay: the
 // registry keeps them and attaches them to the restored session, from the
 // last event they were sent, so they learn of the gap in numbering with
-// events_lost and then get the restored session's events.
+// events_lost and then get the restored session's events. (A parked
+// session is in the Park and goes on with no gap: park.go.)
 //
 // Stopping is agreed in two steps so that no command is lost: the session
 // asks the registry, which takes it out of its map (what Deliver gets from

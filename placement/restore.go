@@ -237,7 +237,7 @@ func (r *Registry) settle(pid *actor.PID) error {
 // needs; a parked session (Env.Park) has no lease.
 func (r *Registry) load(ctx context.Context, id string) (actors.Spec, error) {
 	st := r.env.Unloaded()
-	err := error(nil)
+	var err error
 	if r.env.Store != nil {
 		err = r.acquire(ctx, id)
 	}

@@ -15,5 +15,6 @@
 // shortly after the work is done.
 //
 // Default, the package's Pool, serves the session actors (as a
-// protoactor Dispatcher), their model streams and their tool calls.
+// protoactor Dispatcher), their model streams and their tool calls, and
+// the OpenAI provider's reading of each response.
 package workers
