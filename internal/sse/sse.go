@@ -12,7 +12,10 @@ type Writer struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
-	buf     []byte
+	// deadline is the write deadline last set; now is the clock.
+	deadline time.Time
+	now      func() time.Time
+	buf      []byte
 }
 
 // Start answers the request with an event stream: it sends the headers
@@ -20,6 +23,9 @@ type Writer struct {
 // buffering) and lifts the server's read and write deadlines, which would
 // otherwise cut a long stream; each Flush instead has writeTimeout (0:
 // none) to reach the client, so a client that stops reading is dropped.
+// (Setting a deadline costs a timer change, so Flush moves it only once
+// less than three quarters of writeTimeout is left: a flush has between
+// three quarters of writeTimeout and all of it.)
 func Start(w http.ResponseWriter, writeTimeout time.Duration) (*Writer, error) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -31,7 +37,7 @@ func Start(w http.ResponseWriter, writeTimeout time.Duration) (*Writer, error) {
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
 	w.WriteHeader(http.StatusOK)
-	sw := &Writer{w: w, rc: rc, timeout: writeTimeout}
+	sw := &Writer{w: w, rc: rc, timeout: writeTimeout, now: time.Now}
 	return sw, sw.Flush()
 }
 
@@ -69,7 +75,10 @@ func (w *Writer) Buffered() int { return len(w.buf) }
 // client, within the write timeout.
 func (w *Writer) Flush() error {
 	if w.timeout > 0 {
-		_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+		if now := w.now(); w.deadline.Sub(now) < w.timeout-w.timeout/4 {
+			w.deadline = now.Add(w.timeout)
+			_ = w.rc.SetWriteDeadline(w.deadline)
+		}
 	}
 	if len(w.buf) > 0 {
 		_, err := w.w.Write(w.buf)

@@ -41,6 +41,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	defer s.stream(metrics.KindSSE)()
 	ctx, cancel := s.untilDrain(r.Context())
 	defer cancel()
+	q := newQuiet(ctx, s.opts.keepAlive)
+	defer q.stop()
 	var buf []byte
 	for {
 		// Write what has arrived already, then flush once.
@@ -49,7 +51,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if sw.Buffered() > 0 && sw.Flush() != nil {
 				return
 			}
-			ev, err = sub.wait(ctx, s.opts.keepAlive)
+			ev, err = sub.wait(q)
 		}
 		switch {
 		case errors.Is(err, errQuiet):
@@ -93,15 +95,51 @@ type feed struct {
 // errQuiet is wait's error when no event came for a while.
 var errQuiet = errors.New("no event")
 
-// wait waits for the next event until ctx ends, or for d: errQuiet.
-func (f *feed) wait(ctx context.Context, d time.Duration) (*eventsv1.Event, error) {
-	wctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	ev, err := f.Next(wctx)
-	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+// wait waits for the next event until q's context ends, or q's interval
+// passes with none: errQuiet.
+func (f *feed) wait(q *quiet) (*eventsv1.Event, error) {
+	ev, err := f.Next(q.arm())
+	if err != nil && q.parent.Err() == nil && errors.Is(err, context.Canceled) {
 		return nil, errQuiet
 	}
 	return ev, err
+}
+
+// quiet ends a stream's waits for events after an interval with none,
+// for its keepalives. A context and a timer per wait would cost every
+// event of the stream a child context of the request's and a timer
+// added and removed; a quiet has one of each and re-arms the timer,
+// making a new context only after the interval passed.
+type quiet struct {
+	parent context.Context
+	d      time.Duration
+	ctx    context.Context // a child of parent, cancelled by timer
+	cancel context.CancelFunc
+	timer  *time.Timer
+}
+
+func newQuiet(parent context.Context, d time.Duration) *quiet {
+	return &quiet{parent: parent, d: d}
+}
+
+// arm returns the context of the next wait, cancelled d from now unless
+// parent ends first.
+func (q *quiet) arm() context.Context {
+	if q.timer != nil && q.timer.Reset(q.d) {
+		return q.ctx // the timer had not fired: the context is live
+	}
+	q.stop()
+	q.ctx, q.cancel = context.WithCancel(q.parent)
+	q.timer = time.AfterFunc(q.d, q.cancel)
+	return q.ctx
+}
+
+// stop releases the timer and the context.
+func (q *quiet) stop() {
+	if q.timer != nil {
+		q.timer.Stop()
+		q.cancel()
+	}
 }
 
 // follow opens the reader a stream request asks for: since (or
