@@ -53,7 +53,18 @@ func inlineScript(text string, delayMS int) string {
 type event struct {
 	Type   string `json:"type"`
 	Seq    int64  `json:"seq"`
+	Ts     string `json:"ts"`
 	Reason string `json:"reason"`
+}
+
+// stamped is how long after sent the session stamped ev: its ts, an
+// RFC 3339 time, less sent, on the wall clock both processes read.
+func stamped(ev event, sent time.Time) time.Duration {
+	ts, err := time.Parse(time.RFC3339Nano, ev.Ts)
+	if err != nil {
+		measure.Fatal("event %s seq %d: ts %q: %v", ev.Type, ev.Seq, ev.Ts, err)
+	}
+	return ts.Sub(sent)
 }
 
 // readStream reads the event stream body to its end, decoding every
@@ -192,8 +203,11 @@ const abortWindow = 500 * time.Millisecond
 // connections the prompts opened. A sample is the time from just before
 // a session's abort request is sent to its stream reading agent_abort
 // (abort_seen) and agent_end, which must say aborted (abort_ended), and
-// to the request's answer (abort_answered). Each round has fresh
-// sessions, deleted at its end.
+// to the request's answer (abort_answered); abort_published is until the
+// time agent_abort carries, which the session stamped as it published it
+// (the server and the driver read one clock), so that what the server
+// took to act on the request stands apart from what the event took to
+// reach its reader. Each round has fresh sessions, deleted at its end.
 func abortPhase(p *measure.Params, srv *server, out *measure.Output) {
 	n := p.AbortSessions
 	// Longer than any round can last.
@@ -208,6 +222,7 @@ func abortPhase(p *measure.Params, srv *server, out *measure.Output) {
 		base := time.Now()
 		sent := make([]atomic.Int64, n) // ns after base
 		seen, ended, answered := make([]time.Duration, n), make([]time.Duration, n), make([]time.Duration, n)
+		published := make([]time.Duration, n)
 		var deltas atomic.Int64
 		busy, done := make(chan struct{}, n), make(chan struct{}, n)
 		wait := streams(srv, ids, 1, func(i int) func(event) {
@@ -224,6 +239,7 @@ func abortPhase(p *measure.Params, srv *server, out *measure.Output) {
 				case "agent_abort":
 					if seen[i] == 0 {
 						seen[i] = since()
+						published[i] = stamped(ev, base.Add(time.Duration(sent[i].Load())))
 					}
 				case "agent_end":
 					if ev.Reason != "aborted" {
@@ -264,6 +280,7 @@ func abortPhase(p *measure.Params, srv *server, out *measure.Output) {
 		out.Samples("serve-sse", cas, "abort_seen", "us", measure.Micros(seen))
 		out.Samples("serve-sse", cas, "abort_ended", "us", measure.Micros(ended))
 		out.Samples("serve-sse", cas, "abort_answered", "us", measure.Micros(answered))
+		out.Samples("serve-sse", cas, "abort_published", "us", measure.Micros(published))
 		deleteSessions(srv, ids, wait)
 	}
 }

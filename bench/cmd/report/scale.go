@@ -81,7 +81,7 @@ func (d *data) sseAbortTable() string {
 		head := []string{caseValue(cas, "store"), caseValue(cas, "sessions"), caseValue(cas, "chunk_ms") + " ms"}
 		seen := sorted(d.samples[k("abort_seen")])
 		if len(seen) == 0 {
-			rows = append(rows, append(head, d.missing("serve-sse", "tack"), "", "", "", "", "", "", "", ""))
+			rows = append(rows, append(head, d.missing("serve-sse", "tack"), "", "", "", "", "", "", "", "", ""))
 			continue
 		}
 		var p99s []float64
@@ -101,10 +101,11 @@ func (d *data) sseAbortTable() string {
 		us := func(s []float64, p float64) string { return dur(percentile(s, p) * 1e3) }
 		rows = append(rows, append(head, rate(median(d.values[k("streaming_events_per_s")])),
 			us(seen, 50), us(seen, 99), dur(seen[len(seen)-1]*1e3), medianSpread(p99s, dur), strconv.Itoa(len(seen)),
-			us(sorted(d.samples[k("abort_ended")]), 99), us(sorted(d.samples[k("abort_answered")]), 99), bound))
+			us(sorted(d.samples[k("abort_published")]), 99), us(sorted(d.samples[k("abort_ended")]), 99),
+			us(sorted(d.samples[k("abort_answered")]), 99), bound))
 	}
 	if len(rows) == 0 {
-		rows = append(rows, []string{"", "", "", d.missing("serve-sse", "tack"), "", "", "", "", "", "", "", ""})
+		rows = append(rows, []string{"", "", "", d.missing("serve-sse", "tack"), "", "", "", "", "", "", "", "", ""})
 	}
-	return table([]string{"store", "sessions", "a character every", "events/s streamed", "seen p50", "seen p99", "seen max", "p99 of each round: median (min – max, rounds)", "samples", "run ended p99", "abort answered p99", "every abort seen within 100 ms"}, rows)
+	return table([]string{"store", "sessions", "a character every", "events/s streamed", "seen p50", "seen p99", "seen max", "p99 of each round: median (min – max, rounds)", "samples", "published p99", "run ended p99", "abort answered p99", "every abort seen within 100 ms"}, rows)
 }
