@@ -9,6 +9,7 @@ import (
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/cputime"
 	"github.com/tack-run/tack/metrics"
 	"github.com/tack-run/tack/store/memory"
 )
@@ -95,11 +96,11 @@ type meter struct {
 func (m *meter) start(b *testing.B) {
 	b.StartTimer()
 	runtime.ReadMemStats(&m.ms0)
-	m.cpu0, m.cpuOK = processCPU()
+	m.cpu0, m.cpuOK = cputime.Process()
 }
 
 func (m *meter) stop(b *testing.B) {
-	cpu1, _ := processCPU()
+	cpu1, _ := cputime.Process()
 	var ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms1)
 	b.StopTimer()

@@ -1,16 +1,16 @@
 //go:build unix
 
-package tack_test
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time the process has used, every thread
+// Process returns the CPU time the process has used, every thread
 // (garbage collection included), user and system; ok is false where the
 // platform cannot tell.
-func processCPU() (d time.Duration, ok bool) {
+func Process() (d time.Duration, ok bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false

@@ -1,5 +1,3 @@
-//go:build unix
-
 package http
 
 import (
@@ -9,9 +7,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tack-run/tack/internal/cputime"
 )
 
 // burstSize is how many requests a burst sends at once.
@@ -61,6 +60,9 @@ func BenchmarkRequestBurst(b *testing.B) {
 // connections, then once per op all at once, and reports the CPU per
 // request and the slowest round trip.
 func burst(b *testing.B, url func(i int) string) {
+	if _, ok := cputime.Process(); !ok {
+		b.Skip("this platform does not tell a process's CPU time")
+	}
 	c := loadClient()
 	c.Transport.(*http.Transport).MaxIdleConnsPerHost = burstSize
 	defer c.CloseIdleConnections()
@@ -96,24 +98,15 @@ func burst(b *testing.B, url func(i int) string) {
 		}
 		time.Sleep(50 * time.Millisecond) // every sender waiting at start
 		b.StartTimer()
-		cpu0 := processCPU(b)
+		cpu0, _ := cputime.Process()
 		close(start)
 		wg.Wait()
-		cpu += processCPU(b) - cpu0
+		cpu1, _ := cputime.Process()
+		cpu += cpu1 - cpu0
 		for _, d := range took {
 			slowest = max(slowest, d)
 		}
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*burstSize), "cpu-us/req")
 	b.ReportMetric(float64(slowest)/float64(time.Millisecond), "max-ms")
-}
-
-// processCPU is the CPU time (user and system, every thread) the process
-// has used.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
