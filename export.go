@@ -32,7 +32,7 @@ func (s *Session) Export(ctx context.Context) (*eventsv1.SessionExport, error) {
 }
 
 // export asks the session's actor for what it has committed.
-func (l local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport, error) {
+func (l *local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport, error) {
 	timeout := s.rt.timeout
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
@@ -95,7 +95,7 @@ func (rt *Runtime) Import(ctx context.Context, cfg SessionConfig, h History) (*S
 }
 
 // importSession makes the session here, restored from snap.
-func (l local) importSession(ctx context.Context, cfg SessionConfig, snap *store.Snapshot) (*Session, error) {
+func (l *local) importSession(ctx context.Context, cfg SessionConfig, snap *store.Snapshot) (*Session, error) {
 	rt := l.rt
 	return l.create(ctx, cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)

@@ -29,7 +29,7 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 
 // fork takes the fork point from the session's actor and makes the new
 // session here, with a copy of the workspace.
-func (l local) fork(ctx context.Context, s *Session, index int, newID string) (*Session, error) {
+func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (*Session, error) {
 	rt := l.rt
 	timeout := rt.timeoutFor(ctx)
 	from, err := l.actor(ctx, s)

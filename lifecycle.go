@@ -24,12 +24,12 @@ func (rt *Runtime) Delete(ctx context.Context, id string) error { return rt.reac
 func (s *Session) Delete(ctx context.Context) error { return s.rt.Delete(ctx, s.id) }
 
 // delete is Delete of a session of this process.
-func (l local) delete(ctx context.Context, id string) error {
+func (l *local) delete(ctx context.Context, id string) error {
 	return l.remove(ctx, id, placement.DeleteOptions{})
 }
 
 // remove deletes session id of this process as opt says.
-func (l local) remove(ctx context.Context, id string, opt placement.DeleteOptions) error {
+func (l *local) remove(ctx context.Context, id string, opt placement.DeleteOptions) error {
 	rt := l.rt
 	if err := rt.registry.Delete(ctx, id, opt); err != nil {
 		if errors.Is(err, placement.ErrInUse) {
@@ -73,7 +73,7 @@ func (rt *Runtime) Sweep(ctx context.Context, maxAge time.Duration) ([]string, e
 }
 
 // sweep deletes this process's stale sessions, a page at a time.
-func (l local) sweep(ctx context.Context, maxAge time.Duration) ([]string, error) {
+func (l *local) sweep(ctx context.Context, maxAge time.Duration) ([]string, error) {
 	rt, st := l.rt, l.rt.env.Store
 	cut := rt.now().Add(-maxAge)
 	var deleted []string

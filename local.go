@@ -27,7 +27,7 @@ type local struct {
 // specOf resolves, with cfg's tools. The registry claims the id, its
 // owner included, in one step: only when it has said yes does anything
 // else here learn of the session.
-func (l local) create(ctx context.Context, id string, cfg SessionConfig, specOf func(id string) (actors.Spec, error)) (*Session, error) {
+func (l *local) create(ctx context.Context, id string, cfg SessionConfig, specOf func(id string) (actors.Spec, error)) (*Session, error) {
 	rt := l.rt
 	release, err := rt.admitSession(cfg.User)
 	if err != nil {
@@ -63,7 +63,7 @@ func (l local) create(ctx context.Context, id string, cfg SessionConfig, specOf 
 func (rt *Runtime) Session(id string) (*Session, error) { return rt.reach.session(id) }
 
 // session restores session id here if it is stored but not loaded.
-func (l local) session(id string) (*Session, error) {
+func (l *local) session(id string) (*Session, error) {
 	pid, err := l.rt.registry.Get(context.Background(), id)
 	if err != nil {
 		return nil, registryError(id, err)
@@ -72,7 +72,7 @@ func (l local) session(id string) (*Session, error) {
 }
 
 // handle returns the handle of session id, whose actor is pid.
-func (l local) handle(id string, pid *actor.PID) *Session {
+func (l *local) handle(id string, pid *actor.PID) *Session {
 	if l.passivates {
 		pid = nil // see Session.pid
 	}
@@ -111,19 +111,11 @@ func failure(id string, err error) *eventsv1.ErrorInfo {
 	return &eventsv1.ErrorInfo{Code: e.Code, Message: e.Message}
 }
 
-// requestID sends a command to session id by id, through the registry,
-// and waits for its reply: what a Session's commands do when sessions may be passivated.
-func (rt *Runtime) requestID(ctx context.Context, id string, msg any) (*eventsv1.Reply, error) {
-	return rt.answer(rt.replies.Request(rt.timeoutFor(ctx), func(sender *actor.PID) {
-		rt.registry.Deliver(id, &actor.MessageEnvelope{Message: msg, Sender: sender})
-	}))
-}
-
 // request sends a command to a session actor and waits for its reply.
 func (rt *Runtime) request(ctx context.Context, pid *actor.PID, msg any) (*eventsv1.Reply, error) {
-	return rt.answer(rt.replies.Request(rt.timeoutFor(ctx), func(sender *actor.PID) {
-		rt.system.Root.Send(pid, &actor.MessageEnvelope{Message: msg, Sender: sender})
-	}))
+	c := rt.replies.Open()
+	rt.system.Root.Send(pid, &actor.MessageEnvelope{Message: msg, Sender: c.Sender})
+	return rt.answer(c.Wait(rt.timeoutFor(ctx)))
 }
 
 // timeoutFor is how long a request made under ctx waits for its session's

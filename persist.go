@@ -33,7 +33,7 @@ func defaultNode() string {
 }
 
 // close stops a session and gives up its lease.
-func (l local) close(id string) { l.rt.registry.Close(id) }
+func (l *local) close(id string) { l.rt.registry.Close(id) }
 
 // Release hands session id over to whoever uses it next, in this process
 // or another: once everything it has told is stored, it stops and gives
@@ -190,7 +190,7 @@ func storedSummary(s *store.Session) *eventsv1.SessionSummary {
 // page reads a page of the store's list. A session a crash cut short is
 // restored first, so that its record tells the state it is in once
 // restored.
-func (l local) page(ctx context.Context, p store.Page) (*store.Listing, error) {
+func (l *local) page(ctx context.Context, p store.Page) (*store.Listing, error) {
 	return l.rt.registry.Page(ctx, p)
 }
 

@@ -41,7 +41,7 @@ func (s *Session) Read(ctx context.Context, opt SubscribeOptions) (*Reader, erro
 }
 
 // read joins a reader to the session's feed.
-func (local) read(ctx context.Context, s *Session, f events.Filter, opt SubscribeOptions) (*Reader, error) {
+func (*local) read(ctx context.Context, s *Session, f events.Filter, opt SubscribeOptions) (*Reader, error) {
 	r := events.NewFeedReader(f, opt.Buffer)
 	if _, err := s.Send(ctx, &actors.ReadFeed{Reader: r, Since: opt.Since, Buffered: opt.Buffered, Buffer: opt.Buffer}); err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ type Session struct {
 func (s *Session) ID() string { return s.id }
 
 // actor returns the session's actor, restored first if it was passivated.
-func (l local) actor(ctx context.Context, s *Session) (*actor.PID, error) {
+func (l *local) actor(ctx context.Context, s *Session) (*actor.PID, error) {
 	if s.pid != nil {
 		return s.pid, nil
 	}
@@ -60,11 +60,21 @@ func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
 
 // send goes by id through the registry when sessions may be passivated,
 // else straight to the handle's actor.
-func (l local) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply, error) {
+//
+// It posts cmd from its own frame, not a helper's, and waits in a plain
+// channel receive (replies.Call): a goroutine that has just started, on
+// Go's smallest stack, sends a command without growing its stack, which
+// on a VM whose page faults are dear cost an abort up to 300 µs
+// (TestAbortFitsAFreshStack).
+func (l *local) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply, error) {
+	c := l.rt.replies.Open()
+	env := &actor.MessageEnvelope{Message: cmd, Sender: c.Sender}
 	if l.passivates {
-		return l.rt.requestID(ctx, s.id, cmd)
+		l.rt.registry.Deliver(s.id, env)
+	} else {
+		l.rt.system.Root.Send(s.pid, env)
 	}
-	return l.rt.request(ctx, s.pid, cmd)
+	return l.rt.answer(c.Wait(l.rt.timeoutFor(ctx)))
 }
 
 // PromptOptions tune Prompt.
@@ -146,7 +156,7 @@ func (s *Session) SwitchModel(ctx context.Context, name string) error {
 }
 
 // switchModel resolves the name here and hands the session the model.
-func (local) switchModel(ctx context.Context, s *Session, name string) error {
+func (*local) switchModel(ctx context.Context, s *Session, name string) error {
 	if err := s.rt.permitCommand(ctx, s.id, &eventsv1.SwitchModel{Model: name}); err != nil {
 		return err
 	}
@@ -279,7 +289,7 @@ func (opt *SubscribeOptions) prepare() (events.Filter, error) {
 }
 
 // subscribe attaches ch to the session's stream.
-func (local) subscribe(ctx context.Context, s *Session, ch *events.Channel, f events.Filter, opt SubscribeOptions) (*Subscription, error) {
+func (*local) subscribe(ctx context.Context, s *Session, ch *events.Channel, f events.Filter, opt SubscribeOptions) (*Subscription, error) {
 	if _, err := s.Send(ctx, &actors.SubscribeSink{Sink: ch, Since: opt.Since, Filter: f, Buffered: opt.Buffered}); err != nil {
 		return nil, err
 	}
@@ -316,7 +326,7 @@ func (s *Session) SubscribePID(ctx context.Context, pid *actor.PID, since uint64
 }
 
 // subscribePID attaches the actor to the session's stream.
-func (local) subscribePID(ctx context.Context, s *Session, pid *actor.PID, since uint64, f events.Filter) error {
+func (*local) subscribePID(ctx context.Context, s *Session, pid *actor.PID, since uint64, f events.Filter) error {
 	_, err := s.Send(ctx, &actors.SubscribePID{PID: pid, Since: since, Filter: f})
 	return err
 }

@@ -42,7 +42,7 @@ func (rt *Runtime) Spawn(cfg SessionConfig) (*Session, error) {
 }
 
 // spawn makes the session in this process.
-func (l local) spawn(cfg SessionConfig) (*Session, error) {
+func (l *local) spawn(cfg SessionConfig) (*Session, error) {
 	rt := l.rt
 	return l.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)

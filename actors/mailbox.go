@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/internal/workers"
 )
 
 // mailbox is a session actor's mailbox. It runs messages as protoactor's
@@ -137,9 +139,17 @@ func (m *mailbox) Start() {}
 func (m *mailbox) UserMessageCount() int { return int(m.users.Load()) }
 
 func (m *mailbox) schedule() {
-	if m.running.CompareAndSwap(false, true) {
-		m.dispatcher.Schedule(m.processor)
+	if !m.running.CompareAndSwap(false, true) {
+		return
 	}
+	if d, ok := m.dispatcher.(workers.Dispatcher); ok {
+		// Called on the concrete type, Schedule is inlined: the sender
+		// of a command needs a frame less of stack (the tack package's
+		// local.send says why).
+		d.Schedule(m.processor)
+		return
+	}
+	m.dispatcher.Schedule(m.processor)
 }
 
 // process runs queued messages until none is left, then checks again

@@ -40,33 +40,60 @@ type Pool struct {
 // New returns a Pool whose slots are processes of system.
 func New(system *actor.ActorSystem) *Pool { return &Pool{system: system} }
 
-// Request calls send with the PID its answer must go to, as the sender
-// of the message send sends, and waits up to timeout for that answer. It
-// returns what the actor answered, or actor.ErrDeadLetter if the message
-// reached no actor, or actor.ErrTimeout: the errors of a protoactor
-// future. A timeout must be positive.
-func (p *Pool) Request(timeout time.Duration, send func(sender *actor.PID)) (any, error) {
+// Call is one request's wait for its answer. Open one, send the request
+// with Sender as its sender, then Wait: every Call opened must be waited
+// for once, which gives its slot back.
+//
+// A request is two steps rather than one call taking the sending as a
+// function so that the sending runs in the caller's own frame: a command
+// sent from a goroutine that has just started then fits in its first
+// stack (TestAbortFitsAFreshStack in the tack package).
+type Call struct {
+	// Sender is the PID the answer must go to.
+	Sender *actor.PID
+	pool   *Pool
+	s      *slot
+	id     uint32
+}
+
+// Open starts a request: its answer is to be sent to the Call's Sender.
+func (p *Pool) Open() Call {
 	s := p.get()
 	id := s.request.Add(1)
-	send(&actor.PID{Address: s.pid.Address, Id: s.pid.Id, RequestId: id})
+	return Call{Sender: &actor.PID{Address: s.pid.Address, Id: s.pid.Id, RequestId: id}, pool: p, s: s, id: id}
+}
+
+// Wait waits up to timeout for the answer to c. It returns what the actor
+// answered, or actor.ErrDeadLetter if the message reached no actor, or
+// actor.ErrTimeout: the errors of a protoactor future. A timeout must be
+// positive.
+//
+// The timeout comes through the answers channel too (slot.expire), so
+// that Wait blocks in a plain receive: a select over the answers and a
+// timer channel took twice the stack.
+func (c Call) Wait(timeout time.Duration) (any, error) {
+	s := c.s
 	s.timer.Reset(timeout)
 	for {
-		select {
-		case a := <-s.answers:
-			if a.request != id {
-				// An answer to an earlier request that slipped in as
-				// this one began: read past it, and retire the slot
-				// rather than risk another.
-				s.stale = true
-				continue
-			}
-			s.timer.Stop()
-			p.put(s)
-			return a.msg, a.err
-		case <-s.timer.C:
-			p.retire(s)
-			return nil, actor.ErrTimeout
+		a := <-s.answers
+		if a.request != c.id {
+			// An answer to an earlier request that slipped in as this
+			// one began: read past it, and retire the slot rather than
+			// risk another.
+			s.stale = true
+			continue
 		}
+		if a.err == actor.ErrTimeout {
+			c.pool.retire(s)
+			return nil, a.err
+		}
+		if !s.timer.Stop() {
+			// The timeout fired as the answer came: it may still be on
+			// its way to the channel, so the slot takes no other request.
+			s.stale = true
+		}
+		c.pool.put(s)
+		return a.msg, a.err
 	}
 }
 
@@ -80,7 +107,8 @@ func (p *Pool) get() *slot {
 		return s
 	}
 	p.mu.Unlock()
-	s := &slot{answers: make(chan answer, 2), timer: time.NewTimer(time.Hour)}
+	s := &slot{answers: make(chan answer, 2)}
+	s.timer = time.AfterFunc(time.Hour, s.expire)
 	s.timer.Stop()
 	s.pid, _ = p.system.ProcessRegistry.Add(s, "reply"+p.system.ProcessRegistry.NextId())
 	return s
@@ -128,7 +156,8 @@ type slot struct {
 	// to an earlier request that passed the check in deliver just
 	// before the current one began.
 	answers chan answer
-	timer   *time.Timer
+	// timer calls expire once the current request's timeout passed.
+	timer *time.Timer
 	// stale is set by the requester when it read past such an answer.
 	stale bool
 }
@@ -158,6 +187,11 @@ func (s *slot) SendSystemMessage(pid *actor.PID, message any) {
 
 // Stop does nothing: a slot leaves the process table when its Pool retires it.
 func (s *slot) Stop(*actor.PID) {}
+
+// expire answers the current request with actor.ErrTimeout.
+func (s *slot) expire() {
+	s.deliver(&actor.PID{RequestId: s.request.Load()}, answer{err: actor.ErrTimeout})
+}
 
 // deliver hands a over if it answers the request the slot waits for; a
 // late answer, or a second one, is dropped.

@@ -49,9 +49,9 @@ func newSystem(t *testing.T) (*actor.ActorSystem, *actor.PID, chan struct{}) {
 }
 
 func ask(p *Pool, system *actor.ActorSystem, pid *actor.PID, msg string, timeout time.Duration) (any, error) {
-	return p.Request(timeout, func(sender *actor.PID) {
-		system.Root.Send(pid, &actor.MessageEnvelope{Message: msg, Sender: sender})
-	})
+	c := p.Open()
+	system.Root.Send(pid, &actor.MessageEnvelope{Message: msg, Sender: c.Sender})
+	return c.Wait(timeout)
 }
 
 func TestAnswer(t *testing.T) {
@@ -71,11 +71,10 @@ func TestAnswer(t *testing.T) {
 func TestTimeoutRetiresSlot(t *testing.T) {
 	system, pid, _ := newSystem(t)
 	p := New(system)
-	var slotID string
-	_, err := p.Request(20*time.Millisecond, func(sender *actor.PID) {
-		slotID = sender.Id
-		system.Root.Send(pid, &actor.MessageEnvelope{Message: "silent", Sender: sender})
-	})
+	c := p.Open()
+	slotID := c.Sender.Id
+	system.Root.Send(pid, &actor.MessageEnvelope{Message: "silent", Sender: c.Sender})
+	_, err := c.Wait(20 * time.Millisecond)
 	if !errors.Is(err, actor.ErrTimeout) {
 		t.Fatalf("unanswered request: %v, want %v", err, actor.ErrTimeout)
 	}
@@ -119,6 +118,28 @@ func TestSecondAnswerReachesNoLaterRequest(t *testing.T) {
 		}
 		if got, err := ask(p, system, pid, "y", time.Second); err != nil || got != "yy" {
 			t.Fatalf("request after %d answered twice: %v, %v; want yy", i, got, err)
+		}
+	}
+}
+
+// A timeout that fires as the answer comes, and reaches the answers
+// channel after it, reaches no later request: the request gets its
+// answer, and so do the ones after it on the same pool.
+func TestTimeoutBehindTheAnswerReachesNoLaterRequest(t *testing.T) {
+	system, pid, _ := newSystem(t)
+	p := New(system)
+	for i := range 20 {
+		c := p.Open()
+		system.Root.Send(pid, &actor.MessageEnvelope{Message: "z", Sender: c.Sender})
+		for len(c.s.answers) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		c.s.expire() // the timer, firing just after the answer came
+		if got, err := c.Wait(time.Second); err != nil || got != "zz" {
+			t.Fatalf("request %d: %v, %v; want zz", i, got, err)
+		}
+		if got, err := ask(p, system, pid, "w", time.Second); err != nil || got != "ww" {
+			t.Fatalf("request after %d: %v, %v; want ww", i, got, err)
 		}
 	}
 }
