@@ -20,9 +20,9 @@ import (
 const freshStackChild = "TACK_TEST_FRESH_STACK"
 
 // callerFrame is the stack the goroutine that aborts holds of its own
-// below Abort: with the goroutine's function and abortFrom's other
-// locals, about as much as a goroutine started to send one command has
-// (the peer benchmark's abort goroutine holds 168 bytes).
+// below Abort: with its other locals, abortFrom's frame is then about
+// 170 bytes, as large as the frame of the peer benchmark's goroutine that
+// aborts (bench/tack, 168 bytes).
 const callerFrame = 64
 
 // TestAbortFitsAFreshStack checks that an abort sent from a goroutine
@@ -30,7 +30,7 @@ const callerFrame = 64
 // stack on its common path. A goroutine's stack is grown by copying it to
 // one twice as large; on a VM whose page faults are dear, the new stack's
 // fresh memory cost an abort 100 – 300 µs before its message was even
-// posted (issue 30, finding 14).
+// posted (docs/benchmarks.md, issue 30's finding 14).
 //
 // The check runs in a child process started with
 // GODEBUG=adaptivestackstart=0, where every goroutine starts on 2 KiB
