@@ -11,6 +11,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/store/memory"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -266,4 +267,44 @@ func usableAfterError(t *testing.T, h *harness, text string) {
 		t.Errorf("next run committed %q", got)
 	}
 	checkLog(t, h.rec.Events())
+}
+
+// panicSink panics at the first message_delta it is given.
+type panicSink struct{ done atomic.Bool }
+
+func (p *panicSink) Deliver(ev *eventsv1.Event) {
+	if ev.GetMessageDelta() != nil && p.done.CompareAndSwap(false, true) {
+		panic("sink failed")
+	}
+}
+
+// TestPanicBeyondTheHandlerResumes: a panic that escapes the handler's
+// recovery — here a sink's, while a stored session tells a delta after
+// its handler returned — resumes the same session. protoactor's default,
+// a restart, would have made a new session value: its history gone, a
+// second session_created told, the run never ended.
+func TestPanicBeyondTheHandlerResumes(t *testing.T) {
+	h := storedHarness(t, memory.New(), Spec{Model: scriptModel(t, "", `{"turns":[{"text":"hello"},{"text":"again"}]}`), Tools: demoSet(t)})
+	sink := &panicSink{}
+	h.ok(&SubscribeSink{Sink: sink, Since: 0})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("agent_end", 1)
+	if !sink.done.Load() {
+		t.Fatal("the sink never panicked")
+	}
+	h.ok(&eventsv1.Prompt{Text: "more"})
+	h.waitFor("agent_end", 2)
+	if got, want := contents(h.history()), []string{"user:go", "assistant:hello", "user:more", "assistant:again"}; !slices.Equal(got, want) {
+		t.Errorf("history = %q, want %q", got, want)
+	}
+	evs := h.ok(&eventsv1.Subscribe{Since: 0}).GetEvents().GetEvents()
+	created := 0
+	for _, ev := range evs {
+		if ev.GetSessionCreated() != nil {
+			created++
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d session_created events, want 1", created)
+	}
 }

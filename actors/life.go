@@ -81,9 +81,8 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 	case *actor.Stopping:
 		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
 		s.shutdown()
-	case *actor.Stopped, *actor.Restarting:
-		// A restart (a panic that escaped recoverPanic) starts a new
-		// session value, which counts itself again.
+	case *actor.Stopped:
+		// No session restarts (resume, session.go): it stops once.
 		s.home.env.observer().SessionStopped(s.machine.Current())
 		s.uncountRun()
 	default:

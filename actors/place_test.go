@@ -47,7 +47,7 @@ func (p *testPlace) Spawn(spec Spec) (*actor.PID, error) {
 	if _, ok := p.pids[spec.ID]; ok {
 		return nil, fmt.Errorf("session %q exists", spec.ID)
 	}
-	pid, err := p.sys.Root.SpawnNamed(Props(p.env, p, spec), "session/"+spec.ID)
+	pid, err := Spawn(p.sys.Root, p.env, p, spec, "session/"+spec.ID)
 	if err == nil {
 		p.pids[spec.ID] = pid
 	}

@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -26,9 +27,7 @@ import (
 // million of them cost: a part's flags sit together, where they take no
 // word of padding of their own.
 type session struct {
-	// spec is shared with the producer of the session's props, which
-	// would make the actor again after a restart: one copy per session.
-	spec    *Spec
+	spec    *Spec        // what it was spawned with (one copy per session)
 	home    home         // its runtime, its PID and its place (home.go)
 	machine *fsm.Machine // idle, running, streaming, executing_tools
 
@@ -48,20 +47,52 @@ type session struct {
 // in one go as protoactor's default dispatcher (package workers says why).
 var dispatcher actor.Dispatcher = workers.Default.Dispatcher(300)
 
-// Props returns the props of a session actor for spec, spawned by place
-// (nil: a session that never passivates and starts no sub-agents).
-func Props(env *Env, place Place, spec Spec) *actor.Props {
+// Spawn starts the actor of a session for spec under name, spawned by
+// place (nil: a session that never passivates and starts no sub-agents).
+func Spawn(root *actor.RootContext, env *Env, place Place, spec Spec, name string) (*actor.PID, error) {
 	sp := &spec
-	return actor.PropsFromProducer(func() actor.Actor {
-		return &session{
-			spec:    sp,
-			home:    home{env: env, place: place},
-			machine: fsm.New(),
-			hooks:   hooks{chain: newChain(env, sp.Plugins)},
-			out:     newOutlet(env, *sp),
-		}
-	}, actor.WithDispatcher(dispatcher), actor.WithMailbox(newMailbox))
+	s := &session{
+		spec:    sp,
+		home:    home{env: env, place: place},
+		machine: fsm.New(),
+		hooks:   hooks{chain: newChain(env, sp.Plugins)},
+		out:     newOutlet(env, *sp),
+	}
+	spawning.Lock()
+	defer spawning.Unlock()
+	spawning.next = s
+	return root.SpawnNamed(sessionProps, name)
 }
+
+// sessionProps are the props of every session actor. Props of its own,
+// with a producer closed over its spec, cost each live session about 270
+// bytes; these props' producer takes the session Spawn made instead,
+// which protoactor calls within SpawnNamed, on Spawn's goroutine.
+var sessionProps = actor.PropsFromProducer(spawned,
+	actor.WithDispatcher(dispatcher), actor.WithMailbox(newMailbox), actor.WithGuardian(resume))
+
+// spawning hands the session Spawn made to spawned.
+var spawning struct {
+	sync.Mutex
+	next *session
+}
+
+// spawned is the producer of sessionProps.
+func spawned() actor.Actor {
+	s := spawning.next
+	if s == nil {
+		panic("actors: a session actor was produced outside Spawn")
+	}
+	spawning.next = nil
+	return s
+}
+
+// resume supervises session actors: a panic that escapes the session's
+// own recovery (recoverPanic: a handler's panic is logged, told as an
+// error and the session goes on) resumes the same session too, with its
+// history and its runs. protoactor's default would restart the actor,
+// which means producing a new one: a session with nothing it held.
+var resume = actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.ResumeDirective })
 
 // Receive dispatches a message to the handler of the current state after
 // the cases every state shares. It never blocks: model streams and tools

@@ -148,7 +148,7 @@ func (r *Registry) parkedLocked(id string) bool {
 }
 
 func (r *Registry) spawnLocked(spec actors.Spec) (*actor.PID, error) {
-	pid, err := r.system.Root.SpawnNamed(actors.Props(r.env, r, spec), "session/"+spec.ID)
+	pid, err := actors.Spawn(r.system.Root, r.env, r, spec, "session/"+spec.ID)
 	if err != nil {
 		return nil, err
 	}

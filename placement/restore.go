@@ -205,7 +205,7 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, 
 	spec, err := r.load(ctx, id)
 	if err == nil {
 		var pid *actor.PID
-		if pid, err = r.system.Root.SpawnNamed(actors.Props(r.env, r, spec), "session/"+id); err == nil {
+		if pid, err = actors.Spawn(r.system.Root, r.env, r, spec, "session/"+id); err == nil {
 			if err = r.settle(pid); err == nil {
 				if spec.Unparked {
 					r.env.Park.Remove(id) // the actor is the session now
