@@ -220,7 +220,7 @@ const DefaultPassivateAfter = 10 * time.Minute
 // numbering. 0 (the default of New) never passivates. Without a store
 // (WithStore) the runtime parks a quiet session instead: it writes the
 // session whole into a compact record in memory (store/memory) as it
-// stops — under 1 KiB for a short session, against about 2.5 KiB for a
+// stops — under 1 KiB for a short session, against about 2.2 KiB for a
 // live one (docs/benchmarks.md) — and drops the record when the session
 // wakes, which then numbers its events on with no gap. Nothing is written
 // while a session runs, so a turn costs what it costs with no store
