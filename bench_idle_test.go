@@ -43,50 +43,83 @@ func BenchmarkIdleSessionHeap(b *testing.B) {
 func benchIdleHeap(b *testing.B, n int, state string, script json.RawMessage) {
 	var perSession, spawnNS float64
 	for range b.N {
-		rt, err := tack.New()
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx := context.Background()
-		// Warm up the runtime's shared structures with one session.
-		warm := spawn(b, rt, script)
-		if _, err := warm.State(ctx); err != nil {
-			b.Fatal(err)
-		}
-		before := heapAlloc()
-		start := time.Now()
-		for range n {
-			s := spawn(b, rt, script)
-			switch state {
-			case "after-subscribe":
-				if err := subscribe(b, s, 0).Close(); err != nil {
-					b.Fatal(err)
-				}
-			case "after-run":
-				runToEnd(b, s)
-			}
-		}
-		elapsed := time.Since(start)
-		// Every session has started once it answers get_state (a mailbox
-		// is processed in order).
-		for _, id := range rt.Sessions() {
-			s, err := rt.Session(id)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := s.State(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
-		after := heapAlloc()
-		if got := len(rt.Sessions()); got != n+1 {
-			b.Fatalf("%d sessions live, want %d", got, n+1)
-		}
-		perSession += (float64(after) - float64(before)) / float64(n)
-		spawnNS += float64(elapsed.Nanoseconds()) / float64(n)
-		rt.Close()
+		heap, each := idleHeap(b, n, state, script)
+		perSession += heap
+		spawnNS += float64(each.Nanoseconds())
 	}
 	b.ReportMetric(perSession/float64(b.N), "B/session")
 	// The time to spawn a session (and to subscribe or run it, by state).
 	b.ReportMetric(spawnNS/float64(b.N), "ns/session")
+}
+
+// idleHeap spawns n sessions in a runtime of its own, brings each to
+// state (fresh, after-subscribe, after-run: see BenchmarkIdleSessionHeap)
+// and returns the live heap they added per session and the time one
+// took.
+func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float64, time.Duration) {
+	rt, err := tack.New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rt.Close()
+	ctx := context.Background()
+	// Warm up the runtime's shared structures with one session.
+	warm := spawn(tb, rt, script)
+	if _, err := warm.State(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	before := heapAlloc()
+	start := time.Now()
+	for range n {
+		s := spawn(tb, rt, script)
+		switch state {
+		case "after-subscribe":
+			if err := subscribe(tb, s, 0).Close(); err != nil {
+				tb.Fatal(err)
+			}
+		case "after-run":
+			runToEnd(tb, s)
+		}
+	}
+	elapsed := time.Since(start)
+	// Every session has started once it answers get_state (a mailbox
+	// is processed in order).
+	for _, id := range rt.Sessions() {
+		s, err := rt.Session(id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := s.State(ctx); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	after := heapAlloc()
+	if got := len(rt.Sessions()); got != n+1 {
+		tb.Fatalf("%d sessions live, want %d", got, n+1)
+	}
+	return (float64(after) - float64(before)) / float64(n), elapsed / time.Duration(n)
+}
+
+// idleBudget is the live heap 10,000 fresh sessions may cost each: 2,607
+// B measured on 2026-11-28 (docs/benchmarks.md, section 1), 2,897 before
+// every session shared one set of props.
+const idleBudget = 2_700
+
+// TestIdleSessionHeapBudget holds the levers of an idle session's size
+// (shared props, the session struct's size class, a mailbox that
+// allocates its queues on first use, a two-slot event ring): 10,000 fresh
+// sessions cost at most idleBudget bytes of live heap each.
+func TestIdleSessionHeapBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns 10,000 sessions")
+	}
+	script, err := json.Marshal(benchScript{Turns: []benchTurn{{Text: "ok"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heap, _ := idleHeap(t, 10_000, "fresh", script)
+	t.Logf("%.0f B of live heap per fresh session", heap)
+	if heap > idleBudget {
+		t.Errorf("a fresh session costs %.0f B of live heap, over the budget of %d", heap, idleBudget)
+	}
 }

@@ -101,7 +101,7 @@ func (s benchScript) json(b *testing.B) json.RawMessage {
 	return data
 }
 
-func spawn(b *testing.B, rt *tack.Runtime, script json.RawMessage) *tack.Session {
+func spawn(b testing.TB, rt *tack.Runtime, script json.RawMessage) *tack.Session {
 	b.Helper()
 	s, err := rt.Spawn(tack.SessionConfig{Script: script})
 	if err != nil {
@@ -110,7 +110,7 @@ func spawn(b *testing.B, rt *tack.Runtime, script json.RawMessage) *tack.Session
 	return s
 }
 
-func subscribe(b *testing.B, s *tack.Session, buffer int) *tack.Subscription {
+func subscribe(b testing.TB, s *tack.Session, buffer int) *tack.Subscription {
 	b.Helper()
 	sub, err := s.Subscribe(context.Background(), tack.SubscribeOptions{Buffer: buffer})
 	if err != nil {
@@ -119,7 +119,7 @@ func subscribe(b *testing.B, s *tack.Session, buffer int) *tack.Subscription {
 	return sub
 }
 
-func prompt(b *testing.B, s *tack.Session, text string) {
+func prompt(b testing.TB, s *tack.Session, text string) {
 	b.Helper()
 	if _, err := s.Prompt(context.Background(), text); err != nil {
 		b.Fatal(err)
@@ -159,7 +159,7 @@ func reportLatencies(b *testing.B, samples []time.Duration, withMax bool) {
 }
 
 // runToEnd runs one prompt on s and waits for its agent_end.
-func runToEnd(b *testing.B, s *tack.Session) {
+func runToEnd(b testing.TB, s *tack.Session) {
 	b.Helper()
 	ctx := context.Background()
 	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}, Buffer: 4})
@@ -174,7 +174,7 @@ func runToEnd(b *testing.B, s *tack.Session) {
 }
 
 // waitFor reads c until match accepts an event.
-func waitFor(b *testing.B, c <-chan *eventsv1.Event, match func(*eventsv1.Event) bool) *eventsv1.Event {
+func waitFor(b testing.TB, c <-chan *eventsv1.Event, match func(*eventsv1.Event) bool) *eventsv1.Event {
 	b.Helper()
 	timeout := time.NewTimer(benchWait)
 	defer timeout.Stop()

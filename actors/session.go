@@ -59,13 +59,16 @@ func Spawn(root *actor.RootContext, env *Env, place Place, spec Spec, name strin
 		out:     newOutlet(env, *sp),
 	}
 	spawning.Lock()
-	defer spawning.Unlock()
+	defer func() {
+		spawning.next = nil // taken by spawned, unless the spawn failed first
+		spawning.Unlock()
+	}()
 	spawning.next = s
 	return root.SpawnNamed(sessionProps, name)
 }
 
 // sessionProps are the props of every session actor. Props of its own,
-// with a producer closed over its spec, cost each live session about 270
+// with a producer closed over its spec, cost each live session about 290
 // bytes; these props' producer takes the session Spawn made instead,
 // which protoactor calls within SpawnNamed, on Spawn's goroutine.
 var sessionProps = actor.PropsFromProducer(spawned,
