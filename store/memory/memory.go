@@ -17,7 +17,7 @@ type Store struct {
 	opts store.Options
 
 	mu       sync.RWMutex
-	sessions map[string]*entry
+	sessions map[string]entry
 	closed   bool
 }
 
@@ -28,11 +28,27 @@ type Store struct {
 // place, only replaced, and a stored message never changes (appends go
 // past what a reader took), so a reader may decode what it took after the
 // lock.
+//
+// The map holds entries by value, not by pointer: an entry is then a
+// slot of the map's tables, which are few large allocations, rather than
+// a small object of its own. Small objects made while sessions are live
+// and kept once they are passivated sit among the freed objects of those
+// sessions, and hold pages the process cannot give back (issue 30,
+// finding 9). A session without history, as most idle ones are, points
+// to none (msgs nil), which keeps a slot at 64 bytes.
 type entry struct {
 	rec     []byte
 	updated int64 // UpdatedAt in Unix microseconds (the clock's precision)
 	cfg     unique.Handle[config]
-	msgs    [][]byte // the history, one encoded message each
+	msgs    *[][]byte // the history, one encoded message each; nil when none
+}
+
+// messages returns the history, one encoded message each.
+func (e entry) messages() [][]byte {
+	if e.msgs == nil {
+		return nil
+	}
+	return *e.msgs
 }
 
 // config is a stored configuration. Entries hold it interned
@@ -60,7 +76,7 @@ type view struct {
 	entry
 }
 
-func (e *entry) view(id string) view { return view{id: id, entry: *e} }
+func (e entry) view(id string) view { return view{id: id, entry: e} }
 
 // record is an entry's record decoded: the session and its encoded
 // volatile state.
@@ -76,7 +92,7 @@ func (v view) record() (record, error) {
 	if err != nil {
 		return record{}, err
 	}
-	r.ID, r.MessageCount, r.UpdatedAt = v.id, len(v.msgs), time.UnixMicro(v.updated).UTC()
+	r.ID, r.MessageCount, r.UpdatedAt = v.id, len(v.messages()), time.UnixMicro(v.updated).UTC()
 	return record{Session: r, vol: vol}, nil
 }
 
@@ -91,7 +107,7 @@ var _ store.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New(opts ...store.Option) *Store {
-	return &Store{opts: store.NewOptions(opts...), sessions: map[string]*entry{}}
+	return &Store{opts: store.NewOptions(opts...), sessions: map[string]entry{}}
 }
 
 // Close makes every later call fail; the data is dropped.
@@ -104,12 +120,12 @@ func (s *Store) Close() error {
 }
 
 // read runs f with the entry of id under the read lock.
-func (s *Store) read(id string, f func(e *entry) error) error {
+func (s *Store) read(id string, f func(e entry) error) error {
 	return s.locked(id, s.mu.RLock, s.mu.RUnlock, f)
 }
 
 // write runs f with the entry of id under the write lock.
-func (s *Store) write(id string, f func(e *entry) error) error {
+func (s *Store) write(id string, f func(e entry) error) error {
 	return s.locked(id, s.mu.Lock, s.mu.Unlock, f)
 }
 
@@ -119,25 +135,25 @@ func (s *Store) write(id string, f func(e *entry) error) error {
 // changes nothing. (They go by value, not by pointer, so that they stay
 // off the heap.)
 func (s *Store) update(id string, f func(e entry, r record) (entry, record, error)) error {
-	return s.write(id, func(e *entry) error {
+	return s.write(id, func(e entry) error {
 		r, err := e.view(id).record()
 		if err != nil {
 			return err
 		}
-		next, r, err := f(*e, r)
+		next, r, err := f(e, r)
 		if err != nil {
 			return err
 		}
 		if next.rec, err = codec.EncodeRecord(&r.Session, r.vol); err != nil {
 			return err
 		}
-		*e = next
+		s.sessions[id] = next
 		return nil
 	})
 }
 
 // locked runs f with the entry of id between lock and unlock.
-func (s *Store) locked(id string, lock, unlock func(), f func(e *entry) error) error {
+func (s *Store) locked(id string, lock, unlock func(), f func(e entry) error) error {
 	if err := store.CheckID(id); err != nil {
 		return err
 	}

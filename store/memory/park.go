@@ -40,7 +40,10 @@ func (s *Store) Put(id string, cfg store.Config, snap *store.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	e := &entry{rec: rec, updated: snap.UpdatedAt.UnixMicro(), cfg: intern(cfg), msgs: msgs}
+	e := entry{rec: rec, updated: snap.UpdatedAt.UnixMicro(), cfg: intern(cfg)}
+	if len(msgs) > 0 {
+		e.msgs = &msgs
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

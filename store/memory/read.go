@@ -16,7 +16,7 @@ import (
 // Get returns the record and volatile state.
 func (s *Store) Get(ctx context.Context, id string) (*store.Snapshot, error) {
 	var v view
-	if err := s.read(id, func(e *entry) error { v = e.view(id); return nil }); err != nil {
+	if err := s.read(id, func(e entry) error { v = e.view(id); return nil }); err != nil {
 		return nil, err
 	}
 	r, err := v.session()
@@ -48,13 +48,13 @@ func (s *Store) Messages(ctx context.Context, id string, from, limit int) ([]*ev
 		return nil, fmt.Errorf("%w: negative message index %d", store.ErrInvalid, from)
 	}
 	var raw [][]byte
-	err := s.read(id, func(e *entry) error {
-		if from < len(e.msgs) {
-			end := len(e.msgs)
+	err := s.read(id, func(e entry) error {
+		if msgs := e.messages(); from < len(msgs) {
+			end := len(msgs)
 			if limit > 0 {
 				end = min(end, from+limit)
 			}
-			raw = e.msgs[from:end] // stored slices are never mutated
+			raw = msgs[from:end] // stored slices are never mutated
 		}
 		return nil
 	})
@@ -117,7 +117,7 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 // listed is an entry with its id, as List and Stale sort them.
 type listed struct {
 	id string
-	e  *entry
+	e  entry
 }
 
 // compare orders l before m when it was updated earlier, ties by id.

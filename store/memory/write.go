@@ -21,7 +21,7 @@ func (s *Store) Create(ctx context.Context, id string, cfg store.Config) error {
 	if err != nil {
 		return err
 	}
-	e := &entry{rec: rec, updated: now.UnixMicro(), cfg: intern(cfg)}
+	e := entry{rec: rec, updated: now.UnixMicro(), cfg: intern(cfg)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -59,19 +59,23 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		if b.Owner != "" && r.Owner != b.Owner {
 			return e, r, owned(&r.Session)
 		}
-		if b.From > len(e.msgs) {
-			return e, r, gap(id, b.From, len(e.msgs))
+		all := e.messages()
+		if b.From > len(all) {
+			return e, r, gap(id, b.From, len(all))
 		}
-		if err := b.Start(b.Count(len(e.msgs))); err != nil {
+		if err := b.Start(b.Count(len(all))); err != nil {
 			return e, r, err
 		}
 		if b.Rewrite {
-			e.msgs = e.msgs[:b.From:b.From]
+			all = all[:b.From:b.From]
 		}
 		for i, m := range msgs {
-			if b.From+i >= len(e.msgs) {
-				e.msgs = append(e.msgs, m)
+			if b.From+i >= len(all) {
+				all = append(all, m)
 			}
+		}
+		if b.Rewrite || len(all) != len(e.messages()) {
+			e.msgs = &all
 		}
 		if b.HistoryStart != 0 {
 			r.HistoryStart = b.HistoryStart
@@ -103,7 +107,7 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 
 // Delete removes the session and its sub-agents.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.write(id, func(*entry) error {
+	return s.write(id, func(entry) error {
 		for sid := range s.sessions {
 			if store.Within(sid, id) {
 				delete(s.sessions, sid)
