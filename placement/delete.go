@@ -69,7 +69,7 @@ func (r *Registry) Delete(ctx context.Context, id string, opt DeleteOptions) err
 	loaded := false
 	for _, sid := range r.family(id) {
 		if pid, ok := r.Lookup(sid); ok {
-			_, _ = r.system.Root.RequestFuture(pid, &eventsv1.Abort{KillTools: string(events.KillAll)}, time.Second).Result()
+			_, _ = r.ask(pid, &eventsv1.Abort{KillTools: string(events.KillAll)}, time.Second)
 		}
 		loaded = r.unload(sid) || loaded
 	}
@@ -120,7 +120,7 @@ func (r *Registry) deletingLocked(id string) bool {
 // subscriptions kept for it; stored only, at what the store holds.
 func (r *Registry) unused(ctx context.Context, id string) error {
 	if pid, ok := r.Lookup(id); ok {
-		res, err := r.system.Root.RequestFuture(pid, &actors.InUse{}, r.answerWait).Result()
+		res, err := r.ask(pid, &actors.InUse{}, r.answerWait)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInUse, err)
 		}

@@ -28,7 +28,7 @@ func (r *Registry) Passivate(id string, pid *actor.PID, mark uint64) {
 	r.restoring[id] = c
 	r.mu.Unlock()
 
-	res, err := r.system.Root.RequestFuture(pid, &actors.PassivateNow{Mark: mark}, r.answerWait).Result()
+	res, err := r.ask(pid, &actors.PassivateNow{Mark: mark}, r.answerWait)
 	p, _ := res.(*actors.Passivated)
 	if err != nil || p == nil || !p.OK {
 		r.mu.Lock()
@@ -45,7 +45,7 @@ func (r *Registry) Passivate(id string, pid *actor.PID, mark uint64) {
 		}
 		return
 	}
-	_ = r.system.Root.StopFuture(pid).Wait()
+	r.halt(pid)
 	r.release(id)
 	r.mu.Lock()
 	if len(p.Subs) > 0 {

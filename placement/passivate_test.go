@@ -1,7 +1,9 @@
 package placement
 
 import (
+	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,5 +51,46 @@ func TestPassivateAnswerTooLate(t *testing.T) {
 	reg.mu.Unlock()
 	if !cur.Equal(pid) {
 		t.Fatalf("the session is registered as %v, want %v", cur, pid)
+	}
+}
+
+// TestPassivateRegistersNoProcess: passivating a session asks it and
+// stops it through the registry's reply slots (ask.go), not through a
+// protoactor future each, which registered a process, started a timer
+// and made a condition variable twice for every session that went quiet.
+func TestPassivateRegistersNoProcess(t *testing.T) {
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	defer sys.Shutdown()
+	reg := New(sys, &actors.Env{})
+	defer reg.Shutdown()
+	props := actor.PropsFromFunc(func(c actor.Context) {
+		if _, ok := c.Message().(*actors.PassivateNow); ok {
+			c.Respond(&actors.Passivated{OK: true})
+		}
+	})
+	passivate := func(i int) {
+		id := fmt.Sprintf("s%d", i)
+		pid, err := sys.Root.SpawnNamed(props, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg.mu.Lock()
+		reg.registerLocked(id, pid, "")
+		reg.mu.Unlock()
+		reg.Passivate(id, pid, 0)
+		if reg.Loaded(id) {
+			t.Fatalf("session %s is still loaded", id)
+		}
+		if _, ok := sys.ProcessRegistry.GetLocal(pid.Id); ok {
+			t.Fatalf("session %s was not stopped", id)
+		}
+	}
+	passivate(0) // the registry's first reply slot
+	before := atomic.LoadUint64(&sys.ProcessRegistry.SequenceID)
+	for i := 1; i <= 10; i++ {
+		passivate(i)
+	}
+	if made := atomic.LoadUint64(&sys.ProcessRegistry.SequenceID) - before; made != 0 {
+		t.Fatalf("10 passivations registered %d processes, want none", made)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/internal/replies"
 	"github.com/tack-run/tack/store"
 )
 
@@ -50,6 +51,8 @@ type Registry struct {
 	// answerWait bounds the wait for a session's answer to the registry
 	// (settleTimeout; tests shorten it).
 	answerWait time.Duration
+	// replies waits for the sessions' answers (ask.go).
+	replies *replies.Pool
 
 	mu   sync.Mutex
 	pids map[string]*actor.PID
@@ -111,7 +114,7 @@ var _ actors.Place = (*Registry)(nil)
 // New returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
 func New(system *actor.ActorSystem, env *actors.Env, opts ...RegistryOption) *Registry {
-	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, answerWait: settleTimeout}
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, answerWait: settleTimeout, replies: replies.New(system)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -310,7 +313,7 @@ func (r *Registry) unload(id string) bool {
 	pid, _, ok := r.unregisterLocked(id)
 	r.mu.Unlock()
 	if ok {
-		_ = r.system.Root.StopFuture(pid).Wait()
+		r.halt(pid)
 	}
 	return ok
 }
@@ -325,4 +328,5 @@ func (r *Registry) Shutdown() {
 	for _, id := range r.IDs() {
 		r.Close(id)
 	}
+	r.replies.Close()
 }

@@ -165,7 +165,7 @@ func (r *Registry) handOver(id string, pid *actor.PID) {
 		return
 	}
 	_ = r.settle(pid)
-	_ = r.system.Root.StopFuture(pid).Wait()
+	r.halt(pid)
 	r.mu.Lock()
 	delete(r.dormant, id)
 	r.mu.Unlock()
@@ -212,7 +212,7 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, 
 				}
 				return pid, spec.Stored.User, nil
 			}
-			_ = r.system.Root.StopFuture(pid).Wait()
+			r.halt(pid)
 		}
 	}
 	if !errors.Is(err, store.ErrOwned) && !errors.Is(err, ErrNoSession) {
@@ -223,7 +223,7 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, 
 
 // settle waits until the session has stored everything it has told.
 func (r *Registry) settle(pid *actor.PID) error {
-	res, err := r.system.Root.RequestFuture(pid, &actors.Settle{}, r.answerWait).Result()
+	res, err := r.ask(pid, &actors.Settle{}, r.answerWait)
 	if err != nil {
 		return fmt.Errorf("restoring the session: %w", err)
 	}

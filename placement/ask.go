@@ -1,0 +1,37 @@
+package placement
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// stopWait bounds the wait for a session to stop, as protoactor's
+// StopFuture does.
+const stopWait = 10 * time.Second
+
+// ask sends msg to the session pid and waits up to timeout for its
+// answer, with the errors of a protoactor future. The answer comes to a
+// reply slot of the registry's (internal/replies) rather than to a future
+// of its own, which is a process registered, a timer and a condition
+// variable made for one answer: passivating and restoring a session ask
+// it once each, and a process that parks many sessions at once did not
+// keep up with the sessions going quiet (issue 30, finding 16).
+func (r *Registry) ask(pid *actor.PID, msg any, timeout time.Duration) (any, error) {
+	c := r.replies.Open()
+	r.system.Root.Send(pid, &actor.MessageEnvelope{Message: msg, Sender: c.Sender})
+	return c.Wait(timeout)
+}
+
+// halt stops the session pid and waits until it has stopped, its name
+// free again, or for stopWait: what StopFuture(pid).Wait() does, with a
+// reply slot watching the session instead of a future. A pid already
+// stopped answers at once (protoactor tells a watcher of a dead letter
+// that it is gone).
+func (r *Registry) halt(pid *actor.PID) {
+	c := r.replies.Open()
+	proc, _ := r.system.ProcessRegistry.Get(pid)
+	proc.SendSystemMessage(pid, &actor.Watch{Watcher: c.Sender})
+	r.system.Root.Stop(pid)
+	_, _ = c.Wait(stopWait)
+}
