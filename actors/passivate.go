@@ -5,6 +5,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/internal/workers"
 )
 
 // Passivation: with a store (or a Park, park.go) and Env.PassivateAfter
@@ -72,7 +73,9 @@ func (s *session) passivateLater() {
 // quiet since the timer was set, or sets the timer again.
 func (s *session) passivateDue(m *PassivateDue) {
 	if m.Mark == s.load.activity && s.quiet() {
-		go s.home.place.Passivate(s.spec.ID, s.home.self, m.Mark)
+		// On a worker, whose stack has grown already, as a restore's is.
+		place, id, self, mark := s.home.place, s.spec.ID, s.home.self, m.Mark
+		workers.Go(func() { place.Passivate(id, self, mark) })
 		return
 	}
 	s.passivateLater()

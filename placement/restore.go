@@ -11,6 +11,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/workers"
 	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/store"
 )
@@ -107,10 +108,13 @@ func (r *Registry) Deliver(id string, msg any) {
 
 // beginLocked starts the restore of session id on a goroutine of its own:
 // the restore is shared, and one caller giving up must not fail the rest.
+// It is a worker's (internal/workers), whose stack has grown already: a
+// restore runs deep (the store, the spec, the tools' schemas), and on a
+// new goroutine copied its stack several times, a sixth of a wake-up.
 func (r *Registry) beginLocked(id string) *restoring {
 	c := &restoring{done: make(chan struct{})}
 	r.restoring[id] = c
-	go r.finishRestore(id, c)
+	workers.Go(func() { r.finishRestore(id, c) })
 	return c
 }
 
