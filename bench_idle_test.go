@@ -108,10 +108,15 @@ const idleBudget = 2_700
 // TestIdleSessionHeapBudget holds the levers of an idle session's size
 // (shared props, the session struct's size class, a mailbox that
 // allocates its queues on first use, a two-slot event ring): 10,000 fresh
-// sessions cost at most idleBudget bytes of live heap each.
+// sessions cost at most idleBudget bytes of live heap each. It measures
+// in a process of its own (alone): beside the package's other tests it
+// once read 2,705 B where it reads 2,606 – 2,614 B alone.
 func TestIdleSessionHeapBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 10,000 sessions")
+	}
+	if !alone(t) {
+		return
 	}
 	script, err := json.Marshal(benchScript{Turns: []benchTurn{{Text: "ok"}}})
 	if err != nil {

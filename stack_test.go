@@ -6,18 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/tack-run/tack"
 )
-
-// freshStackChild marks the process TestAbortFitsAFreshStack runs its
-// check in.
-const freshStackChild = "TACK_TEST_FRESH_STACK"
 
 // callerFrame is the stack the goroutine that aborts holds of its own
 // below Abort: with its other locals, abortFrom's frame is then about
@@ -32,7 +26,7 @@ const callerFrame = 64
 // fresh memory cost an abort 100 – 300 µs before its message was even
 // posted (docs/benchmarks.md, issue 30's finding 14).
 //
-// The check runs in a child process started with
+// The check runs in a child process (alone) started with
 // GODEBUG=adaptivestackstart=0, where every goroutine starts on 2 KiB
 // instead of the average size the runtime saw. A goroutine can tell that
 // its stack moved by the address of a local, which a copy changes. A rare
@@ -42,14 +36,7 @@ const callerFrame = 64
 // twice the stack for the same calls, so the test runs without -race
 // (.ci/run runs it so).
 func TestAbortFitsAFreshStack(t *testing.T) {
-	if os.Getenv(freshStackChild) == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAbortFitsAFreshStack$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), freshStackChild+"=1", "GODEBUG=adaptivestackstart=0")
-		out, err := cmd.CombinedOutput()
-		t.Logf("child process:\n%s", out)
-		if err != nil {
-			t.Fatal(err)
-		}
+	if !alone(t, "GODEBUG=adaptivestackstart=0") {
 		return
 	}
 	rt, err := tack.New()
