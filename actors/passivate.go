@@ -1,11 +1,9 @@
 package actors
 
 import (
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack/fsm"
-	"github.com/tack-run/tack/internal/workers"
 )
 
 // Passivation: with a store (or a Park, park.go) and Env.PassivateAfter
@@ -22,29 +20,27 @@ import (
 // session is in the Park and goes on with no gap: park.go.)
 //
 // Stopping is agreed in two steps so that no command is lost: the session
-// asks the registry, which takes it out of its map (what Deliver gets from
-// then on waits) and then asks the session again; only a session that saw
-// nothing in between stops. A command sent straight to a stopped
-// session's PID (an old handle) reaches no one, and its sender gets a
-// dead-letter answer; Deliver and Get never hand out such a PID.
+// takes itself out of its place (Place.Leave: what is sent to it by id
+// from then on waits there) and posts itself PassivateNow, which comes
+// after whatever was sent to it before; only a session that saw nothing
+// in between parks and is stopped (Place.Left), and one that saw
+// something goes back into its place, which hands it what waited
+// (Place.Stay). It all happens on the session's own mailbox and the
+// place's lock: no goroutine and no question waits between the steps,
+// so a process that parks many sessions at once keeps up with them
+// (issue 30, finding 16). A command sent straight to a stopped session's
+// PID (an old handle) reaches no one, and its sender gets a dead-letter
+// answer; Deliver and Get never hand out such a PID.
 
 // PassivateDue says a session may have been quiet for PassivateAfter;
 // Mark is its activity count when the timer was set. The session sends it
-// to itself; its Place sends it again when the session did not answer
-// PassivateNow in time.
+// to itself.
 type PassivateDue struct{ Mark uint64 }
 
-// PassivateNow asks a session its Place took out of its map to stop, if
-// it is still quiet since Mark. The session answers Passivated.
+// PassivateNow is the second step: the session, out of its place since
+// it took PassivateDue, parks and stops if it is still quiet since Mark.
+// The session sends it to itself.
 type PassivateNow struct{ Mark uint64 }
-
-// Passivated answers PassivateNow: OK when the session stops, with the
-// actor subscriptions its next actor takes over (the Place sends them to
-// it before anything else).
-type Passivated struct {
-	OK   bool
-	Subs []*SubscribePID
-}
 
 // counts reports whether msg is activity that keeps a session loaded (a
 // listing's summary is not).
@@ -69,39 +65,41 @@ func (s *session) passivateLater() {
 	s.load.passivation.Start(s.load.activity)
 }
 
-// passivateDue asks the registry to passivate the session if it stayed
-// quiet since the timer was set, or sets the timer again.
+// passivateDue takes the session out of its place if it stayed quiet
+// since the timer was set, and asks itself to stop behind whatever was
+// sent to it before; or it sets the timer again.
 func (s *session) passivateDue(m *PassivateDue) {
 	if m.Mark == s.load.activity && s.quiet() {
-		// On a worker, whose stack has grown already, as a restore's is.
-		place, id, self, mark := s.home.place, s.spec.ID, s.home.self, m.Mark
-		workers.Go(func() { place.Passivate(id, self, mark) })
+		if s.home.place.Leave(s.spec.ID, s.home.self) {
+			s.home.post(&PassivateNow{Mark: m.Mark})
+		}
 		return
 	}
 	s.passivateLater()
 }
 
-// passivateNow stops the session if nothing happened since the timer's
-// mark; otherwise it stays and the timer starts again.
-func (s *session) passivateNow(ctx actor.Context, m *PassivateNow) {
+// passivateNow parks the session and has its place stop it if nothing
+// happened since the timer's mark; otherwise it goes back into its place
+// and the timer starts again.
+func (s *session) passivateNow(m *PassivateNow) {
 	if m.Mark != s.load.activity || !s.quiet() {
-		ctx.Respond(&Passivated{})
+		s.home.place.Stay(s.spec.ID, s.home.self)
 		s.passivateLater()
 		return
 	}
 	if err := s.park(); err != nil {
 		s.home.env.logger().Warn("parking a quiet session failed: it stays loaded", zap.String("session", s.spec.ID), zap.Error(err))
-		ctx.Respond(&Passivated{})
+		s.home.place.Stay(s.spec.ID, s.home.self)
 		s.passivateLater()
 		return
 	}
-	p := &Passivated{OK: true}
+	var subs []*SubscribePID
 	for _, k := range s.out.sinks {
 		if ps, ok := k.(*pidSink); ok {
-			p.Subs = append(p.Subs, &SubscribePID{PID: ps.pid, Since: s.out.log.LastSeq(), Filter: ps.filter})
+			subs = append(subs, &SubscribePID{PID: ps.pid, Since: s.out.log.LastSeq(), Filter: ps.filter})
 		}
 	}
-	ctx.Respond(p)
+	s.home.place.Left(s.spec.ID, s.home.self, subs)
 }
 
 // quiet reports whether the session may be passivated.

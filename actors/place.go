@@ -14,10 +14,17 @@ import (
 // sub-agents; a session spawned with no place never passivates and starts
 // no sub-agents.
 type Place interface {
-	// Passivate takes session id, whose actor is pid, out of the place
-	// and asks it to stop (PassivateNow) if it stayed quiet since mark.
-	// The session calls it on a goroutine of its own.
-	Passivate(id string, pid *actor.PID, mark uint64)
+	// Leave takes session id, whose actor is pid, out of the place as it
+	// passivates (passivate.go): what is sent to it by id from then on
+	// waits. It reports false when pid is no longer the session's actor.
+	Leave(id string, pid *actor.PID) bool
+	// Stay ends the passivation Leave began with the session loaded: it
+	// is in the place again, and what waited is handed to it.
+	Stay(id string, pid *actor.PID)
+	// Left ends the passivation Leave began with the session parked or
+	// stored: the place stops the actor pid, and its next actor takes
+	// over subs.
+	Left(id string, pid *actor.PID, subs []*SubscribePID)
 	// Create starts a new session (a sub-agent), recording it in the
 	// store first when there is one.
 	Create(ctx context.Context, spec Spec) (*actor.PID, error)

@@ -103,5 +103,7 @@ func (p *testPlace) Shutdown() {
 
 func (p *testPlace) ChildRespec() Respec { return p.respec }
 
-// Passivate never passivates: the session stays.
-func (p *testPlace) Passivate(string, *actor.PID, uint64) {}
+// Leave never lets a session go: it stays loaded.
+func (p *testPlace) Leave(string, *actor.PID) bool            { return false }
+func (p *testPlace) Stay(string, *actor.PID)                  {}
+func (p *testPlace) Left(string, *actor.PID, []*SubscribePID) {}

@@ -164,7 +164,7 @@ func (s *session) common(ctx actor.Context) bool {
 	case *PassivateDue:
 		s.passivateDue(m)
 	case *PassivateNow:
-		s.passivateNow(ctx, m)
+		s.passivateNow(m)
 	case *eventsv1.Compact:
 		s.compactCommand(ctx)
 	case *eventsv1.AttachTools:

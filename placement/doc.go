@@ -6,10 +6,10 @@
 // and deleted for good with its sub-agents.
 //
 // A session knows its Registry only as an actors.Place: the registry asks
-// the session actor to settle, to passivate or whether it is in use with
-// the messages package actors exports for it (Settle, PassivateNow,
-// InUse), and the session asks the registry to passivate it and to start
-// and stop its sub-agents.
+// the session actor to settle or whether it is in use with the messages
+// package actors exports for it (Settle, InUse); the session passivates
+// itself through the registry (Leave, then Stay or Left) and asks it to
+// start and stop its sub-agents.
 //
 // Files: registry.go (the map of loaded sessions, Create, Close, Release,
 // leases), restore.go (Get and Deliver, which restore a stored session on

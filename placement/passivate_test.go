@@ -12,62 +12,68 @@ import (
 	"github.com/tack-run/tack/actors"
 )
 
-// TestPassivateAnswerTooLate: a session that does not answer passivateNow
-// in time (one behind a long mailbox) stays registered, and the registry
-// sends it passivateDue with the same mark. Without that, a session that
-// said ok after the registry stopped waiting was left loaded with no
-// passivation timer, for good: a million idle sessions never all
-// passivated.
-func TestPassivateAnswerTooLate(t *testing.T) {
+// TestPassivateStay: a session that takes itself out (Leave) and then
+// finds it was not quiet (Stay) is registered again, and gets what was
+// delivered to it meanwhile, in order; Leave with a pid that is not the
+// session's changes nothing.
+func TestPassivateStay(t *testing.T) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
 	defer sys.Shutdown()
 	reg := New(sys, &actors.Env{})
-	reg.answerWait = 20 * time.Millisecond
-	got := make(chan any, 4)
+	defer reg.Shutdown()
+	got := make(chan string, 4)
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		switch m := c.Message().(type) {
-		case *actors.PassivateNow, *actors.PassivateDue:
-			got <- m // never answered
+		if s, ok := c.Message().(string); ok {
+			got <- s
 		}
 	}))
 	reg.mu.Lock()
 	reg.registerLocked("s1", pid, "")
 	reg.mu.Unlock()
 
-	reg.Passivate("s1", pid, 7)
-	if m, ok := (<-got).(*actors.PassivateNow); !ok || m.Mark != 7 {
-		t.Fatalf("first %v, want passivateNow{7}", m)
+	if reg.Leave("s1", actor.NewPID(sys.Address(), "other")) {
+		t.Fatal("Leave took s1 out for an actor that is not its own")
 	}
+	if !reg.Leave("s1", pid) {
+		t.Fatal("Leave refused the session's own actor")
+	}
+	if reg.Loaded("s1") {
+		t.Fatal("s1 is registered while it passivates")
+	}
+	reg.Deliver("s1", "first")
+	reg.Deliver("s1", "second")
 	select {
 	case m := <-got:
-		if d, ok := m.(*actors.PassivateDue); !ok || d.Mark != 7 {
-			t.Fatalf("then %v, want passivateDue{7}", m)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session was never asked again: it would stay loaded with no timer")
+		t.Fatalf("%q reached the session while it passivated", m)
+	case <-time.After(20 * time.Millisecond):
 	}
-	reg.mu.Lock()
-	cur := reg.pids["s1"]
-	reg.mu.Unlock()
-	if !cur.Equal(pid) {
-		t.Fatalf("the session is registered as %v, want %v", cur, pid)
+	reg.Stay("s1", pid)
+	if !reg.Loaded("s1") {
+		t.Fatal("s1 is not registered again after Stay")
+	}
+	for _, want := range []string{"first", "second"} {
+		select {
+		case m := <-got:
+			if m != want {
+				t.Fatalf("got %q, want %q", m, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q never reached the session", want)
+		}
 	}
 }
 
-// TestPassivateRegistersNoProcess: passivating a session asks it and
-// stops it through the registry's reply slots (ask.go), not through a
-// protoactor future each, which registered a process, started a timer
-// and made a condition variable twice for every session that went quiet.
+// TestPassivateRegistersNoProcess: a session passivates itself (Leave,
+// then Left) and the registry stops it watching from a reply slot
+// (ask.go), not through protoactor futures, which registered a process,
+// started a timer and made a condition variable twice for every session
+// that went quiet; Left stops the actor and forgets the session.
 func TestPassivateRegistersNoProcess(t *testing.T) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
 	defer sys.Shutdown()
 	reg := New(sys, &actors.Env{})
 	defer reg.Shutdown()
-	props := actor.PropsFromFunc(func(c actor.Context) {
-		if _, ok := c.Message().(*actors.PassivateNow); ok {
-			c.Respond(&actors.Passivated{OK: true})
-		}
-	})
+	props := actor.PropsFromFunc(func(actor.Context) {})
 	passivate := func(i int) {
 		id := fmt.Sprintf("s%d", i)
 		pid, err := sys.Root.SpawnNamed(props, id)
@@ -77,12 +83,23 @@ func TestPassivateRegistersNoProcess(t *testing.T) {
 		reg.mu.Lock()
 		reg.registerLocked(id, pid, "")
 		reg.mu.Unlock()
-		reg.Passivate(id, pid, 0)
-		if reg.Loaded(id) {
-			t.Fatalf("session %s is still loaded", id)
+		if !reg.Leave(id, pid) {
+			t.Fatalf("Leave refused session %s", id)
+		}
+		reg.mu.Lock()
+		done := reg.restoring[id].done
+		reg.mu.Unlock()
+		reg.Left(id, pid, nil)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the passivation of session %s never ended", id)
 		}
 		if _, ok := sys.ProcessRegistry.GetLocal(pid.Id); ok {
 			t.Fatalf("session %s was not stopped", id)
+		}
+		if reg.Loaded(id) {
+			t.Fatalf("session %s is still loaded", id)
 		}
 	}
 	passivate(0) // the registry's first reply slot
