@@ -13,11 +13,10 @@ const stopWait = 10 * time.Second
 // ask sends msg to the session pid and waits up to timeout for its
 // answer, with the errors of a protoactor future. The answer comes to a
 // reply slot of the registry's (internal/replies) rather than to a future
-// of its own, which is a process registered, a timer and a condition
-// variable made for one answer: a restore asks its session once, and a
-// passivation stops it (halt), and a process that parks many sessions at
-// once did not keep up with the sessions going quiet (issue 30, finding
-// 16).
+// of its own: a process registered, a timer and a condition variable made
+// for one answer. Every restore asks its session once and every
+// passivation stops one (halt); with futures, a process that parked many
+// sessions at once did not keep up with them (issue 30, finding 16).
 func (r *Registry) ask(pid *actor.PID, msg any, timeout time.Duration) (any, error) {
 	c := r.replies.Open()
 	r.system.Root.Send(pid, &actor.MessageEnvelope{Message: msg, Sender: c.Sender})

@@ -48,8 +48,8 @@ type Registry struct {
 	child actors.Respec
 
 	fail Failure
-	// answerWait bounds the wait for a session's answer to the registry
-	// (settleTimeout; tests shorten it).
+	// answerWait bounds the wait for a session's answer to the registry's
+	// questions (Settle, InUse): settleTimeout.
 	answerWait time.Duration
 	// replies waits for the sessions' answers (ask.go).
 	replies *replies.Pool
