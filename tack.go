@@ -2,7 +2,6 @@ package tack
 
 import (
 	"fmt"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,12 +106,7 @@ func NewFromConfig(c Config) (*Runtime, error) {
 		env:          &actors.Env{Settings: c.Sessions, Logger: c.Logger, Models: models, Tools: catalog},
 	}
 	if rt.system == nil {
-		// protoactor's logs are discarded, and its dead-letter throttle
-		// goroutine then lives only briefly after late reports to a
-		// closed session.
-		rt.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-			return slog.New(slog.DiscardHandler)
-		}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
+		rt.system = actors.NewSystem()
 		rt.ownSystem = true
 	}
 	rt.replies = replies.New(rt.system)
