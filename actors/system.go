@@ -46,9 +46,7 @@ func resize(r *actor.ProcessRegistryValue, n int) {
 		table.LocalPIDs[i] = cmap.New()
 	}
 	for _, bucket := range r.LocalPIDs.LocalPIDs {
-		for id, p := range bucket.Items() {
-			table.GetBucket(id).Set(id, p)
-		}
+		bucket.IterCb(func(id string, p any) { table.GetBucket(id).Set(id, p) })
 	}
 	r.LocalPIDs = table
 }
