@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/liveheap"
 )
 
 // BenchmarkIdleSessionHeap measures the live heap one idle session costs:
@@ -75,7 +76,7 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 	if _, err := warm.State(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	before := heapAlloc()
+	before := liveheap.Bytes()
 	start := time.Now()
 	for range n {
 		s := spawn(tb, rt, script)
@@ -107,7 +108,7 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	after := heapAlloc()
+	after := liveheap.Bytes()
 	if got := len(rt.Sessions()); got != want {
 		tb.Fatalf("%d sessions loaded, want %d", got, want)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/internal/liveheap"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 	"github.com/tack-run/tack/store/sqlite"
@@ -40,7 +41,7 @@ func BenchmarkPassivation(b *testing.B) {
 	n := benchSessions(20000)
 	ctx := context.Background()
 	st := benchStore(b)
-	base := heapAlloc()
+	base := liveheap.Bytes()
 	loaded, err := tack.New(tack.WithStore(st), tack.WithNode("bench"))
 	if err != nil {
 		b.Fatal(err)
@@ -52,7 +53,7 @@ func BenchmarkPassivation(b *testing.B) {
 		}
 		return nil
 	})
-	loadedRSS, loadedHeap := rssBytes(b), heapAlloc()
+	loadedRSS, loadedHeap := rssBytes(b), liveheap.Bytes()
 	loaded.Close()
 
 	rt, err := tack.New(tack.WithStore(st), tack.WithNode("bench"), tack.WithPassivateAfter(time.Second))
@@ -97,7 +98,7 @@ func BenchmarkPassivatedSessions(b *testing.B) {
 			if name == "sqlite" {
 				st = benchStore(b)
 			}
-			base := heapAlloc()
+			base := liveheap.Bytes()
 			// A minute per command, not the default 10 s: two runs of a
 			// million on a machine shared with other work (load average
 			// 15 - 24 on 2 cores) failed with commands that waited longer.
@@ -174,7 +175,7 @@ func waitPassivated(b *testing.B, rt *tack.Runtime) (rss, heap uint64) {
 		return nil
 	})
 	debug.FreeOSMemory()
-	return rssBytes(b), heapAlloc()
+	return rssBytes(b), liveheap.Bytes()
 }
 
 // wakeEach times b.N wakes, get_state on ids in turn, each wanting the

@@ -126,15 +126,6 @@ func prompt(b testing.TB, s *tack.Session, text string) {
 	}
 }
 
-// heapAlloc returns the live heap after a full collection.
-func heapAlloc() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // percentile returns the p-th percentile (0 < p ≤ 100, nearest rank) of
 // sorted samples.
 func percentile(sorted []time.Duration, p float64) time.Duration {

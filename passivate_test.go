@@ -20,6 +20,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/internal/liveheap"
 	"github.com/tack-run/tack/store/sqlite"
 )
 
@@ -273,7 +274,7 @@ func TestHandlesDoNotKeepPassivatedSessions(t *testing.T) {
 	rt := passiveRuntime(t, 30*time.Millisecond)
 	answer := strings.Repeat("x", 100_000)
 	script, _ := json.Marshal(map[string]any{"turns": []map[string]any{{"text": answer}}})
-	before := heapAlloc()
+	before := liveheap.Bytes()
 	var handles []*tack.Session
 	for i := range 50 {
 		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("m%d", i), Script: script})
@@ -286,7 +287,7 @@ func TestHandlesDoNotKeepPassivatedSessions(t *testing.T) {
 	for _, s := range handles {
 		waitUnloaded(t, rt, s.ID())
 	}
-	if grew := int64(heapAlloc()) - int64(before); grew > 2_000_000 {
+	if grew := int64(liveheap.Bytes()) - int64(before); grew > 2_000_000 {
 		t.Fatalf("the heap grew by %d B with 50 passivated sessions and their handles, want well under their 5 MB of answers", grew)
 	}
 	runtime.KeepAlive(handles)

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/tack-run/tack/internal/liveheap"
 	"github.com/tack-run/tack/store"
 )
 
@@ -57,10 +58,10 @@ func smallObjects() int64 {
 // stored as storeIdle stores them.
 func storedSessionHeap(tb testing.TB, n int) float64 {
 	ids := idsOf(n)
-	before := liveHeap()
+	before := liveheap.Bytes()
 	st := New()
 	storeIdle(tb, st, ids)
-	after := liveHeap()
+	after := liveheap.Bytes()
 	runtime.KeepAlive(st)
 	return (float64(after) - float64(before)) / float64(n)
 }
@@ -97,14 +98,6 @@ func storeIdle(tb testing.TB, st *Store, ids []string) {
 			tb.Fatal(err)
 		}
 	}
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
 }
 
 // TestStoredSessionHeap bounds what a stored idle session costs: its
