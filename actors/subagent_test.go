@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/events/eventstest"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -162,7 +163,7 @@ func TestSubagentNesting(t *testing.T) {
 	// The child is a session like any other: its own events, the same as
 	// the wrapped ones, and its own history.
 	c := f.child("s1/sub-1")
-	if got := c.rec.Events(); !slices.EqualFunc(got, inner, func(a, b *eventsv1.Event) bool { return a == b }) {
+	if got := c.rec.Events(); !slices.EqualFunc(got, inner, func(a, b *eventsv1.Event) bool { return proto.Equal(a, b) }) {
 		t.Errorf("the child's own events differ from those its parent wrapped")
 	}
 	if got, want := contents(c.history()), []string{"user:Count the files.", "assistant:", "tool:42 files", "assistant:There are 42 files."}; !slices.Equal(got, want) {

@@ -3,11 +3,14 @@ package events_test
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/tack-run/tack/events"
+	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/liveheap"
 )
 
 // BenchmarkPublish publishes message_delta events to channel subscribers,
@@ -100,6 +103,38 @@ func BenchmarkPublishPaced(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N*subs)/b.Elapsed().Seconds(), "delivered/s")
+		})
+	}
+}
+
+// BenchmarkRingHeap reports the live heap a full ring costs per event it
+// holds: 1,000 streams, each having published events.DefaultRingSize events of
+// one kind (a streamed delta of a few characters, cut from a response
+// body as a provider cuts it, or a state_changed), subscribers gone.
+func BenchmarkRingHeap(b *testing.B) {
+	body := strings.Repeat("Hello, world! ", events.DefaultRingSize)
+	for _, kind := range []string{"message_delta", "state_changed"} {
+		b.Run("event="+kind, func(b *testing.B) {
+			const streams = 1000
+			var perEvent float64
+			for range b.N {
+				ss := make([]*events.Stream, streams)
+				before := liveheap.Bytes()
+				for i := range ss {
+					s := events.NewStream("session")
+					for j := range events.DefaultRingSize {
+						if kind == "message_delta" {
+							s.Emit(&eventsv1.MessageDelta{Delta: body[j*14 : j*14+5]})
+						} else {
+							s.Emit(&eventsv1.StateChanged{From: "running", To: "streaming"})
+						}
+					}
+					ss[i] = s
+				}
+				perEvent += float64(liveheap.Bytes()-before) / (streams * events.DefaultRingSize)
+				runtime.KeepAlive(ss)
+			}
+			b.ReportMetric(perEvent/float64(b.N), "B/event")
 		})
 	}
 }

@@ -40,9 +40,11 @@
 // is the Sink that hands events to another goroutine, dropping and
 // reporting (events_lost) rather than waiting when its reader is slow.
 //
-// Events are shared pointers: once published, an event is held by the ring
-// buffer and by every subscriber at the same time, so everyone must treat
-// it as read-only. Notices addressed to one subscriber (events_lost from
+// Events are shared pointers: once published, an event is held by every
+// subscriber at the same time, and its payload by the ring buffer, so
+// everyone must treat them as read-only. (The ring keeps only the payload
+// and the time; a replay makes each Event again, equal to the one
+// published.) Notices addressed to one subscriber (events_lost from
 // Replay or from a Channel that dropped events) carry seq 0: they are not
 // part of the session's sequence, which starts at 1 and has no gaps.
 //

@@ -17,8 +17,8 @@ const DefaultRingSize = 1024
 //
 // Deliver is called on the Stream owner's goroutine and must never block
 // it: a sink that cannot keep up drops events and reports the gap (as
-// Channel does). The event is shared with the ring buffer and with every
-// other subscriber, so a sink must treat it as read-only. Deliver must not
+// Channel does). The event is shared with every other subscriber, and its
+// payload with the ring buffer, so a sink must treat it as read-only. Deliver must not
 // call back into the Stream. Sinks are compared by identity (Unsubscribe),
 // so a Sink must be a comparable type, normally a pointer.
 type Sink interface {
@@ -110,10 +110,10 @@ func (s *Stream) Len() int { return s.ring.n }
 func (s *Stream) Subscribers() int { return len(s.subs) }
 
 // Publish stamps ev with the session, the next seq (1, 2, 3, ... with no
-// gaps) and the current time, keeps it in the ring buffer (dropping the
-// oldest when full) and delivers it to every subscriber whose filter
-// matches. ev must carry a payload (see New); from then on it is shared
-// and must not be modified.
+// gaps) and the current time, keeps its payload and time in the ring
+// buffer (dropping the oldest when full) and delivers it to every
+// subscriber whose filter matches. ev must carry a payload (see New); from
+// then on it and its payload are shared and must not be modified.
 func (s *Stream) Publish(ev *eventsv1.Event) {
 	if ev.GetPayload() == nil {
 		panic("events: Publish of an event without payload")
@@ -122,7 +122,7 @@ func (s *Stream) Publish(ev *eventsv1.Event) {
 	ev.Session = s.session
 	ev.Seq = s.seq
 	ev.TsUnixNano = s.clock().UnixNano()
-	s.ring.push(ev)
+	s.ring.push(kept{payload: payloadOf(ev), ts: ev.TsUnixNano})
 	if s.tap != nil {
 		s.tap.Deliver(ev)
 	}
@@ -146,7 +146,8 @@ func (s *Stream) Emit(payload proto.Message) *eventsv1.Event {
 // result starts with an events_lost{from: since+1, to: oldest buffered - 1}
 // notice. Such a notice is addressed to one subscriber, not part of the
 // session's sequence: it carries the session, seq 0 and the current time.
-// The events are shared: treat them as read-only.
+// Each replayed Event is made anew around the payload the ring kept, equal
+// to the one published; the payloads are shared: treat them as read-only.
 func (s *Stream) Replay(since uint64, f Filter) []*eventsv1.Event {
 	var out []*eventsv1.Event
 	s.replay(since, f, func(ev *eventsv1.Event) { out = append(out, ev) })
@@ -165,7 +166,10 @@ func (s *Stream) replay(since uint64, f Filter, yield func(*eventsv1.Event)) {
 		start = int(since + 1 - oldest)
 	}
 	for i := start; i < s.ring.n; i++ {
-		if ev := s.ring.at(i); f.Match(ev) {
+		k := s.ring.at(i)
+		ev := New(k.payload)
+		ev.Session, ev.Seq, ev.TsUnixNano = s.session, oldest+uint64(i), k.ts
+		if f.Match(ev) {
 			yield(ev)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventstest"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -285,6 +287,69 @@ func TestSubscribeAgainNeverRepeats(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestReplayIsWhatWasPublished checks that a replayed event, which the
+// ring makes again from the payload and time it kept, equals the event
+// subscribers were given live: session, seq, time and payload, before
+// and after the ring wraps and after a Trim.
+func TestReplayIsWhatWasPublished(t *testing.T) {
+	s := newTestStream(events.WithRingSize(8))
+	rec := eventstest.NewRecorder()
+	s.Subscribe(rec, 0, events.Filter{})
+	check := func(when string) {
+		t.Helper()
+		live := rec.Events()
+		replayed := s.Replay(s.LastSeq()-uint64(s.Len()), events.Filter{})
+		if len(replayed) != s.Len() {
+			t.Fatalf("%s: replayed %d events, want %d", when, len(replayed), s.Len())
+		}
+		for i, ev := range replayed {
+			want := live[len(live)-len(replayed)+i]
+			if !proto.Equal(ev, want) {
+				t.Errorf("%s: replayed %v, published %v", when, ev, want)
+			}
+			if ev == want {
+				t.Errorf("%s: replay handed out the published Event itself", when)
+			}
+		}
+	}
+	s.Emit(&eventsv1.SessionCreated{Model: "script:demo"})
+	s.Emit(&eventsv1.StateChanged{From: "idle", To: "running"})
+	s.Emit(&eventsv1.ToolExecutionEnd{Name: "echo", CallId: "c-1", Ok: true, Result: "ping"})
+	check("partly filled")
+	publishDeltas(s, 11)
+	check("wrapped")
+	s.Trim(3)
+	check("trimmed")
+}
+
+// TestRingKeepsNoEvent checks that the ring keeps a published event's
+// payload and time but not the Event itself (96 bytes with its oneof
+// wrapper), which the collector takes once the subscribers let it go.
+func TestRingKeepsNoEvent(t *testing.T) {
+	s := newTestStream()
+	ev := events.New(&eventsv1.MessageDelta{Delta: "kept"})
+	s.Publish(ev)
+	collected := make(chan struct{})
+	runtime.AddCleanup(ev, func(c chan struct{}) { close(c) }, collected)
+	ev = nil
+	for i := 0; ; i++ {
+		runtime.GC()
+		select {
+		case <-collected:
+		case <-time.After(10 * time.Millisecond):
+			if i == 100 {
+				t.Fatal("the published Event is still reachable: the ring keeps it")
+			}
+			continue
+		}
+		break
+	}
+	got := s.Replay(0, events.Filter{})
+	if len(got) != 1 || got[0].GetMessageDelta().GetDelta() != "kept" || got[0].GetSeq() != 1 {
+		t.Fatalf("Replay(0) = %v, want the delta \"kept\" with seq 1", got)
 	}
 }
 

@@ -1,7 +1,8 @@
 // Command gentypes writes the type switches over Event.payload, so that the
 // hot paths need no protoreflect: events/types_gen.go, the table of event
 // type names and the switches that map between Event.payload and its wire
-// name (New, Type, Filter.Match), and, with -codec,
+// name (New, Type, Filter.Match) or take its message out (payloadOf, for
+// the ring buffer), and, with -codec,
 // events/eventjson/payload_gen.go, the switch that hands the JSON encoder
 // an event's payload.
 //
@@ -110,12 +111,7 @@ func generate() ([]byte, error) {
 		p("\tif ev == nil {")
 		p("\t\treturn -1")
 		p("\t}")
-		p("\tswitch ev.Payload.(type) {")
-		for i, x := range ps {
-			p("\tcase *eventsv1.%s:", x.wrapper)
-			p("\t\treturn %d", i)
-		}
-		p("\t}")
+		payloadSwitch(p, ps, "ev.Payload", func(i int, _ payload) string { return fmt.Sprint(i) })
 		p("\treturn -1")
 		p("}")
 		p("")
@@ -138,6 +134,13 @@ func generate() ([]byte, error) {
 		p("\t}")
 		p("\tpanic(fmt.Sprintf(\"events.New: %%T is not an event payload\", payload))")
 		p("}")
+		p("")
+		p("// payloadOf returns the payload message of ev, which New takes back:")
+		p("// nil when ev has no payload.")
+		p("func payloadOf(ev *eventsv1.Event) proto.Message {")
+		payloadSwitch(p, ps, "p := ev.Payload", func(_ int, x payload) string { return "p." + x.field })
+		p("\treturn nil")
+		p("}")
 	})
 }
 
@@ -148,15 +151,21 @@ func generateCodec() ([]byte, error) {
 		p("// payloadOf returns the index in events.Types() and the payload message")
 		p("// of ev, or -1 and nil when ev has no payload.")
 		p("func payloadOf(ev *eventsv1.Event) (int, proto.Message) {")
-		p("\tswitch p := ev.Payload.(type) {")
-		for i, x := range ps {
-			p("\tcase *eventsv1.%s:", x.wrapper)
-			p("\t\treturn %d, p.%s", i, x.field)
-		}
-		p("\t}")
+		payloadSwitch(p, ps, "p := ev.Payload", func(i int, x payload) string { return fmt.Sprintf("%d, p.%s", i, x.field) })
 		p("\treturn -1, nil")
 		p("}")
 	})
+}
+
+// payloadSwitch prints a type switch over the Event.payload wrappers
+// (switch on), whose case for member i of ps returns ret(i, that member).
+func payloadSwitch(p printer, ps []payload, on string, ret func(i int, x payload) string) {
+	p("\tswitch %s.(type) {", on)
+	for i, x := range ps {
+		p("\tcase *eventsv1.%s:", x.wrapper)
+		p("\t\treturn %s", ret(i, x))
+	}
+	p("\t}")
 }
 
 // printer writes one line of a generated file.
