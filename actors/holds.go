@@ -192,7 +192,7 @@ func (s *session) pause() {
 	s.commitSettled(s.run.batch)
 	if s.machine.Current() != fsm.Idle {
 		s.fire(fsm.Finish)
-		s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
+		s.emit(statusIdle)
 	}
 }
 

@@ -219,8 +219,8 @@ func (s *session) rollback(dropped []journal.Item) {
 	}
 	if id, usage := s.endRolledBack(dropped); id != "" {
 		if heard != fsm.Idle {
-			s.emit(&eventsv1.StateChanged{From: string(heard), To: string(fsm.Idle)})
-			s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
+			s.emit(stateChanged(heard, fsm.Idle))
+			s.emit(statusIdle)
 		}
 		s.emit(&eventsv1.AgentEnd{RunId: id, Reason: string(events.EndError), Usage: usage})
 		s.trimLater()

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	"github.com/tack-run/tack/actors/history"
@@ -97,7 +98,7 @@ func (s *session) startRun(in input) {
 func (s *session) startTurn() {
 	s.applySteering()
 	s.transition(fsm.Start, fsm.NextTurn)
-	s.emit(&eventsv1.AgentStatus{Status: string(events.StatusThinking)})
+	s.emit(statusThinking)
 	if s.awaitCompaction() {
 		return
 	}
@@ -147,8 +148,35 @@ func (s *session) fire(e fsm.Event) {
 	if from != to {
 		s.notes.updated = s.home.env.now().UnixNano()
 		s.home.env.observer().StateChanged(from, to)
-		s.emit(&eventsv1.StateChanged{From: string(from), To: string(to)})
+		s.emit(stateChanged(from, to))
 	}
+}
+
+// Payloads of the events a turn tells over and over (three state_changed,
+// two or three agent_status), one of each for every session: a payload is
+// read-only once published (package events), and each kept its own in
+// the ring of every session that ran (issue 30, finding 18).
+var (
+	statusIdle     = &eventsv1.AgentStatus{Status: string(events.StatusIdle)}
+	statusThinking = &eventsv1.AgentStatus{Status: string(events.StatusThinking)}
+	// stateChanges[i][j] is the state_changed from the i-th to the j-th
+	// of fsm.States().
+	stateChanges = func() [][]*eventsv1.StateChanged {
+		t := make([][]*eventsv1.StateChanged, len(fsmStates))
+		for i, from := range fsmStates {
+			t[i] = make([]*eventsv1.StateChanged, len(fsmStates))
+			for j, to := range fsmStates {
+				t[i][j] = &eventsv1.StateChanged{From: string(from), To: string(to)}
+			}
+		}
+		return t
+	}()
+	fsmStates = fsm.States()
+)
+
+// stateChanged is the state_changed payload from one state to another.
+func stateChanged(from, to fsm.State) *eventsv1.StateChanged {
+	return stateChanges[slices.Index(fsmStates, from)][slices.Index(fsmStates, to)]
 }
 
 // applySteering merges queued steering into the context as user messages.
@@ -245,7 +273,7 @@ func (s *session) finishRun(e fsm.Event, reason events.EndReason) {
 	s.run = nil
 	if s.machine.Current() != fsm.Idle {
 		s.fire(e)
-		s.emit(&eventsv1.AgentStatus{Status: string(events.StatusIdle)})
+		s.emit(statusIdle)
 	}
 	s.home.env.observer().RunEnded(reason)
 	s.uncountRun()
