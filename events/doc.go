@@ -44,7 +44,8 @@
 // subscriber at the same time, and its payload by the ring buffer, so
 // everyone must treat them as read-only. (The ring keeps only the payload
 // and the time; a replay makes each Event again, equal to the one
-// published.) Notices addressed to one subscriber (events_lost from
+// published.) A payload may also serve many events: the sessions publish
+// one state_changed payload for each pair of states, for instance. Notices addressed to one subscriber (events_lost from
 // Replay or from a Channel that dropped events) carry seq 0: they are not
 // part of the session's sequence, which starts at 1 and has no gaps.
 //

@@ -18,9 +18,10 @@ const DefaultRingSize = 1024
 // Deliver is called on the Stream owner's goroutine and must never block
 // it: a sink that cannot keep up drops events and reports the gap (as
 // Channel does). The event is shared with every other subscriber, and its
-// payload with the ring buffer, so a sink must treat it as read-only. Deliver must not
-// call back into the Stream. Sinks are compared by identity (Unsubscribe),
-// so a Sink must be a comparable type, normally a pointer.
+// payload with the ring buffer, so a sink must treat it as read-only.
+// Deliver must not call back into the Stream. Sinks are compared by
+// identity (Unsubscribe), so a Sink must be a comparable type, normally a
+// pointer.
 type Sink interface {
 	Deliver(ev *eventsv1.Event)
 }
