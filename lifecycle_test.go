@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -233,5 +234,51 @@ func TestSweepEvery(t *testing.T) {
 		if got := tack.SweepEvery(tc.retain); got != tc.want {
 			t.Errorf("SweepEvery(%v) = %v, want %v", tc.retain, got, tc.want)
 		}
+	}
+}
+
+// TestCloseAnswersCommandsInFlight: commands sent while the runtime
+// closes get an error as it closes, not at the end of their timeout (10 s
+// by default): a session that stops with a command unread in its mailbox
+// never answers it, and its sender used to wait the whole timeout.
+func TestCloseAnswersCommandsInFlight(t *testing.T) {
+	rt, err := tack.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 100
+	var started, done sync.WaitGroup
+	started.Add(n)
+	done.Add(n)
+	for range n {
+		s, err := rt.Spawn(tack.SessionConfig{Model: "script:demo"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			defer done.Done()
+			first := true
+			for {
+				_, err := s.State(context.Background())
+				if first {
+					started.Done()
+					first = false
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	started.Wait()
+	closed := time.Now()
+	rt.Close()
+	finished := make(chan struct{})
+	go func() { done.Wait(); close(finished) }()
+	select {
+	case <-finished:
+		t.Logf("every command answered %v after Close began", time.Since(closed))
+	case <-time.After(5 * time.Second):
+		t.Fatal("commands sent as the runtime closed still wait 5 s later")
 	}
 }

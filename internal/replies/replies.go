@@ -34,6 +34,9 @@ type Pool struct {
 	system *actor.ActorSystem
 	mu     sync.Mutex
 	free   []*slot
+	// lent holds the slots whose requests wait for an answer, which
+	// Close gives them.
+	lent   map[*slot]struct{}
 	closed bool
 }
 
@@ -57,10 +60,19 @@ type Call struct {
 }
 
 // Open starts a request: its answer is to be sent to the Call's Sender.
+// On a closed Pool the request is answered at once with
+// actor.ErrDeadLetter: the actors it could reach are gone.
 func (p *Pool) Open() Call {
 	s := p.get()
 	id := s.request.Add(1)
-	return Call{Sender: &actor.PID{Address: s.pid.Address, Id: s.pid.Id, RequestId: id}, pool: p, s: s, id: id}
+	c := Call{Sender: &actor.PID{Address: s.pid.Address, Id: s.pid.Id, RequestId: id}, pool: p, s: s, id: id}
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		s.deliver(c.Sender, answer{err: actor.ErrDeadLetter})
+	}
+	return c
 }
 
 // Wait waits up to timeout for the answer to c. It returns what the actor
@@ -84,10 +96,8 @@ func (c Call) Wait(timeout time.Duration) (any, error) {
 			continue
 		}
 		if a.err == actor.ErrTimeout {
-			c.pool.retire(s)
-			return nil, a.err
-		}
-		if !s.timer.Stop() {
+			s.stale = true
+		} else if !s.timer.Stop() {
 			// The timeout fired as the answer came: it may still be on
 			// its way to the channel, so the slot takes no other request.
 			s.stale = true
@@ -99,37 +109,52 @@ func (c Call) Wait(timeout time.Duration) (any, error) {
 
 func (p *Pool) get() *slot {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	var s *slot
 	if n := len(p.free); n > 0 {
-		s := p.free[n-1]
+		s = p.free[n-1]
 		p.free[n-1] = nil
 		p.free = p.free[:n-1]
-		p.mu.Unlock()
-		return s
+	} else {
+		s = &slot{answers: make(chan answer, 2)}
+		s.timer = time.AfterFunc(time.Hour, s.expire)
+		s.timer.Stop()
+		s.pid, _ = p.system.ProcessRegistry.Add(s, "reply"+p.system.ProcessRegistry.NextId())
 	}
-	p.mu.Unlock()
-	s := &slot{answers: make(chan answer, 2)}
-	s.timer = time.AfterFunc(time.Hour, s.expire)
-	s.timer.Stop()
-	s.pid, _ = p.system.ProcessRegistry.Add(s, "reply"+p.system.ProcessRegistry.NextId())
+	if p.lent == nil {
+		p.lent = make(map[*slot]struct{})
+	}
+	p.lent[s] = struct{}{}
 	return s
 }
 
 // Close takes the idle slots out of the process table, and each slot
 // still lent once its request ends: an actor system that outlives the
-// Pool (one its owner passed in) keeps none of them.
+// Pool (one its owner passed in) keeps none of them. A request still
+// waiting is answered with actor.ErrDeadLetter at once: the actors it
+// went to are being stopped, and one stopping may never answer, which
+// left its sender waiting out its whole timeout.
 func (p *Pool) Close() {
 	p.mu.Lock()
 	free := p.free
 	p.free, p.closed = nil, true
+	waiting := make([]*slot, 0, len(p.lent))
+	for s := range p.lent {
+		waiting = append(waiting, s)
+	}
 	p.mu.Unlock()
 	for _, s := range free {
 		p.retire(s)
+	}
+	for _, s := range waiting {
+		s.deliver(&actor.PID{RequestId: s.request.Load()}, answer{err: actor.ErrDeadLetter})
 	}
 }
 
 // put gives s back once its request had its answer.
 func (p *Pool) put(s *slot) {
 	p.mu.Lock()
+	delete(p.lent, s)
 	if s.stale || p.closed || len(p.free) == keep {
 		p.mu.Unlock()
 		p.retire(s)

@@ -225,10 +225,37 @@ func TestClose(t *testing.T) {
 			t.Errorf("slot %s is in the process table after Close", s.pid.Id)
 		}
 	}
-	if got, err := ask(p, system, pid, "w", time.Second); err != nil || got != "ww" {
-		t.Errorf("request after Close: %v, %v", got, err)
+	if got, err := ask(p, system, pid, "w", time.Hour); !errors.Is(err, actor.ErrDeadLetter) {
+		t.Errorf("request after Close: %v, %v; want %v at once", got, err, actor.ErrDeadLetter)
 	}
 	if len(p.free) != 0 {
 		t.Errorf("%d idle slots kept after Close", len(p.free))
+	}
+}
+
+// TestCloseAnswersWhatWaits: a request still waiting when the Pool closes
+// (its actor stopping, say, with the request unread) gets
+// actor.ErrDeadLetter then, not at the end of its timeout.
+func TestCloseAnswersWhatWaits(t *testing.T) {
+	system, pid, _ := newSystem(t)
+	p := New(system)
+	got := make(chan error, 1)
+	c := p.Open()
+	system.Root.Send(pid, &actor.MessageEnvelope{Message: "silent", Sender: c.Sender})
+	go func() {
+		_, err := c.Wait(time.Hour)
+		got <- err
+	}()
+	p.Close()
+	select {
+	case err := <-got:
+		if !errors.Is(err, actor.ErrDeadLetter) {
+			t.Fatalf("waiting request: %v, want %v", err, actor.ErrDeadLetter)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request waiting as the Pool closed was not answered")
+	}
+	if registered(system, c.Sender.Id) {
+		t.Errorf("the slot of the request is in the process table after Close")
 	}
 }
