@@ -139,7 +139,9 @@ func NewFromConfig(c Config) (*Runtime, error) {
 
 // Close stops every session and gives up their leases, then stops the
 // actor system if the runtime made it, and the MCP servers (WithMCP).
-// The store stays open: its owner closes it.
+// The store stays open: its owner closes it. A command still waiting for
+// its session's answer, and any sent afterwards, fails at once with
+// not_alive.
 func (rt *Runtime) Close() {
 	rt.registry.Shutdown()
 	rt.replies.Close()
