@@ -335,12 +335,15 @@ func TestRingKeepsNoEvent(t *testing.T) {
 	collected := make(chan struct{})
 	runtime.AddCleanup(ev, func(c chan struct{}) { close(c) }, collected)
 	ev = nil
-	for i := 0; ; i++ {
+	// A cleanup runs on a goroutine of its own after the collection that
+	// found its object unreachable: collect until it has run, for up to
+	// 10 s on a busy machine (at once when the ring lets the Event go).
+	for deadline := time.Now().Add(10 * time.Second); ; {
 		runtime.GC()
 		select {
 		case <-collected:
 		case <-time.After(10 * time.Millisecond):
-			if i == 100 {
+			if time.Now().After(deadline) {
 				t.Fatal("the published Event is still reachable: the ring keeps it")
 			}
 			continue

@@ -41,7 +41,9 @@ type Pool struct {
 }
 
 // New returns a Pool whose slots are processes of system.
-func New(system *actor.ActorSystem) *Pool { return &Pool{system: system} }
+func New(system *actor.ActorSystem) *Pool {
+	return &Pool{system: system, lent: map[*slot]struct{}{}}
+}
 
 // Call is one request's wait for its answer. Open one, send the request
 // with Sender as its sender, then Wait: every Call opened must be waited
@@ -63,16 +65,11 @@ type Call struct {
 // On a closed Pool the request is answered at once with
 // actor.ErrDeadLetter: the actors it could reach are gone.
 func (p *Pool) Open() Call {
-	s := p.get()
-	id := s.request.Add(1)
-	c := Call{Sender: &actor.PID{Address: s.pid.Address, Id: s.pid.Id, RequestId: id}, pool: p, s: s, id: id}
-	p.mu.Lock()
-	closed := p.closed
-	p.mu.Unlock()
+	s, id, closed := p.get()
 	if closed {
-		s.deliver(c.Sender, answer{err: actor.ErrDeadLetter})
+		s.answerNow(actor.ErrDeadLetter)
 	}
-	return c
+	return Call{Sender: &actor.PID{Address: s.pid.Address, Id: s.pid.Id, RequestId: id}, pool: p, s: s, id: id}
 }
 
 // Wait waits up to timeout for the answer to c. It returns what the actor
@@ -107,25 +104,29 @@ func (c Call) Wait(timeout time.Duration) (any, error) {
 	}
 }
 
-func (p *Pool) get() *slot {
+// get lends a slot (an idle one, or a new one registered outside the
+// lock, so that a burst of first requests does not queue on it) for a
+// request of its own, and tells whether the Pool is closed: Close
+// answers a slot lent before it, Open one lent after.
+func (p *Pool) get() (s *slot, request uint32, closed bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	var s *slot
 	if n := len(p.free); n > 0 {
 		s = p.free[n-1]
 		p.free[n-1] = nil
 		p.free = p.free[:n-1]
 	} else {
+		p.mu.Unlock()
 		s = &slot{answers: make(chan answer, 2)}
 		s.timer = time.AfterFunc(time.Hour, s.expire)
 		s.timer.Stop()
 		s.pid, _ = p.system.ProcessRegistry.Add(s, "reply"+p.system.ProcessRegistry.NextId())
-	}
-	if p.lent == nil {
-		p.lent = make(map[*slot]struct{})
+		p.mu.Lock()
 	}
 	p.lent[s] = struct{}{}
-	return s
+	request = s.request.Add(1)
+	closed = p.closed
+	p.mu.Unlock()
+	return s, request, closed
 }
 
 // Close takes the idle slots out of the process table, and each slot
@@ -147,7 +148,7 @@ func (p *Pool) Close() {
 		p.retire(s)
 	}
 	for _, s := range waiting {
-		s.deliver(&actor.PID{RequestId: s.request.Load()}, answer{err: actor.ErrDeadLetter})
+		s.answerNow(actor.ErrDeadLetter)
 	}
 }
 
@@ -214,8 +215,11 @@ func (s *slot) SendSystemMessage(pid *actor.PID, message any) {
 func (s *slot) Stop(*actor.PID) {}
 
 // expire answers the current request with actor.ErrTimeout.
-func (s *slot) expire() {
-	s.deliver(&actor.PID{RequestId: s.request.Load()}, answer{err: actor.ErrTimeout})
+func (s *slot) expire() { s.answerNow(actor.ErrTimeout) }
+
+// answerNow answers the current request with err.
+func (s *slot) answerNow(err error) {
+	s.deliver(&actor.PID{RequestId: s.request.Load()}, answer{err: err})
 }
 
 // deliver hands a over if it answers the request the slot waits for; a

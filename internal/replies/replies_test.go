@@ -192,7 +192,7 @@ func TestKeep(t *testing.T) {
 	p := New(system)
 	slots := make([]*slot, keep+10)
 	for i := range slots {
-		slots[i] = p.get()
+		slots[i], _, _ = p.get()
 	}
 	for _, s := range slots {
 		p.put(s)
@@ -215,9 +215,9 @@ func TestKeep(t *testing.T) {
 func TestClose(t *testing.T) {
 	system, pid, _ := newSystem(t)
 	p := New(system)
-	idle := p.get()
+	idle, _, _ := p.get()
 	p.put(idle)
-	lent := p.get()
+	lent, _, _ := p.get()
 	p.Close()
 	p.put(lent)
 	for _, s := range []*slot{idle, lent} {
