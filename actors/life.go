@@ -85,6 +85,9 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 		// No session restarts (resume, session.go): it stops once.
 		s.home.env.observer().SessionStopped(s.machine.Current())
 		s.uncountRun()
+		if s.load.left {
+			s.home.place.Gone(s.spec.ID)
+		}
 	default:
 		return false
 	}

@@ -23,12 +23,14 @@ import (
 // takes itself out of its place (Place.Leave: what is sent to it by id
 // from then on waits there) and posts itself PassivateNow, which comes
 // after whatever was sent to it before; only a session that saw nothing
-// in between parks and is stopped (Place.Left), and one that saw
-// something goes back into its place, which hands it what waited
-// (Place.Stay). It all happens on the session's own mailbox and the
+// in between parks, tells its place (Place.Left) and stops itself, and
+// one that saw something goes back into its place, which hands it what
+// waited (Place.Stay). Once stopped, its name free for a next actor, it
+// tells its place (Place.Gone), which then restores it if a command came
+// for it meanwhile. It all happens on the session's own mailbox and the
 // place's lock: no goroutine and no question waits between the steps,
 // so a process that parks many sessions at once keeps up with them
-// (issue 30, finding 16). A command sent straight to a stopped session's
+// (issue 30, findings 16 and 19). A command sent straight to a stopped session's
 // PID (an old handle) reaches no one, and its sender gets a dead-letter
 // answer; Deliver and Get never hand out such a PID.
 
@@ -99,7 +101,9 @@ func (s *session) passivateNow(m *PassivateNow) {
 			subs = append(subs, &SubscribePID{PID: ps.pid, Since: s.out.log.LastSeq(), Filter: ps.filter})
 		}
 	}
-	s.home.place.Left(s.spec.ID, s.home.self, subs)
+	s.home.place.Left(s.spec.ID, subs)
+	s.load.left = true
+	s.home.root.Stop(s.home.self)
 }
 
 // quiet reports whether the session may be passivated.

@@ -21,10 +21,14 @@ type Place interface {
 	// Stay ends the passivation Leave began with the session loaded: it
 	// is in the place again, and what waited is handed to it.
 	Stay(id string, pid *actor.PID)
-	// Left ends the passivation Leave began with the session parked or
-	// stored: the place stops the actor pid, and its next actor takes
-	// over subs.
-	Left(id string, pid *actor.PID, subs []*SubscribePID)
+	// Left says the session has parked or stored itself as its
+	// passivation, which Leave began, ends: its next actor takes over
+	// subs. The session then stops, and tells Gone once it has.
+	Left(id string, subs []*SubscribePID)
+	// Gone ends the passivation: the session's actor, which Left, has
+	// stopped, and its name is free for a next one. The session calls it
+	// as it stops.
+	Gone(id string)
 	// Create starts a new session (a sub-agent), recording it in the
 	// store first when there is one.
 	Create(ctx context.Context, spec Spec) (*actor.PID, error)

@@ -104,6 +104,7 @@ func (p *testPlace) Shutdown() {
 func (p *testPlace) ChildRespec() Respec { return p.respec }
 
 // Leave never lets a session go: it stays loaded.
-func (p *testPlace) Leave(string, *actor.PID) bool            { return false }
-func (p *testPlace) Stay(string, *actor.PID)                  {}
-func (p *testPlace) Left(string, *actor.PID, []*SubscribePID) {}
+func (p *testPlace) Leave(string, *actor.PID) bool { return false }
+func (p *testPlace) Stay(string, *actor.PID)       {}
+func (p *testPlace) Left(string, []*SubscribePID)  {}
+func (p *testPlace) Gone(string)                   {}

@@ -37,13 +37,14 @@ type RunLimiter interface {
 // (toolrun.go): get_state shows them, and while there are any the session
 // does not passivate. And how long it has been quiet (passivate.go): the
 // messages it took (passivation's own aside), its pending passivation
-// timer, and its pending idle trim (run.go).
+// timer, its pending idle trim (run.go), and whether it passivated and
+// stops to leave its place (left).
 type load struct {
-	admitted, counted bool
-	abandoned         atomic.Int32
-	activity          uint64
-	passivation       *delayline.Entry
-	trim              *delayline.Entry
+	admitted, counted, left bool
+	abandoned               atomic.Int32
+	activity                uint64
+	passivation             *delayline.Entry
+	trim                    *delayline.Entry
 }
 
 // limitedUser is the user whose runs the session counts, "" when none

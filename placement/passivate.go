@@ -20,15 +20,17 @@ type dormant struct {
 // handed to the session if it stays (Stay), or to its next actor once it
 // has stopped (Left). It reports false, and changes nothing, when pid is
 // no longer the session's actor. The session calls it from its handler:
-// it takes the registry's lock and waits on nothing else.
+// it takes the registry's lock and waits on nothing else, and allocates
+// before it takes the lock.
 func (r *Registry) Leave(id string, pid *actor.PID) bool {
+	c := &restoring{done: make(chan struct{}), passivating: true}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cur, ok := r.pids[id]; !ok || !cur.Equal(pid) {
 		return false
 	}
-	_, user, _ := r.unregisterLocked(id)
-	r.restoring[id] = &restoring{done: make(chan struct{}), user: user, passivating: true}
+	_, c.user, _ = r.unregisterLocked(id)
+	r.restoring[id] = c
 	return true
 }
 
@@ -52,17 +54,31 @@ func (r *Registry) Stay(id string, pid *actor.PID) {
 	}
 }
 
-// Left ends the passivation of session id, which Leave began, with the
-// session parked or stored: on a worker, it stops the actor pid and waits
-// for it, gives up the lease, keeps subs (the actor subscriptions its next
-// actor takes over), and restores the session at once if something waited
-// for it meanwhile.
-func (r *Registry) Left(id string, pid *actor.PID, subs []*actors.SubscribePID) {
-	workers.Go(func() { r.left(id, pid, subs) })
+// Left records, as session id parks or stores itself to end the
+// passivation Leave began, the actor subscriptions its next actor takes
+// over (subs). The session calls it from its handler, then stops itself
+// and calls Gone.
+func (r *Registry) Left(id string, subs []*actors.SubscribePID) {
+	if len(subs) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.restoring[id]; ok && c.passivating {
+		r.dormant[id] = &dormant{subs: subs}
+	}
 }
 
-func (r *Registry) left(id string, pid *actor.PID, subs []*actors.SubscribePID) {
-	r.halt(pid)
+// Gone ends the passivation of session id, whose actor has parked or
+// stored it (Left) and stopped: it gives up the lease and forgets the
+// session, or, if something waited for it meanwhile, restores it on a
+// worker and hands it what waited. The session calls it as it stops,
+// once protoactor has taken its name out of the process table, so a next
+// actor may take the name. Nothing waits for the actor to stop: a
+// goroutine parked for each session that went quiet made a storm of
+// passivations start a worker for nearly every one (issue 30, finding
+// 19).
+func (r *Registry) Gone(id string) {
 	r.release(id)
 	r.mu.Lock()
 	c, ok := r.restoring[id]
@@ -70,20 +86,18 @@ func (r *Registry) left(id string, pid *actor.PID, subs []*actors.SubscribePID) 
 		r.mu.Unlock()
 		return
 	}
-	if len(subs) > 0 {
-		r.dormant[id] = &dormant{subs: subs}
-	}
-	wanted := len(c.queue) > 0 || c.waiters > 0
-	if !wanted {
+	if len(c.queue) == 0 && c.waiters == 0 {
 		delete(r.restoring, id)
 		close(c.done)
 		r.mu.Unlock()
 		return
 	}
 	r.mu.Unlock()
-	c.pid, c.user, c.err = r.restore(context.Background(), id)
-	r.mu.Lock()
-	handover := r.settleQueueLocked(id, c)
-	r.mu.Unlock()
-	r.handOver(id, handover)
+	workers.Go(func() {
+		c.pid, c.user, c.err = r.restore(context.Background(), id)
+		r.mu.Lock()
+		handover := r.settleQueueLocked(id, c)
+		r.mu.Unlock()
+		r.handOver(id, handover)
+	})
 }

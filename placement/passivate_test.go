@@ -64,18 +64,24 @@ func TestPassivateStay(t *testing.T) {
 }
 
 // TestPassivateRegistersNoProcess: a session passivates itself (Leave,
-// then Left) and the registry stops it watching from a reply slot
-// (ask.go), not through protoactor futures, which registered a process,
-// started a timer and made a condition variable twice for every session
-// that went quiet; Left stops the actor and forgets the session.
+// Left, then it stops and calls Gone) and the registry neither waits for
+// it to stop nor registers a process to hear of it: protoactor futures
+// registered a process, started a timer and made a condition variable
+// twice for every session that went quiet, and a wait on a reply slot
+// held a worker for each (finding 19). Gone forgets the session.
 func TestPassivateRegistersNoProcess(t *testing.T) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
 	defer sys.Shutdown()
 	reg := New(sys, &actors.Env{})
 	defer reg.Shutdown()
-	props := actor.PropsFromFunc(func(actor.Context) {})
 	passivate := func(i int) {
 		id := fmt.Sprintf("s%d", i)
+		// The session's part: it stops itself and says so as it stops.
+		props := actor.PropsFromFunc(func(ctx actor.Context) {
+			if _, ok := ctx.Message().(*actor.Stopped); ok {
+				reg.Gone(id)
+			}
+		})
 		pid, err := sys.Root.SpawnNamed(props, id)
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +95,8 @@ func TestPassivateRegistersNoProcess(t *testing.T) {
 		reg.mu.Lock()
 		done := reg.restoring[id].done
 		reg.mu.Unlock()
-		reg.Left(id, pid, nil)
+		reg.Left(id, nil)
+		sys.Root.Stop(pid)
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
@@ -102,9 +109,8 @@ func TestPassivateRegistersNoProcess(t *testing.T) {
 			t.Fatalf("session %s is still loaded", id)
 		}
 	}
-	passivate(0) // the registry's first reply slot
 	before := atomic.LoadUint64(&sys.ProcessRegistry.SequenceID)
-	for i := 1; i <= 10; i++ {
+	for i := range 10 {
 		passivate(i)
 	}
 	if made := atomic.LoadUint64(&sys.ProcessRegistry.SequenceID) - before; made != 0 {
