@@ -2,6 +2,7 @@ package workers
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -76,4 +77,60 @@ func goid() uint64 {
 		id = id*10 + uint64(c-'0')
 	}
 	return id
+}
+
+// TestBurstWorkersExit: after a burst of functions at once, work that
+// comes one function at a time goes to the worker that became idle last,
+// so it runs on a few workers and the burst's others run out their idle
+// time and exit. Handed out first in first out, the work went to every
+// worker in turn and kept all of them alive as long as it came.
+func TestBurstWorkersExit(t *testing.T) {
+	p := New(300 * time.Millisecond)
+	const n = 50
+	var started, done sync.WaitGroup
+	started.Add(n)
+	done.Add(n)
+	release := make(chan struct{})
+	for range n {
+		p.Go(func() {
+			started.Done()
+			<-release
+			done.Done()
+		})
+	}
+	started.Wait()
+	close(release)
+	done.Wait()
+	eventually.Within(t, 5*time.Second, func() error {
+		if got := p.waiting(); got != n {
+			return fmt.Errorf("%d workers idle, want %d", got, n)
+		}
+		return nil
+	})
+	ran := map[uint64]int{}
+	ids := make(chan uint64)
+	for range 1000 {
+		p.Go(func() { ids <- goid() })
+		ran[<-ids]++
+	}
+	if len(ran) > 5 {
+		t.Fatalf("1,000 functions one at a time ran on %d of the %d idle workers, want a few", len(ran), n)
+	}
+	eventually.Within(t, 5*time.Second, func() error {
+		if got := p.waiting(); got != 0 {
+			return fmt.Errorf("%d workers still idle after their idle time", got)
+		}
+		return nil
+	})
+}
+
+// waiting counts p's idle workers.
+func (p *Pool) waiting() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for w := p.ready.next; w != &p.ready; w = w.next {
+		n++
+	}
+	return n
 }
