@@ -18,7 +18,7 @@ type dormant struct {
 // Leave takes session id, whose actor is pid, out of the registry as
 // it passivates: what Deliver and Get ask from then on waits, and is
 // handed to the session if it stays (Stay), or to its next actor once it
-// has stopped (Left). It reports false, and changes nothing, when pid is
+// has stopped (Gone). It reports false, and changes nothing, when pid is
 // no longer the session's actor. The session calls it from its handler:
 // it takes the registry's lock and waits on nothing else, and allocates
 // before it takes the lock.
