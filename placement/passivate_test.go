@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/actors"
+	"github.com/tack-run/tack/internal/liveheap"
 )
 
 // TestPassivateStay: a session that takes itself out (Leave) and then
@@ -116,4 +118,46 @@ func TestPassivateRegistersNoProcess(t *testing.T) {
 	if made := atomic.LoadUint64(&sys.ProcessRegistry.SequenceID) - before; made != 0 {
 		t.Fatalf("10 passivations registered %d processes, want none", made)
 	}
+}
+
+// TestRegistryGivesBackRoom: once the sessions loaded fall to a quarter
+// of the most it held, the registry makes its maps anew, so a burst of
+// sessions that then passivated does not leave the room they took (a Go
+// map keeps what it grew to: about 40 bytes a session here).
+func TestRegistryGivesBackRoom(t *testing.T) {
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	defer sys.Shutdown()
+	reg := New(sys, &actors.Env{})
+	defer reg.Shutdown()
+	const n = 20_000
+	ids := make([]string, n)
+	pids := make([]*actor.PID, n)
+	for i := range n {
+		ids[i], pids[i] = fmt.Sprintf("s%d", i), actor.NewPID("nonhost", fmt.Sprintf("session/s%d", i))
+	}
+	before := liveheap.Bytes()
+	reg.mu.Lock()
+	for i := range n {
+		reg.registerLocked(ids[i], pids[i], "")
+	}
+	reg.mu.Unlock()
+	full := liveheap.Bytes()
+	reg.mu.Lock()
+	for i := range n - 10 {
+		reg.unregisterLocked(ids[i])
+	}
+	reg.mu.Unlock()
+	after := liveheap.Bytes()
+	runtime.KeepAlive(pids)
+	if kept, took := int64(after)-int64(before), int64(full)-int64(before); kept > took/10 {
+		t.Fatalf("%d sessions took %d bytes of map; with 10 left, %d are kept, want a tenth at most", n, took, kept)
+	}
+	if !reg.Loaded(ids[n-1]) || reg.Loaded(ids[0]) {
+		t.Fatal("the remade maps lost a session or kept one unregistered")
+	}
+	reg.mu.Lock()
+	for _, id := range ids[n-10:] { // no actors behind them for Shutdown to stop
+		reg.unregisterLocked(id)
+	}
+	reg.mu.Unlock()
 }
