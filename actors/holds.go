@@ -11,6 +11,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -58,7 +59,7 @@ func (s *session) ask(c *call, d *plugins.Decision) {
 
 // allowedAlways reports whether an "always" approval covers a call.
 func (s *session) allowedAlways(tool, family string) bool {
-	for _, r := range s.hooks.rules {
+	for _, r := range s.hooks.rules() {
 		if r.tool == tool && r.family == family {
 			return true
 		}
@@ -92,7 +93,8 @@ func (s *session) approve(ctx actor.Context, m *eventsv1.Approve) {
 	s.emit(&eventsv1.ApprovalResolved{ApprovalId: h.id, Status: string(events.ApprovalApproved)})
 	s.touch()
 	if m.Always {
-		s.hooks.rules = append(s.hooks.rules, rule{tool: c.tc.Name, family: h.family})
+		l := s.hooks.keep()
+		l.rules = append(l.rules, rule{tool: c.tc.Name, family: h.family})
 		var family *string
 		if h.family != "" {
 			family = &h.family
@@ -223,4 +225,12 @@ func (s *session) pending() (approvals []*eventsv1.PendingApproval, question *ev
 		}
 	}
 	return approvals, question
+}
+
+// restoreRules records again the "always" approvals the store kept.
+func (s *session) restoreRules(rules []store.Rule) {
+	for _, r := range rules {
+		l := s.hooks.keep()
+		l.rules = append(l.rules, rule{tool: r.Tool, family: r.CommandFamily})
+	}
 }

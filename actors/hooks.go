@@ -14,15 +14,46 @@ import (
 	"github.com/tack-run/tack/plugins"
 )
 
-// hooks is what a session keeps of its plugins: their chain, the
-// interventions they asked for that wait for the next request, the
-// "always" approvals recorded, and why a plugin refused the session at
-// its start ("" when none did).
+// hooks is what a session keeps of its plugins: their chain, why a
+// plugin refused the session at its start ("" when none did), and what
+// they and approvals left for later steps (nil until there is any, since
+// an idle session's size class has no room for it).
 type hooks struct {
-	chain         *plugins.Chain
+	chain   *plugins.Chain
+	refused string
+	later   *later
+}
+
+// later is what a session's hooks keep from one step to the next: the
+// interventions the plugins asked for that wait for the next request,
+// and the "always" approvals recorded.
+type later struct {
 	interventions []string
 	rules         []rule
-	refused       string
+}
+
+// keep is what the hooks keep for later, to add to.
+func (h *hooks) keep() *later {
+	if h.later == nil {
+		h.later = new(later)
+	}
+	return h.later
+}
+
+// interventions are the interventions waiting for the next request.
+func (h *hooks) interventions() []string {
+	if h.later == nil {
+		return nil
+	}
+	return h.later.interventions
+}
+
+// rules are the "always" approvals recorded.
+func (h *hooks) rules() []rule {
+	if h.later == nil {
+		return nil
+	}
+	return h.later.rules
 }
 
 // codePluginDisabled is the code of the error event that reports a plugin
@@ -50,7 +81,8 @@ func (s *session) hook(ev *plugins.Event) plugins.Outcome {
 		s.emitFor(e)
 	}
 	for _, n := range out.Interventions {
-		s.hooks.interventions = append(s.hooks.interventions, n.Text)
+		l := s.hooks.keep()
+		l.interventions = append(l.interventions, n.Text)
 	}
 	if out.Model != "" {
 		s.switchAsync(out.Model)
@@ -81,9 +113,9 @@ func isPayload(m proto.Message) (ok bool) {
 // pluginUsage is what plugins see of the run's and the session's spending.
 func (s *session) pluginUsage() plugins.Usage {
 	u := plugins.Usage{
-		SessionTokens:  s.notes.spent.total.total(),
-		SessionCostUSD: s.notes.spent.total.cost,
-		ContextUsed:    s.notes.spent.context,
+		SessionTokens:  s.notes.usage().total.total(),
+		SessionCostUSD: s.notes.usage().total.cost,
+		ContextUsed:    s.notes.usage().context,
 		ContextWindow:  s.spec.Model.ContextWindow,
 	}
 	if s.run != nil {
@@ -95,11 +127,11 @@ func (s *session) pluginUsage() plugins.Usage {
 // applyInterventions injects the plugins' pending interventions into the
 // context, joined in priority order, before a request.
 func (s *session) applyInterventions() {
-	if len(s.hooks.interventions) == 0 {
+	if len(s.hooks.interventions()) == 0 {
 		return
 	}
-	text := strings.Join(s.hooks.interventions, "\n\n")
-	s.hooks.interventions = nil
+	text := strings.Join(s.hooks.later.interventions, "\n\n")
+	s.hooks.later.interventions = nil
 	s.emit(&eventsv1.Intervention{Text: text})
 	s.commit(llm.UserMessage(text))
 }
@@ -131,7 +163,7 @@ func (s *session) finishHook() (handled bool) {
 		s.abortBy(d)
 		return true
 	}
-	if len(s.hooks.interventions) > 0 {
+	if len(s.hooks.interventions()) > 0 {
 		s.startTurn()
 		return true
 	}

@@ -26,7 +26,7 @@ func (s *session) park() error {
 	msgs, start := s.hist.Whole()
 	snap := &store.Snapshot{
 		Session: store.Session{State: string(fsm.Idle), HistoryStart: start, Title: s.notes.title,
-			Usage: s.notes.spent.total.proto(), EventSeq: s.out.log.LastSeq(), UpdatedAt: time.Unix(0, s.notes.updated)},
+			Usage: s.notes.usage().total.proto(), EventSeq: s.out.log.LastSeq(), UpdatedAt: time.Unix(0, s.notes.updated)},
 		Volatile: *s.volatile(),
 		Messages: msgs,
 	}

@@ -231,11 +231,12 @@ func (s *session) rollback(dropped []journal.Item) {
 	if kept == nil {
 		kept = &store.Volatile{}
 	}
-	s.q, s.hooks.rules = queue.Restore(kept), nil
-	s.notes.todos = kept.Todos
-	for _, r := range kept.Rules {
-		s.hooks.rules = append(s.hooks.rules, rule{tool: r.Tool, family: r.CommandFamily})
+	s.q = queue.Restore(kept)
+	if s.hooks.later != nil {
+		s.hooks.later.rules = nil
 	}
+	s.notes.todos = kept.Todos
+	s.restoreRules(kept.Rules)
 	// The calls of the last assistant message that have no result are
 	// answered, so the history stays valid for the provider; the answers
 	// are stored with the next write, and no event tells them.
@@ -337,7 +338,7 @@ func (s *session) batch(w history.Write) *store.Batch {
 		Messages: w.Messages,
 		Rewrite:  w.Rewrite,
 		State:    string(s.machine.Current()),
-		Usage:    s.notes.spent.total.proto(),
+		Usage:    s.notes.usage().total.proto(),
 		EventSeq: seq,
 		Volatile: s.volatile(),
 	}
@@ -362,14 +363,14 @@ func (s *session) volatile() *store.Volatile {
 		DetachedTools: s.notes.detached,
 	}
 	s.q.Save(v)
-	if s.notes.spent.subRan {
-		v.SubagentUsage = s.notes.spent.sub.proto()
+	if s.notes.usage().subRan {
+		v.SubagentUsage = s.notes.usage().sub.proto()
 	}
 	v.ModelState = modelState(s.spec.Model)
 	if r := s.run; r != nil && r.stream != nil && r.stream.model == s.spec.Model {
 		v.ModelState = r.stream.modelState // the request in flight has not taken its turn for good
 	}
-	for _, r := range s.hooks.rules {
+	for _, r := range s.hooks.rules() {
 		v.Rules = append(v.Rules, store.Rule{Tool: r.tool, CommandFamily: r.family})
 	}
 	if s.run == nil {

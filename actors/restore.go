@@ -29,12 +29,12 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.restoreDetached(v.DetachedTools)
 	s.notes.ids = v.Counters
 	if v.SubagentUsage != nil {
-		s.notes.spent.sub, s.notes.spent.subRan = tallyOf(v.SubagentUsage), true
+		s.notes.spending().sub, s.notes.spending().subRan = tallyOf(v.SubagentUsage), true
 	}
-	s.notes.spent.total = tallyOf(snap.Usage)
-	for _, r := range v.Rules {
-		s.hooks.rules = append(s.hooks.rules, rule{tool: r.Tool, family: r.CommandFamily})
+	if t := tallyOf(snap.Usage); t != (tally{}) {
+		s.notes.spending().total = t
 	}
+	s.restoreRules(v.Rules)
 	s.loadModelState(v.ModelState)
 	b, interrupted := s.openBatch(v)
 	held := b != nil && b.holding()

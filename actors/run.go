@@ -227,8 +227,8 @@ func (s *session) budget(c *llm.ContextConfig) int64 {
 	if b == 0 {
 		return 0
 	}
-	if s.notes.spent.tokenScale > 0 {
-		b = int64(float64(b) / s.notes.spent.tokenScale)
+	if s.notes.usage().tokenScale > 0 {
+		b = int64(float64(b) / s.notes.usage().tokenScale)
 	}
 	return max(b-llm.EstimateTokens(s.spec.System), 1)
 }
@@ -254,7 +254,7 @@ func (s *session) turnDone(afterTools bool) {
 		s.finishRun(fsm.Abort, s.run.end)
 	case s.run.end != "":
 		s.finishRun(fsm.Finish, s.run.end)
-	case afterTools, len(s.q.Steering()) > 0, len(s.hooks.interventions) > 0:
+	case afterTools, len(s.q.Steering()) > 0, len(s.hooks.interventions()) > 0:
 		s.startTurn()
 	case len(s.q.Prompts()) > 0:
 		s.commit(s.nextQueued())

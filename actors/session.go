@@ -22,10 +22,12 @@ import (
 // that holds its code; this file holds only dispatch: Receive, the cases
 // every state shares, and one short handler per state.
 //
-// An idle session is mostly this struct, and its size class (768 bytes
+// An idle session is mostly this struct, and its size class (640 bytes
 // with the allocation's 8-byte header, TestSessionSizeClass) is what a
 // million of them cost: a part's flags sit together, where they take no
-// word of padding of their own.
+// word of padding of their own, and what only a session that has run
+// needs (its usage, what its hooks keep for later) waits behind a pointer
+// that stays nil until then.
 type session struct {
 	spec    *Spec        // what it was spawned with (one copy per session)
 	home    home         // its runtime, its PID and its place (home.go)

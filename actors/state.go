@@ -21,17 +21,17 @@ func (s *session) state() *eventsv1.SessionState {
 		PromptQueue:    append([]string{}, s.q.Prompts()...),
 		SteeringQueue:  append([]*eventsv1.SteeringItem{}, s.q.Steering()...),
 		MessageCount:   int32(s.hist.Len()),
-		Usage:          s.notes.spent.total.proto(),
+		Usage:          s.notes.usage().total.proto(),
 		AbandonedTools: s.load.abandoned.Load(),
 		Title:          s.notes.title,
 		Todos:          s.notes.todos,
 	}
-	if s.notes.spent.subRan {
-		st.SubagentUsage = s.notes.spent.sub.proto()
+	if s.notes.usage().subRan {
+		st.SubagentUsage = s.notes.usage().sub.proto()
 	}
 	st.PendingApprovals, st.PendingQuestion = s.pending()
 	window, percent := s.contextWindow(s.spec.Model)
-	st.Context = &eventsv1.ContextInfo{Used: s.notes.spent.context, Window: window, Percent: percent}
+	st.Context = &eventsv1.ContextInfo{Used: s.notes.usage().context, Window: window, Percent: percent}
 	if s.run != nil {
 		st.RunId = &s.run.id
 		if s.run.batch != nil {
@@ -87,8 +87,10 @@ type notes struct {
 	// ids counts the runs (r-N), steering refs (st-N), holds (ap-N, q-N)
 	// and sub-agents (<id>/sub-N) so far: ids never repeat.
 	ids store.Counters
-	// spent is its usage (usage.go).
-	spent spent
+	// spent is its usage (usage.go); nil until it has any, since an idle
+	// session's size class has no room for it: read it with usage, add
+	// to it with spending.
+	spent *spent
 }
 
 // read answers the commands that read the session: get_state, a

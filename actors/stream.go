@@ -195,7 +195,7 @@ func (s *session) responseDone(m *streamDone) {
 		// Only a token budget needs the scale, and the estimate reads the
 		// whole request: sessions without one skip it.
 		if est := llm.EstimateUsage(p.req, resp.Message).InputTokens; est > 0 && usage.InputTokens > 0 {
-			s.notes.spent.tokenScale = float64(usage.InputTokens) / float64(est)
+			s.notes.spending().tokenScale = float64(usage.InputTokens) / float64(est)
 		}
 	}
 	s.run.overflowed = false
@@ -298,21 +298,22 @@ func (s *session) account(model *llm.Model, u *llm.Usage) {
 		return
 	}
 	s.run.usage.add(u, model.Cost)
-	s.notes.spent.total.add(u, model.Cost)
+	spent := s.notes.spending()
+	spent.total.add(u, model.Cost)
 	s.home.env.observer().Tokens(u.InputTokens, u.OutputTokens)
-	s.notes.spent.context = u.InputTokens
+	spent.context = u.InputTokens
 	window, percent := s.contextWindow(model)
 	defer s.checkOverflow(model, u)
 	if c := s.spec.Context; c != nil && c.CompactAtPercent > 0 && percent != nil && *percent >= c.CompactAtPercent {
 		s.compaction.wanted = true
 	}
 	s.emit(&eventsv1.TokenUsage{
-		ContextUsed:        s.notes.spent.context,
+		ContextUsed:        spent.context,
 		ContextWindow:      window,
 		ContextPercent:     percent,
-		SessionTotalTokens: s.notes.spent.total.total(),
+		SessionTotalTokens: spent.total.total(),
 		Model:              model.Name,
-		CostUsd:            s.notes.spent.total.cost,
+		CostUsd:            spent.total.cost,
 	})
 }
 
@@ -335,7 +336,7 @@ func (s *session) contextWindow(model *llm.Model) (window *int64, percent *float
 	if w <= 0 {
 		return nil, nil
 	}
-	p := float64(s.notes.spent.context) * 100 / float64(w)
+	p := float64(s.notes.usage().context) * 100 / float64(w)
 	return &w, &p
 }
 

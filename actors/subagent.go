@@ -216,9 +216,10 @@ func (s *session) subagentStarted(m *subagentStarted) {
 func (s *session) childEvent(m *childEvent) {
 	if end := m.ev.GetAgentEnd(); end != nil {
 		u := tallyOf(end.GetUsage())
-		s.notes.spent.total.merge(u)
-		s.notes.spent.sub.merge(u)
-		s.notes.spent.subRan = true
+		spent := s.notes.spending()
+		spent.total.merge(u)
+		spent.sub.merge(u)
+		spent.subRan = true
 		s.touch()
 	}
 	if c := s.subagentCall(m.tag, m.index, m.child); c != nil && c.sub.started {

@@ -5,6 +5,27 @@ import (
 	"github.com/tack-run/tack/llm"
 )
 
+// usage is what the session has spent, to read: nothing until it has
+// spent something.
+func (n *notes) usage() *spent {
+	if n.spent == nil {
+		return &spentNothing
+	}
+	return n.spent
+}
+
+// spending is what the session has spent, to add to.
+func (n *notes) spending() *spent {
+	if n.spent == nil {
+		n.spent = new(spent)
+	}
+	return n.spent
+}
+
+// spentNothing is what a session that has spent nothing reads; nothing
+// writes to it.
+var spentNothing spent
+
 // spent is what a session spent: its usage and cost, the sub-agents'
 // part of it, and how full its context was at the last request.
 type spent struct {
