@@ -14,22 +14,22 @@ import (
 	"github.com/tack-run/tack/plugins"
 )
 
-// hooks is what a session keeps of its plugins: their chain, why a
-// plugin refused the session at its start ("" when none did), and what
+// hooks is what a session keeps of its plugins: their chain, and what
 // they and approvals left for later steps (nil until there is any, since
 // an idle session's size class has no room for it).
 type hooks struct {
-	chain   *plugins.Chain
-	refused string
-	later   *later
+	chain *plugins.Chain
+	later *later
 }
 
 // later is what a session's hooks keep from one step to the next: the
 // interventions the plugins asked for that wait for the next request,
-// and the "always" approvals recorded.
+// the "always" approvals recorded, and why a plugin refused the session
+// at its start ("" when none did).
 type later struct {
 	interventions []string
 	rules         []rule
+	refused       string
 }
 
 // keep is what the hooks keep for later, to add to.
@@ -46,6 +46,15 @@ func (h *hooks) interventions() []string {
 		return nil
 	}
 	return h.later.interventions
+}
+
+// refused is why a plugin refused the session at its start, "" when none
+// did.
+func (h *hooks) refused() string {
+	if h.later == nil {
+		return ""
+	}
+	return h.later.refused
 }
 
 // rules are the "always" approvals recorded.

@@ -33,8 +33,9 @@ func newChain(env *Env, ps []plugins.Plugin) *plugins.Chain {
 // whose commands then fail with not_alive.
 func (s *session) startHook() {
 	if d := s.hook(&plugins.Event{Hook: plugins.SessionStart}).Stop; d != nil {
-		s.hooks.refused = fmt.Sprintf("plugin %s refused the session: %s", d.Plugin, orAborted(d.Action.Reason))
-		s.emit(&eventsv1.Error{Code: events.CodeNotAlive, Message: s.hooks.refused})
+		l := s.hooks.keep()
+		l.refused = fmt.Sprintf("plugin %s refused the session: %s", d.Plugin, orAborted(d.Action.Reason))
+		s.emit(&eventsv1.Error{Code: events.CodeNotAlive, Message: l.refused})
 	}
 }
 
