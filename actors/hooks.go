@@ -121,10 +121,11 @@ func isPayload(m proto.Message) (ok bool) {
 
 // pluginUsage is what plugins see of the run's and the session's spending.
 func (s *session) pluginUsage() plugins.Usage {
+	spent := s.notes.usage()
 	u := plugins.Usage{
-		SessionTokens:  s.notes.usage().total.total(),
-		SessionCostUSD: s.notes.usage().total.cost,
-		ContextUsed:    s.notes.usage().context,
+		SessionTokens:  spent.total.total(),
+		SessionCostUSD: spent.total.cost,
+		ContextUsed:    spent.context,
 		ContextWindow:  s.spec.Model.ContextWindow,
 	}
 	if s.run != nil {

@@ -363,8 +363,8 @@ func (s *session) volatile() *store.Volatile {
 		DetachedTools: s.notes.detached,
 	}
 	s.q.Save(v)
-	if s.notes.usage().subRan {
-		v.SubagentUsage = s.notes.usage().sub.proto()
+	if spent := s.notes.usage(); spent.subRan {
+		v.SubagentUsage = spent.sub.proto()
 	}
 	v.ModelState = modelState(s.spec.Model)
 	if r := s.run; r != nil && r.stream != nil && r.stream.model == s.spec.Model {

@@ -227,8 +227,8 @@ func (s *session) budget(c *llm.ContextConfig) int64 {
 	if b == 0 {
 		return 0
 	}
-	if s.notes.usage().tokenScale > 0 {
-		b = int64(float64(b) / s.notes.usage().tokenScale)
+	if scale := s.notes.usage().tokenScale; scale > 0 {
+		b = int64(float64(b) / scale)
 	}
 	return max(b-llm.EstimateTokens(s.spec.System), 1)
 }

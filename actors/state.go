@@ -15,23 +15,24 @@ import (
 
 // state answers get_state.
 func (s *session) state() *eventsv1.SessionState {
+	spent := s.notes.usage()
 	st := &eventsv1.SessionState{
 		State:          string(s.machine.Current()),
 		Model:          s.spec.Model.Name,
 		PromptQueue:    append([]string{}, s.q.Prompts()...),
 		SteeringQueue:  append([]*eventsv1.SteeringItem{}, s.q.Steering()...),
 		MessageCount:   int32(s.hist.Len()),
-		Usage:          s.notes.usage().total.proto(),
+		Usage:          spent.total.proto(),
 		AbandonedTools: s.load.abandoned.Load(),
 		Title:          s.notes.title,
 		Todos:          s.notes.todos,
 	}
-	if s.notes.usage().subRan {
-		st.SubagentUsage = s.notes.usage().sub.proto()
+	if spent.subRan {
+		st.SubagentUsage = spent.sub.proto()
 	}
 	st.PendingApprovals, st.PendingQuestion = s.pending()
 	window, percent := s.contextWindow(s.spec.Model)
-	st.Context = &eventsv1.ContextInfo{Used: s.notes.usage().context, Window: window, Percent: percent}
+	st.Context = &eventsv1.ContextInfo{Used: spent.context, Window: window, Percent: percent}
 	if s.run != nil {
 		st.RunId = &s.run.id
 		if s.run.batch != nil {
