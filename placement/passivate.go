@@ -77,8 +77,20 @@ func (r *Registry) Left(id string, subs []*actors.SubscribePID) {
 // actor may take the name. Nothing waits for the actor to stop: a
 // goroutine parked for each session that went quiet made a storm of
 // passivations start a worker for nearly every one (issue 30, finding
-// 19).
+// 19). With a store, giving the lease up is a write, which waits: it runs
+// on a worker, not in the stopping session's handler, which must not
+// block. A parked session has no lease, and Gone does its part at once.
 func (r *Registry) Gone(id string) {
+	if r.env.Store != nil {
+		workers.Go(func() { r.gone(id) })
+		return
+	}
+	r.gone(id)
+}
+
+// gone is Gone's part: the lease given up first, so that a restore it
+// starts takes the lease anew.
+func (r *Registry) gone(id string) {
 	r.release(id)
 	r.mu.Lock()
 	c, ok := r.restoring[id]
