@@ -68,7 +68,7 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 	case *actor.Started:
 		s.home.self, s.home.root = ctx.Self(), ctx.ActorSystem().Root
 		s.home.env.observer().SessionStarted()
-		s.notes.updated = s.home.env.now().UnixNano()
+		s.notes.updated = s.stamp()
 		if s.spec.Restore != nil {
 			s.p.kept = &s.spec.Restore.Volatile
 			s.recover(s.spec.Restore)

@@ -20,6 +20,26 @@ type outlet struct {
 	// trace watches the session for tracing; nil when the Env has no
 	// Tracer or the session is a sub-agent.
 	trace SessionTracer
+	// moment is the clock's reading for the message being handled, 0
+	// until something asks for it (stamp). Receive clears it.
+	moment int64
+}
+
+// stamp is the time of the message being handled. The clock is read once
+// per message: the events the message tells and the activity it records
+// all carry that time (a reading per event cost a scripted turn 5 % of
+// its CPU: docs/benchmarks.md, finding 21).
+func (s *session) stamp() int64 {
+	if s.out.moment == 0 {
+		s.out.moment = s.home.env.now().UnixNano()
+	}
+	return s.out.moment
+}
+
+// toStream publishes ev, stamped with the message's time, to the stream.
+func (s *session) toStream(ev *eventsv1.Event) {
+	ev.TsUnixNano = s.stamp()
+	s.out.log.Publish(ev)
 }
 
 func newOutlet(env *Env, spec Spec) outlet {

@@ -75,7 +75,7 @@ const writeTimeout = 1500 * time.Millisecond
 
 // touch marks a change the store must keep before anyone hears of it.
 func (s *session) touch() {
-	s.notes.updated = s.home.env.now().UnixNano()
+	s.notes.updated = s.stamp()
 	if s.home.env.Store == nil {
 		return
 	}
@@ -143,7 +143,7 @@ func (s *session) stored(m *stored) {
 // for it.
 func (s *session) tell(it journal.Item) {
 	if it.Event != nil {
-		s.out.log.Publish(it.Event)
+		s.toStream(it.Event)
 	} else if it.To != nil {
 		s.home.send(it.To, it.Reply)
 	}
@@ -419,7 +419,7 @@ func (s *session) deliverItem(ctx actor.Context, it journal.Item) {
 // so it may overtake events that wait for a write.
 func (s *session) publish(ev *eventsv1.Event) {
 	if s.home.env.Store == nil || ev.GetAgentAbort() != nil {
-		s.out.log.Publish(ev)
+		s.toStream(ev)
 		return
 	}
 	s.p.j.Add(journal.Item{Event: ev})

@@ -146,7 +146,7 @@ func (s *session) fire(e fsm.Event) {
 		panic(err) // a bug in a handler: recoverPanic reports it
 	}
 	if from != to {
-		s.notes.updated = s.home.env.now().UnixNano()
+		s.notes.updated = s.stamp()
 		s.home.env.observer().StateChanged(from, to)
 		s.emit(stateChanged(from, to))
 	}

@@ -107,6 +107,7 @@ var resume = actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return
 // (holdWhileDown, persist.go), refused when no state could take it up
 // (admit), then handled by the current state.
 func (s *session) Receive(ctx actor.Context) {
+	s.out.moment = 0
 	defer s.flush()
 	defer s.recoverPanic()
 	if counts(ctx.Message()) {

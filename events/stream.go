@@ -111,7 +111,9 @@ func (s *Stream) Len() int { return s.ring.n }
 func (s *Stream) Subscribers() int { return len(s.subs) }
 
 // Publish stamps ev with the session, the next seq (1, 2, 3, ... with no
-// gaps) and the current time, keeps its payload and time in the ring
+// gaps) and, unless it carries a time already, the current time (a
+// session stamps the events of one message with one reading of the
+// clock); it keeps its payload and time in the ring
 // buffer (dropping the oldest when full) and delivers it to every
 // subscriber whose filter matches. ev must carry a payload (see New); from
 // then on it and its payload are shared and must not be modified.
@@ -122,7 +124,9 @@ func (s *Stream) Publish(ev *eventsv1.Event) {
 	s.seq++
 	ev.Session = s.session
 	ev.Seq = s.seq
-	ev.TsUnixNano = s.clock().UnixNano()
+	if ev.TsUnixNano == 0 {
+		ev.TsUnixNano = s.clock().UnixNano()
+	}
 	s.ring.push(kept{payload: payloadOf(ev), ts: ev.TsUnixNano})
 	if s.tap != nil {
 		s.tap.Deliver(ev)

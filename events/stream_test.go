@@ -82,6 +82,14 @@ func TestPublishStamps(t *testing.T) {
 	if s.LastSeq() != 5 || s.Len() != 5 {
 		t.Errorf("LastSeq = %d, Len = %d", s.LastSeq(), s.Len())
 	}
+
+	// An event that carries a time keeps it, in the ring too.
+	stamped := events.New(&eventsv1.MessageDelta{Delta: "y"})
+	stamped.TsUnixNano = 42
+	s.Publish(stamped)
+	if got := s.Replay(5, events.Filter{}); len(got) != 1 || got[0].GetTsUnixNano() != 42 || rec.Events()[5].GetTsUnixNano() != 42 {
+		t.Errorf("a stamped event was told and kept with another time: %v", got)
+	}
 }
 
 func TestWithLastSeq(t *testing.T) {
