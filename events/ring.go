@@ -5,13 +5,26 @@ import "google.golang.org/protobuf/proto"
 // minRingAlloc is the first allocation of a ring that has a use for one.
 const minRingAlloc = 2
 
+// blockSlots is the size of the blocks a ring grows by once its first
+// block is full: 32 entries, 768 bytes, a size class of its own. A ring
+// that copied itself into an array twice its size at every fill allocated
+// twice what it held, and a fresh session's ring was a fifth of what a
+// scripted turn allocated (docs/benchmarks.md, finding 21).
+const blockSlots = 32
+
 // ring holds the newest events of a session, oldest first, as kept
-// entries. Its backing array is allocated on the first push and doubles as
-// it fills, up to max slots; only then does it wrap, overwriting the
-// oldest event.
+// entries. Nothing is allocated before the first push. The first block
+// doubles as it fills, from minRingAlloc up to blockSlots; past that the
+// ring grows by a block of blockSlots at a time, without copying, up to
+// max slots (the last block cut to fit). Only then does it wrap,
+// overwriting the oldest event.
 type ring struct {
-	buf  []kept
-	head int // index in buf of the oldest event
+	first []kept // slots 0 to len(first)-1
+	// more holds the blocks after first, which is then blockSlots long;
+	// nil until the ring needs one, so that a small ring costs no more
+	// than its slots.
+	more *[][]kept
+	head int // slot of the oldest event
 	n    int // number of events held
 	max  int
 }
@@ -32,42 +45,77 @@ func (r *ring) push(k kept) {
 	if r.max <= 0 {
 		return
 	}
-	if r.n == len(r.buf) {
-		if len(r.buf) < r.max {
-			r.resize(min(max(2*len(r.buf), minRingAlloc), r.max))
-		} else {
+	if size := r.size(); r.n == size {
+		if size == r.max {
 			// Full at its maximum size: overwrite the oldest.
-			r.buf[r.head] = k
+			*r.slot(r.head) = k
 			r.head = r.wrap(r.head + 1)
 			return
 		}
+		r.grow(size)
 	}
-	r.buf[r.wrap(r.head+r.n)] = k
+	*r.slot(r.wrap(r.head + r.n)) = k
 	r.n++
+}
+
+// grow adds room to a full ring of size slots short of its max. A full
+// ring that can grow has not wrapped since it was made (resize), so its
+// head is slot 0 and the new slots go at its end.
+func (r *ring) grow(size int) {
+	if len(r.first) < blockSlots {
+		r.resize(min(max(2*len(r.first), minRingAlloc), blockSlots, r.max))
+		return
+	}
+	if r.more == nil {
+		r.more = new([][]kept)
+	}
+	*r.more = append(*r.more, make([]kept, min(blockSlots, r.max-size)))
 }
 
 // at returns the i-th oldest entry held, 0 ≤ i < r.n.
 func (r *ring) at(i int) kept {
-	return r.buf[r.wrap(r.head+i)]
+	return *r.slot(r.wrap(r.head + i))
+}
+
+// slot is slot i of the ring, 0 ≤ i < r.size().
+func (r *ring) slot(i int) *kept {
+	if i < len(r.first) {
+		return &r.first[i]
+	}
+	i -= blockSlots
+	return &(*r.more)[i/blockSlots][i%blockSlots]
 }
 
 func (r *ring) wrap(i int) int {
-	if i >= len(r.buf) {
-		i -= len(r.buf)
+	if size := r.size(); i >= size {
+		i -= size
 	}
 	return i
 }
 
-// resize moves the events held into a new array of size slots, keeping
-// the newest when size < r.n.
+// size is the number of slots.
+func (r *ring) size() int {
+	if r.more == nil {
+		return len(r.first)
+	}
+	more := *r.more
+	return blockSlots*len(more) + len(more[len(more)-1])
+}
+
+// resize moves the events held into a ring of at least size slots (a
+// first block of size when that is under blockSlots, whole blocks
+// otherwise, so that it can grow block by block), keeping the newest when
+// size < r.n.
 func (r *ring) resize(size int) {
-	var buf []kept
+	fresh := ring{n: min(r.n, size), max: r.max}
 	if size > 0 {
-		buf = make([]kept, size)
+		fresh.first = make([]kept, min(size, blockSlots))
 	}
-	keep := min(r.n, size)
-	for i := range keep {
-		buf[i] = r.at(r.n - keep + i)
+	for fresh.size() < size {
+		fresh.grow(fresh.size())
 	}
-	r.buf, r.head, r.n = buf, 0, keep
+	for i := range fresh.n {
+		*fresh.slot(i) = r.at(r.n - fresh.n + i)
+	}
+	*r = fresh
 }
