@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Idle is how long a worker waits for another function before it exits.
+// Idle is how long a worker stays idle before it exits: between Idle and
+// twice that.
 const Idle = 100 * time.Millisecond
 
 // Pool runs functions on reused goroutines. The zero Pool is not usable;
@@ -18,23 +19,37 @@ const Idle = 100 * time.Millisecond
 // worker of a burst got work again before its idle time ran out as long
 // as any work came, and a storm of 10,000 sessions parking at once left
 // a thousand goroutines and their stacks behind it (issue 30, finding 19).
+//
+// An idle worker waits on its channel alone. One timer of the pool's, set
+// while any worker is idle, lets go every idle period of the workers that
+// stayed idle through the whole period before. A timer of each worker's,
+// reset after every function and selected on with its channel, cost a
+// scripted turn 9 % of its CPU (docs/benchmarks.md, finding 21).
 type Pool struct {
 	idle time.Duration
 
 	mu sync.Mutex
-	// ready lists the idle workers: ready.prev became idle last.
+	// ready lists the idle workers: ready.next became idle first,
+	// ready.prev last.
 	ready worker
+	// reaper lets go of the workers that stay idle (reap); it is set
+	// while reaping.
+	reaper  *time.Timer
+	reaping bool
 }
 
 // worker is a goroutine of a Pool and its place in the pool's ready list.
 type worker struct {
-	// work takes the next function; Go takes the worker off the list
-	// before it sends, so the send never waits.
+	// work takes the next function, or nil to exit; Go and reap take the
+	// worker off the list before they send, so the send never waits.
 	work       chan func()
 	prev, next *worker
+	// stale says the worker was idle at the last reap already.
+	stale bool
 }
 
-// New returns a Pool whose workers exit after idle without work.
+// New returns a Pool whose workers exit after idle without work (up to
+// twice that).
 func New(idle time.Duration) *Pool {
 	p := &Pool{idle: idle}
 	p.ready.prev, p.ready.next = &p.ready, &p.ready
@@ -63,32 +78,43 @@ func (p *Pool) Go(fn func()) {
 	w.work <- fn
 }
 
-// worker runs fn, then the functions handed to it, until it has been idle
-// for p.idle.
+// worker runs fn, then the functions Go hands it, until reap lets it go.
 func (p *Pool) worker(fn func()) {
 	w := &worker{work: make(chan func(), 1)}
-	fn()
-	t := time.NewTimer(p.idle)
-	defer t.Stop()
-	for {
-		p.mu.Lock()
-		w.prev, w.next = p.ready.prev, &p.ready
-		w.prev.next, p.ready.prev = w, w
-		p.mu.Unlock()
-		select {
-		case fn = <-w.work:
-		case <-t.C:
-			p.mu.Lock()
-			if w.next != nil { // still idle: nothing can reach it now
-				w.unlink()
-				p.mu.Unlock()
-				return
-			}
-			p.mu.Unlock()
-			fn = <-w.work // Go took it off the list: its function is on the way
-		}
+	for fn != nil {
 		fn()
-		t.Reset(p.idle)
+		p.mu.Lock()
+		w.prev, w.next, w.stale = p.ready.prev, &p.ready, false
+		w.prev.next, p.ready.prev = w, w
+		if !p.reaping {
+			p.reaping = true
+			if p.reaper == nil {
+				p.reaper = time.AfterFunc(p.idle, p.reap)
+			} else {
+				p.reaper.Reset(p.idle)
+			}
+		}
+		p.mu.Unlock()
+		fn = <-w.work
+	}
+}
+
+// reap lets go of the workers that were idle at the last reap and still
+// are, and marks the others, every idle period while any worker is idle.
+// The list is in the order the workers became idle, so the ones to let
+// go are at its head.
+func (p *Pool) reap() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for w := p.ready.next; w != &p.ready && w.stale; w = p.ready.next {
+		w.unlink()
+		w.work <- nil
+	}
+	for w := p.ready.next; w != &p.ready; w = w.next {
+		w.stale = true
+	}
+	if p.reaping = p.ready.next != &p.ready; p.reaping {
+		p.reaper.Reset(p.idle)
 	}
 }
 
