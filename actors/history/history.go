@@ -28,6 +28,19 @@ import (
 // them, never change them.
 type History struct {
 	msgs []*llm.Message // the working history
+	// past is what compactions and rollbacks took out of it: nil until
+	// the first of them, which most sessions never have, so that every
+	// live session is 64 bytes smaller (docs/benchmarks.md, finding 21).
+	// Read it with earlier, change it through changing.
+	past *past
+	// checked is how much of msgs the repair pass has found valid.
+	checked int
+	// stored is what the store holds.
+	stored mark
+}
+
+// past is what compactions and rollbacks took out of a working history.
+type past struct {
 	// archive holds the messages compaction took out, in order; base is
 	// their number, the store index the working history starts at.
 	archive []*llm.Message
@@ -38,10 +51,26 @@ type History struct {
 	// places; rollbacks counts the rollbacks.
 	rolled    []span
 	rollbacks uint64
-	// checked is how much of msgs the repair pass has found valid.
-	checked int
-	// stored is what the store holds.
-	stored mark
+}
+
+// noPast is the past of a history that has none. Nothing changes it:
+// changes go through changing.
+var noPast past
+
+// earlier is h's past, to read.
+func (h *History) earlier() *past {
+	if h.past == nil {
+		return &noPast
+	}
+	return h.past
+}
+
+// changing is h's past, to change.
+func (h *History) changing() *past {
+	if h.past == nil {
+		h.past = new(past)
+	}
+	return h.past
 }
 
 // span is messages a rollback took out, sitting before working-history
@@ -72,9 +101,13 @@ type rewind struct {
 // the working history starting at start.
 func Restore(msgs []*llm.Message, start int) History {
 	start = min(start, len(msgs))
-	h := History{archive: slices.Clip(msgs[:start]), base: start}
-	h.msgs, h.rolled = splitRolled(msgs[start:])
-	h.archivedCalls = CountCalls(h.archive)
+	var h History
+	var rolled []span
+	h.msgs, rolled = splitRolled(msgs[start:])
+	if start > 0 || rolled != nil {
+		archive := slices.Clip(msgs[:start])
+		h.past = &past{archive: archive, base: start, archivedCalls: CountCalls(archive), rolled: rolled}
+	}
 	h.stored = mark{count: len(h.msgs), base: start}
 	return h
 }
@@ -109,10 +142,11 @@ func (h *History) RollBack(from int) bool {
 		c.RolledBack = true
 		out[i] = c
 	}
-	h.rolled = append(h.rolled, span{at: from, msgs: out})
+	p := h.changing()
+	p.rolled = append(p.rolled, span{at: from, msgs: out})
+	p.rollbacks++
 	h.msgs = slices.Clip(h.msgs[:from])
 	h.checked = min(h.checked, from)
-	h.rollbacks++
 	return true
 }
 
@@ -135,8 +169,9 @@ func (h *History) CompactCut(keep int) int {
 // them. A working-history index past cut moves by 1-cut.
 func (h *History) Compact(cut int, summary *llm.Message) {
 	h.keepBefore()
+	p := h.changing()
 	var in, kept []span
-	for _, sp := range h.rolled {
+	for _, sp := range p.rolled {
 		if sp.at <= cut {
 			in = append(in, sp)
 		} else {
@@ -144,10 +179,10 @@ func (h *History) Compact(cut int, summary *llm.Message) {
 		}
 	}
 	archived := interleave(h.msgs[:cut], in)
-	h.rolled = kept
-	h.archive = append(h.archive, archived...)
-	h.archivedCalls += CountCalls(archived)
-	h.base += len(archived)
+	p.rolled = kept
+	p.archive = append(p.archive, archived...)
+	p.archivedCalls += CountCalls(archived)
+	p.base += len(archived)
 	h.msgs = append([]*llm.Message{summary}, h.msgs[cut:]...)
 	h.checked = 0
 }
@@ -159,21 +194,23 @@ func (h *History) keepBefore() {
 	if h.rewritePending() {
 		return
 	}
-	h.stored.before = &rewind{msgs: h.msgs, rolled: slices.Clone(h.rolled)}
+	h.stored.before = &rewind{msgs: h.msgs, rolled: slices.Clone(h.earlier().rolled)}
 }
 
 // rewritePending reports whether the store has yet to take a compaction
 // or a rollback.
 func (h *History) rewritePending() bool {
-	return h.base != h.stored.base || h.rollbacks != h.stored.rollbacks
+	p := h.earlier()
+	return p.base != h.stored.base || p.rollbacks != h.stored.rollbacks
 }
 
 // All is every message ever committed, in the store's order: the
 // archive, marked compacted, then the working history with what
 // rollbacks took out in its places, marked rolled back.
 func (h *History) All() []*llm.Message {
-	out := make([]*llm.Message, 0, len(h.archive)+len(h.msgs)+h.rolledCount())
-	for _, m := range h.archive {
+	archive := h.earlier().archive
+	out := make([]*llm.Message, 0, len(archive)+len(h.msgs)+h.rolledCount())
+	for _, m := range archive {
 		c := proto.Clone(m).(*llm.Message)
 		c.Compacted = true
 		out = append(out, c)
@@ -185,16 +222,17 @@ func (h *History) All() []*llm.Message {
 // start in it, unmarked: what Restore takes back, for a session written
 // whole at once (a parked one).
 func (h *History) Whole() ([]*llm.Message, int) {
-	return append(slices.Clip(h.archive), h.storedView()...), h.base
+	p := h.earlier()
+	return append(slices.Clip(p.archive), h.storedView()...), p.base
 }
 
 // storedView is the messages from base on in the store's order.
-func (h *History) storedView() []*llm.Message { return interleave(h.msgs, h.rolled) }
+func (h *History) storedView() []*llm.Message { return interleave(h.msgs, h.earlier().rolled) }
 
 // rolledCount is the number of rolled-back messages from base on.
 func (h *History) rolledCount() int {
 	n := 0
-	for _, sp := range h.rolled {
+	for _, sp := range h.earlier().rolled {
 		n += len(sp.msgs)
 	}
 	return n
@@ -205,8 +243,9 @@ func (h *History) rolledCount() int {
 // out. A model that numbers its call ids after every call of the session
 // never gives an id twice.
 func (h *History) CallsOutside() int {
-	n := h.archivedCalls
-	for _, sp := range h.rolled {
+	p := h.earlier()
+	n := p.archivedCalls
+	for _, sp := range p.rolled {
 		n += CountCalls(sp.msgs)
 	}
 	return n
@@ -244,13 +283,14 @@ type Write struct {
 // hold yet, or when rewrite asks for it (a failed write may have landed
 // all the same) — everything from Base, to replace what it holds.
 func (h *History) Pending(rewrite bool) Write {
-	w := Write{base: h.base, rolled: h.rolledCount(), rollbacks: h.rollbacks}
+	p := h.earlier()
+	w := Write{base: p.base, rolled: h.rolledCount(), rollbacks: p.rollbacks}
 	if rewrite || h.rewritePending() {
-		w.From, w.Messages, w.Rewrite = h.base, h.storedView(), true
+		w.From, w.Messages, w.Rewrite = p.base, h.storedView(), true
 		return w
 	}
 	// A rewrite replaces this when the working history shrank.
-	w.From = h.base + w.rolled + h.stored.count
+	w.From = p.base + w.rolled + h.stored.count
 	w.Messages = slices.Clone(h.msgs[min(h.stored.count, len(h.msgs)):])
 	return w
 }
@@ -269,10 +309,11 @@ func (h *History) Stored(w Write) {
 // and the working history is cut to what it stored.
 func (h *History) Revert() {
 	if h.rewritePending() {
-		h.msgs, h.rolled, h.base = h.stored.before.msgs, h.stored.before.rolled, h.stored.base
-		h.rollbacks = h.stored.rollbacks
-		h.archive = slices.Clip(h.archive[:h.base])
-		h.archivedCalls, h.stored.before, h.checked = CountCalls(h.archive), nil, 0
+		p := h.changing()
+		h.msgs, p.rolled, p.base = h.stored.before.msgs, h.stored.before.rolled, h.stored.base
+		p.rollbacks = h.stored.rollbacks
+		p.archive = slices.Clip(p.archive[:p.base])
+		p.archivedCalls, h.stored.before, h.checked = CountCalls(p.archive), nil, 0
 	}
 	h.msgs = slices.Clip(h.msgs[:h.stored.count]) // a cancelled request may still read the old tail
 	h.checked = min(h.checked, h.stored.count)
