@@ -55,7 +55,8 @@ type StreamOption func(*Stream)
 
 // WithRingSize sets how many events the Stream keeps for replay (default
 // DefaultRingSize). The memory is allocated as events arrive, doubling up
-// to n slots. n ≤ 0 keeps none: every replay then reports events_lost.
+// to 32 slots and then 32 at a time, up to n slots. n ≤ 0 keeps none:
+// every replay then reports events_lost.
 func WithRingSize(n int) StreamOption {
 	return func(s *Stream) { s.ring.max = max(n, 0) }
 }
