@@ -10,7 +10,7 @@
 // function to a goroutine that ran one before and kept the stack it grew;
 // only when none is idle does it start a new one.
 //
-// An idle worker exits after Idle to twice that without work, so
+// An idle worker waits at most Idle for another function, then exits, so
 // a quiet process keeps no goroutines and leak checks (goleak) see none
 // shortly after the work is done.
 //

@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// Idle is how long a worker stays idle before it exits: between Idle and
-// twice that.
+// Idle is how long a worker waits for another function before it exits.
 const Idle = 100 * time.Millisecond
 
 // Pool runs functions on reused goroutines. The zero Pool is not usable;
@@ -20,36 +19,33 @@ const Idle = 100 * time.Millisecond
 // as any work came, and a storm of 10,000 sessions parking at once left
 // a thousand goroutines and their stacks behind it (issue 30, finding 19).
 //
-// An idle worker waits on its channel alone. One timer of the pool's, set
-// while any worker is idle, lets go every idle period of the workers that
-// stayed idle through the whole period before. A timer of each worker's,
-// reset after every function and selected on with its channel, cost a
-// scripted turn 9 % of its CPU (docs/benchmarks.md, finding 21).
+// An idle worker waits on its channel alone, and a timer of its own
+// (time.AfterFunc) lets it go once it has been idle for the pool's idle
+// time. Selecting on the channel and a timer channel, and resetting the
+// timer after every function, cost a scripted turn 9 % of its CPU
+// (docs/benchmarks.md, finding 21). Each worker makes and resets its own
+// timer, so a worker started in a testing/synctest bubble has a timer of
+// that bubble's, as a worker outside has a real one.
 type Pool struct {
 	idle time.Duration
 
 	mu sync.Mutex
-	// ready lists the idle workers: ready.next became idle first,
-	// ready.prev last.
+	// ready lists the idle workers: ready.prev became idle last.
 	ready worker
-	// reaper lets go of the workers that stay idle (reap); it is set
-	// while reaping.
-	reaper  *time.Timer
-	reaping bool
 }
 
 // worker is a goroutine of a Pool and its place in the pool's ready list.
 type worker struct {
-	// work takes the next function, or nil to exit; Go and reap take the
-	// worker off the list before they send, so the send never waits.
+	// work takes the next function, or nil to exit; Go and expire take
+	// the worker off the list before they send, so the send never waits.
 	work       chan func()
 	prev, next *worker
-	// stale says the worker was idle at the last reap already.
-	stale bool
+	// expiry lets the worker go (expire) once it has been idle for the
+	// pool's idle time; the worker resets it each time it becomes idle.
+	expiry *time.Timer
 }
 
-// New returns a Pool whose workers exit after idle without work (up to
-// twice that).
+// New returns a Pool whose workers exit after idle without work.
 func New(idle time.Duration) *Pool {
 	p := &Pool{idle: idle}
 	p.ready.prev, p.ready.next = &p.ready, &p.ready
@@ -78,43 +74,34 @@ func (p *Pool) Go(fn func()) {
 	w.work <- fn
 }
 
-// worker runs fn, then the functions Go hands it, until reap lets it go.
+// worker runs fn, then the functions Go hands it, until expire lets it
+// go.
 func (p *Pool) worker(fn func()) {
 	w := &worker{work: make(chan func(), 1)}
 	for fn != nil {
 		fn()
 		p.mu.Lock()
-		w.prev, w.next, w.stale = p.ready.prev, &p.ready, false
+		w.prev, w.next = p.ready.prev, &p.ready
 		w.prev.next, p.ready.prev = w, w
-		if !p.reaping {
-			p.reaping = true
-			if p.reaper == nil {
-				p.reaper = time.AfterFunc(p.idle, p.reap)
-			} else {
-				p.reaper.Reset(p.idle)
-			}
-		}
 		p.mu.Unlock()
+		if w.expiry == nil {
+			w.expiry = time.AfterFunc(p.idle, func() { p.expire(w) })
+		} else {
+			w.expiry.Reset(p.idle)
+		}
 		fn = <-w.work
 	}
 }
 
-// reap lets go of the workers that were idle at the last reap and still
-// are, and marks the others, every idle period while any worker is idle.
-// The list is in the order the workers became idle, so the ones to let
-// go are at its head.
-func (p *Pool) reap() {
+// expire lets w go if it is idle. A timer that fires as Go hands the
+// worker a function finds it off the list, busy, and leaves it be; the
+// worker resets the timer when it is idle again.
+func (p *Pool) expire(w *worker) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for w := p.ready.next; w != &p.ready && w.stale; w = p.ready.next {
+	if w.next != nil {
 		w.unlink()
 		w.work <- nil
-	}
-	for w := p.ready.next; w != &p.ready; w = w.next {
-		w.stale = true
-	}
-	if p.reaping = p.ready.next != &p.ready; p.reaping {
-		p.reaper.Reset(p.idle)
 	}
 }
 

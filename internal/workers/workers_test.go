@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -133,4 +134,35 @@ func (p *Pool) waiting() int {
 		n++
 	}
 	return n
+}
+
+// TestPoolAcrossBubbles: a worker started in a testing/synctest bubble
+// has a timer of the bubble's, lets go on the bubble's clock and is gone
+// when the bubble ends; the pool then serves goroutines outside any
+// bubble, whose workers have real timers. A timer shared by the pool's
+// workers would be made in one and reset from the other, which the
+// runtime refuses (fatal).
+func TestPoolAcrossBubbles(t *testing.T) {
+	p := New(time.Second)
+	run := func() {
+		done := make(chan struct{})
+		p.Go(func() { close(done) })
+		<-done
+	}
+	synctest.Test(t, func(t *testing.T) {
+		run()
+		time.Sleep(2 * time.Second) // the bubble's clock: the worker's idle time passes
+		synctest.Wait()
+		if got := p.waiting(); got != 0 {
+			t.Fatalf("%d workers idle after their idle time in the bubble", got)
+		}
+	})
+	run()
+	run()
+	eventually.Within(t, 5*time.Second, func() error {
+		if got := p.waiting(); got != 0 {
+			return fmt.Errorf("%d workers still idle after their idle time", got)
+		}
+		return nil
+	})
 }
