@@ -91,6 +91,7 @@ func (p *Pool) worker(fn func()) {
 		}
 		fn = <-w.work
 	}
+	w.expiry.Stop() // expire fired it; a reset that raced with expire may have set it again
 }
 
 // expire lets w go if it is idle. A timer that fires as Go hands the
