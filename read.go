@@ -20,6 +20,8 @@ import (
 type Reader struct {
 	r *events.FeedReader
 	s *Session
+	// leave tells the session the reader is gone (local.leave).
+	leave func(*Session, *events.FeedReader)
 	// sub carries the events of a session that lives elsewhere.
 	sub  *Subscription
 	once sync.Once
@@ -41,12 +43,28 @@ func (s *Session) Read(ctx context.Context, opt SubscribeOptions) (*Reader, erro
 }
 
 // read joins a reader to the session's feed.
-func (*local) read(ctx context.Context, s *Session, f events.Filter, opt SubscribeOptions) (*Reader, error) {
+func (l *local) read(ctx context.Context, s *Session, f events.Filter, opt SubscribeOptions) (*Reader, error) {
 	r := events.NewFeedReader(f, opt.Buffer)
 	if _, err := s.Send(ctx, &actors.ReadFeed{Reader: r, Since: opt.Since, Buffered: opt.Buffered, Buffer: opt.Buffer}); err != nil {
 		return nil, err
 	}
-	return &Reader{r: r, s: s}, nil
+	return &Reader{r: r, s: s, leave: l.leave}, nil
+}
+
+// leave tells the session that r is gone, without waiting for an answer:
+// r is closed already (Next returns io.EOF), and the session only drops
+// it from its feed. A session that is not loaded has no feed to drop it
+// from, and one that is stopping may never answer: waiting held a
+// closing event stream for the runtime's request timeout, and a
+// server's graceful shutdown with it.
+func (l *local) leave(s *Session, r *events.FeedReader) {
+	pid := s.pid
+	if pid == nil {
+		pid, _ = l.rt.registry.Lookup(s.id)
+	}
+	if pid != nil {
+		l.rt.system.Root.Send(pid, &actors.LeaveFeed{Reader: r})
+	}
 }
 
 // Next returns the next event, waiting for one until ctx ends. It returns
@@ -97,7 +115,7 @@ func (r *Reader) Close() error {
 		}
 		r.r.Close()
 		if !r.r.Ended() { // else the session ended the feed: nothing to tell
-			_, err = r.s.Send(context.Background(), &actors.LeaveFeed{Reader: r.r})
+			r.leave(r.s, r.r)
 		}
 	})
 	return err

@@ -86,9 +86,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 type feed struct {
 	*tack.Reader
 	first bool // no event has come yet
-	// ended is set by the reader that saw the session end it: a session
-	// that is stopping may leave the reader's Close unanswered until the
-	// runtime's request timeout.
+	// ended is set by the reader that saw the session end it: closing
+	// the reader then has nothing to tell the session.
 	ended bool
 }
 
