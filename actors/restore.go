@@ -29,7 +29,8 @@ func (s *session) recover(snap *store.Snapshot) {
 	s.restoreDetached(v.DetachedTools)
 	s.notes.ids = v.Counters
 	if v.SubagentUsage != nil {
-		s.notes.spending().sub, s.notes.spending().subRan = tallyOf(v.SubagentUsage), true
+		spent := s.notes.spending()
+		spent.sub, spent.subRan = tallyOf(v.SubagentUsage), true
 	}
 	if t := tallyOf(snap.Usage); t != (tally{}) {
 		s.notes.spending().total = t

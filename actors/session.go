@@ -22,12 +22,13 @@ import (
 // that holds its code; this file holds only dispatch: Receive, the cases
 // every state shares, and one short handler per state.
 //
-// An idle session is mostly this struct, and its size class (576 bytes
-// with the allocation's 8-byte header, TestSessionSizeClass) is what a
-// million of them cost: a part's flags sit together, where they take no
-// word of padding of their own, and what only a session that has run or
-// queued needs (its usage, what its hooks keep for later, its queues)
-// waits behind a pointer that stays nil until then.
+// An idle session is mostly this struct, and its size class (512 bytes,
+// TestSessionSizeClass) is what a million of them cost: a part's flags
+// sit together, where they take no word of padding of their own, and what
+// only a session that has run, queued, compacted or rolled back needs
+// (its usage, what its hooks keep for later, its queues, its history's
+// archive and rolled-back spans) waits behind a pointer that stays nil
+// until then.
 type session struct {
 	spec    *Spec        // what it was spawned with (one copy per session)
 	home    home         // its runtime, its PID and its place (home.go)
