@@ -107,9 +107,10 @@ func (r remote) subscribe(_ context.Context, s *Session, ch *events.Channel, _ e
 	if err != nil {
 		return nil, err
 	}
-	return &Subscription{C: ch.C(), ch: ch, s: s, stop: func() {
+	return &Subscription{C: ch.C(), stop: func() error {
 		stop()
 		ch.Close() // Follow calls Deliver no more
+		return nil
 	}}, nil
 }
 

@@ -20,8 +20,8 @@ import (
 type Reader struct {
 	r *events.FeedReader
 	s *Session
-	// leave tells the session the reader is gone (local.leave).
-	leave func(*Session, *events.FeedReader)
+	// post tells the session the reader is gone (local.post).
+	post func(*Session, any)
 	// sub carries the events of a session that lives elsewhere.
 	sub  *Subscription
 	once sync.Once
@@ -48,22 +48,23 @@ func (l *local) read(ctx context.Context, s *Session, f events.Filter, opt Subsc
 	if _, err := s.Send(ctx, &actors.ReadFeed{Reader: r, Since: opt.Since, Buffered: opt.Buffered, Buffer: opt.Buffer}); err != nil {
 		return nil, err
 	}
-	return &Reader{r: r, s: s, leave: l.leave}, nil
+	return &Reader{r: r, s: s, post: l.post}, nil
 }
 
-// leave tells the session that r is gone, without waiting for an answer:
-// r is closed already (Next returns io.EOF), and the session only drops
-// it from its feed. A session that is not loaded has no feed to drop it
-// from, and one that is stopping may never answer: waiting held a
-// closing event stream for the runtime's request timeout, and a
-// server's graceful shutdown with it.
-func (l *local) leave(s *Session, r *events.FeedReader) {
+// post tells the session that a reader or a subscriber is gone, without
+// waiting for an answer: the reader is closed already (Next returns
+// io.EOF), and the session only drops it from its feed. A session that
+// is not loaded has no feed to drop it from, and one that is stopping
+// never answers: protoactor drops the messages queued behind a stop.
+// Waiting held a closing event stream for the runtime's request timeout,
+// and a server's graceful shutdown with it.
+func (l *local) post(s *Session, msg any) {
 	pid := s.pid
 	if pid == nil {
 		pid, _ = l.rt.registry.Lookup(s.id)
 	}
 	if pid != nil {
-		l.rt.system.Root.Send(pid, &actors.LeaveFeed{Reader: r})
+		l.rt.system.Root.Send(pid, msg)
 	}
 }
 
@@ -115,7 +116,7 @@ func (r *Reader) Close() error {
 		}
 		r.r.Close()
 		if !r.r.Ended() { // else the session ended the feed: nothing to tell
-			r.leave(r.s, r.r)
+			r.post(r.s, &actors.LeaveFeed{Reader: r.r})
 		}
 	})
 	return err

@@ -2,6 +2,7 @@ package tack
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -257,12 +258,12 @@ type SubscribeOptions struct {
 type Subscription struct {
 	// C carries the events; it is closed when the subscription or the
 	// session ends.
-	C  <-chan *eventsv1.Event
-	ch *events.Channel
-	s  *Session
-	// stop ends the subscription of a session that lives elsewhere.
-	stop func()
+	C <-chan *eventsv1.Event
+	// stop ends the subscription (local.unsubscribe, or the follow of a
+	// session that lives elsewhere).
+	stop func() error
 	once sync.Once
+	err  error
 }
 
 // Subscribe feeds the session's events into a channel: the replay after
@@ -289,21 +290,37 @@ func (opt *SubscribeOptions) prepare() (events.Filter, error) {
 }
 
 // subscribe attaches ch to the session's stream.
-func (*local) subscribe(ctx context.Context, s *Session, ch *events.Channel, f events.Filter, opt SubscribeOptions) (*Subscription, error) {
+func (l *local) subscribe(ctx context.Context, s *Session, ch *events.Channel, f events.Filter, opt SubscribeOptions) (*Subscription, error) {
 	if _, err := s.Send(ctx, &actors.SubscribeSink{Sink: ch, Since: opt.Since, Filter: f, Buffered: opt.Buffered}); err != nil {
 		return nil, err
 	}
-	return &Subscription{C: ch.C(), ch: ch, s: s}, nil
+	sub := &Subscription{C: ch.C()}
+	sub.stop = func() error { return l.unsubscribe(s, ch) }
+	return sub, nil
 }
 
-// Close ends the subscription and closes C.
-func (sub *Subscription) Close() error {
-	if sub.stop != nil {
-		sub.once.Do(sub.stop)
+// unsubscribe tells the session that ch's subscriber is gone and waits
+// until ch is closed: by the session as it takes the news, or as it stops,
+// whichever comes first. Waiting for the session's answer instead could
+// wait out the request timeout: protoactor drops an Unsubscribe queued
+// behind the session's stop, and the session had closed ch already.
+func (l *local) unsubscribe(s *Session, ch *events.Channel) error {
+	l.post(s, &actors.Unsubscribe{Sink: ch})
+	t := time.NewTimer(l.rt.timeout)
+	defer t.Stop()
+	select {
+	case <-ch.Done():
 		return nil
+	case <-t.C:
+		return &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session %s did not end the subscription within %v", s.id, l.rt.timeout)}
 	}
-	_, err := sub.s.Send(context.Background(), &actors.Unsubscribe{Sink: sub.ch})
-	return err
+}
+
+// Close ends the subscription and closes C; the events still buffered in
+// C stay there to read. Closing again does nothing.
+func (sub *Subscription) Close() error {
+	sub.once.Do(func() { sub.err = sub.stop() })
+	return sub.err
 }
 
 // SubscribePID makes an actor of yours a subscriber: it receives the

@@ -24,17 +24,24 @@ type Channel struct {
 	from   uint64 // first lost seq while lossy
 	to     uint64 // last lost seq while lossy
 	closed bool
+	// done is closed with c, for a goroutine other than the reader to
+	// wait for the end without taking the events still buffered.
+	done chan struct{}
 }
 
 // NewChannel returns a Channel that buffers up to buffer events (at least
 // 1) for a reader that falls behind.
 func NewChannel(buffer int) *Channel {
 	buffer = max(buffer, 1)
-	return &Channel{c: make(chan *eventsv1.Event, buffer+1), buffer: buffer}
+	return &Channel{c: make(chan *eventsv1.Event, buffer+1), buffer: buffer, done: make(chan struct{})}
 }
 
 // C returns the channel the reader receives from. It is closed by Close.
 func (c *Channel) C() <-chan *eventsv1.Event { return c.c }
+
+// Done returns a channel closed together with C: waiting on it takes
+// nothing from C.
+func (c *Channel) Done() <-chan struct{} { return c.done }
 
 // Deliver sends ev to the reader if there is room, and otherwise records
 // it as lost (see Channel). It never blocks. After Close it does nothing.
@@ -91,5 +98,6 @@ func (c *Channel) Close() {
 	if !c.closed {
 		c.closed = true
 		close(c.c)
+		close(c.done)
 	}
 }

@@ -148,11 +148,19 @@ func TestChannelDropsReplayedNotice(t *testing.T) {
 	}
 }
 
+// TestChannelClose: Close ends C after what it buffered and closes Done,
+// which takes nothing from C.
 func TestChannelClose(t *testing.T) {
 	ch := events.NewChannel(2)
 	ch.Deliver(events.New(&eventsv1.MessageDelta{}))
+	select {
+	case <-ch.Done():
+		t.Fatal("Done is closed before Close")
+	default:
+	}
 	ch.Close()
 	ch.Close()
+	<-ch.Done()
 	ch.Deliver(events.New(&eventsv1.MessageDelta{})) // ignored, no panic
 	n := 0
 	for range ch.C() {
