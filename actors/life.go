@@ -62,6 +62,20 @@ func (s *session) shutdown() {
 	}
 }
 
+// stopped reports whether the actor has stopped: its mailbox then hands
+// what it still holds, and what reaches it later, to tooLate.
+func (s *session) stopped() bool { return s.load.stopped }
+
+// tooLate answers a request that reached the session after it stopped
+// with a dead letter, at once: its caller hears not_alive (or, over a
+// cluster, looks for the session again) instead of waiting out its
+// timeout. Other messages have no one to tell.
+func (s *session) tooLate(msg any) {
+	if env, ok := msg.(*actor.MessageEnvelope); ok && env.Sender != nil {
+		s.home.root.Send(env.Sender, &actor.DeadLetterResponse{Target: s.home.self})
+	}
+}
+
 // lifecycle handles the actor's start and stop.
 func (s *session) lifecycle(ctx actor.Context) bool {
 	switch ctx.Message().(type) {
@@ -84,6 +98,7 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 		s.shutdown()
 	case *actor.Stopped:
 		// No session restarts (resume, session.go): it stops once.
+		s.load.stopped = true
 		s.home.env.observer().SessionStopped(s.machine.Current())
 		s.uncountRun()
 		if s.load.left {

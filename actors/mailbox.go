@@ -13,8 +13,8 @@ import (
 // mailbox is a session actor's mailbox. It runs messages as protoactor's
 // default unbounded mailbox does — system messages first, SuspendMailbox
 // and ResumeMailbox obeyed, at most the dispatcher's throughput in one go
-// before the goroutine yields, a panic escalated to the actor — with two
-// differences:
+// before the goroutine yields, a panic escalated to the actor — with
+// three differences:
 //
 //   - It allocates its queues on first use and gives a grown queue's
 //     array back once it drains: the default mailbox keeps a ten-slot ring
@@ -29,6 +29,10 @@ import (
 //     if it had come before the provider sent them, which it may always
 //     have (the chunks of an aborted request are then dropped as stale,
 //     and what the abort commits is the text its subscribers were told).
+//   - Once its actor has stopped, the user messages still queued, and any
+//     that reach it later, go to the actor (mortal), which answers a
+//     request among them with a dead letter, as protoactor answers one
+//     sent to a stopped actor, instead of dropping it unanswered.
 type mailbox struct {
 	mu   sync.Mutex
 	sys  fifo
@@ -36,9 +40,12 @@ type mailbox struct {
 	// streamed holds the model streams' messages.
 	streamed fifo
 	// users counts the user messages queued, for UserMessageCount.
-	users      atomic.Int32
-	running    atomic.Bool
-	suspended  atomic.Bool
+	users     atomic.Int32
+	running   atomic.Bool
+	suspended atomic.Bool
+	// dead is set, under mu, once the actor has stopped: what comes
+	// after goes to the actor's tooLate.
+	dead       bool
 	invoker    actor.MessageInvoker
 	dispatcher actor.Dispatcher
 	// processor is m.process, made once: a method value made at each
@@ -69,6 +76,13 @@ func (q *fifo) push(m any) {
 		q.buf, q.head = q.buf[:n], 0
 	}
 	q.buf = append(q.buf, m)
+}
+
+// take empties the queue and returns what it held, in order.
+func (q *fifo) take() []any {
+	left := q.buf[q.head:]
+	q.buf, q.head = nil, 0
+	return left
 }
 
 func (q *fifo) pop() (any, bool) {
@@ -104,9 +118,15 @@ func fromStream(msg any) (bool, *streamChunk) {
 	return false, nil
 }
 
-// PostUserMessage queues a message for the actor.
+// PostUserMessage queues a message for the actor, or hands it to the
+// actor's tooLate once the actor has stopped.
 func (m *mailbox) PostUserMessage(msg any) {
 	m.mu.Lock()
+	if m.dead {
+		m.mu.Unlock()
+		m.mortal().tooLate(msg)
+		return
+	}
 	if isStream, _ := fromStream(msg); isStream {
 		m.streamed.push(msg)
 	} else {
@@ -186,10 +206,56 @@ func (m *mailbox) next() (msg any, system bool) {
 		return msg, false
 	}
 	msg, _ = m.streamed.pop()
+	release(msg)
+	return msg, false
+}
+
+// release gives a stream's window back the room a chunk took.
+func release(msg any) {
 	if _, c := fromStream(msg); c != nil && c.window != nil {
 		c.window.release()
 	}
-	return msg, false
+}
+
+// mortal is an actor that answers the user messages that reach its
+// mailbox after it has stopped. protoactor drops them: a request queued
+// behind a stop (a command racing a Close, a hand-over, a deletion) then
+// waited out its caller's timeout, where one sent a moment later gets a
+// dead letter at once.
+type mortal interface {
+	actor.Actor
+	// stopped reports whether the actor has stopped.
+	stopped() bool
+	// tooLate answers a message the stopped actor will not run.
+	tooLate(msg any)
+}
+
+// mortal returns the actor, a mortal, or nil.
+func (m *mailbox) mortal() mortal {
+	if a, ok := m.invoker.(interface{ Actor() actor.Actor }); ok {
+		if d, ok := a.Actor().(mortal); ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// bury hands the user messages still queued to the actor's tooLate, and
+// every later one, once a system message has stopped the actor.
+func (m *mailbox) bury() {
+	a := m.mortal()
+	if a == nil || !a.stopped() {
+		return
+	}
+	m.mu.Lock()
+	m.dead = true
+	left := append(m.user.take(), m.streamed.take()...)
+	m.mu.Unlock()
+	for _, msg := range left {
+		m.users.Add(-1)
+		release(msg)
+		a.tooLate(msg)
+	}
 }
 
 // batcher is an actor told when its mailbox has run what it held, or as
@@ -238,6 +304,7 @@ func (m *mailbox) run() {
 			m.suspended.Store(false)
 		default:
 			m.invoker.InvokeSystemMessage(msg)
+			m.bury()
 		}
 	}
 }

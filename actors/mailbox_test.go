@@ -197,6 +197,53 @@ func TestMailbox(t *testing.T) {
 	}
 }
 
+// dying is a recorder whose actor stops at the system message "stop" and
+// records what its mailbox hands it after that as "late:" and the text.
+type dying struct{ recorder }
+
+func (d *dying) Actor() actor.Actor    { return d }
+func (d *dying) Receive(actor.Context) {}
+func (d *dying) stopped() bool         { return slices.Contains(d.got, "sys:stop") }
+func (d *dying) tooLate(m any) {
+	if env, ok := m.(*actor.MessageEnvelope); ok {
+		m = env.Message
+	}
+	if c, ok := m.(*streamChunk); ok {
+		m = "chunk:" + c.chunk.Text
+	}
+	d.got = append(d.got, "late:"+m.(string))
+}
+
+// TestMailboxAfterStop: once a system message has stopped the actor, the
+// user messages still queued, a stream's among them, go to its tooLate
+// in order, none runs, and a message posted later goes there at once.
+func TestMailboxAfterStop(t *testing.T) {
+	r := &dying{}
+	d := &heldDispatcher{}
+	m := newMailbox()
+	m.RegisterHandlers(r, d)
+	w := newWindow()
+	w.queued.Store(1) // the pump took a slot for the chunk
+	m.PostUserMessage("a")
+	m.PostUserMessage(&streamChunk{chunk: llm.Chunk{Kind: llm.ChunkText, Text: "1"}, window: w})
+	m.PostUserMessage(&actor.MessageEnvelope{Message: "b"})
+	m.PostSystemMessage("stop")
+	m.PostSystemMessage("x")
+	d.runAll()
+	m.PostUserMessage("c")
+	d.runAll()
+	want := []string{"sys:stop", "late:a", "late:b", "late:chunk:1", "sys:x", "late:c"}
+	if !slices.Equal(r.got, want) {
+		t.Fatalf("got %q, want %q", r.got, want)
+	}
+	if n := m.UserMessageCount(); n != 0 {
+		t.Fatalf("%d user messages counted, want 0", n)
+	}
+	if n := w.queued.Load(); n != 0 {
+		t.Fatalf("the stream's window counts %d chunks, want 0: the chunk's slot was not given back", n)
+	}
+}
+
 func TestWindow(t *testing.T) {
 	w := newWindow()
 	ctx, cancel := context.WithCancel(context.Background())
