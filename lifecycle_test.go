@@ -321,8 +321,8 @@ func TestCommandBehindItsSessionsStop(t *testing.T) {
 		t.Errorf("a command behind its session's stop was answered after %v", d)
 	}
 	var te *tack.Error
-	if !errors.As(err, &te) || te.Code != events.CodeNotAlive {
-		t.Errorf("State behind the stop: %v, want not_alive", err)
+	if !errors.As(err, &te) || te.Code != events.CodeNotAlive || te.Message != "the session stopped before it read the command" {
+		t.Errorf("State behind the stop: %v, want not_alive: the session stopped before it read the command", err)
 	}
 	<-stopped
 }

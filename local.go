@@ -133,6 +133,9 @@ func (rt *Runtime) timeoutFor(ctx context.Context) time.Duration {
 
 // answer is the Reply of a request, or the error it carries.
 func (rt *Runtime) answer(res any, err error) (*eventsv1.Reply, error) {
+	if errors.Is(err, actor.ErrDeadLetter) {
+		return nil, &Error{Code: events.CodeNotAlive, Message: "the session stopped before it read the command"}
+	}
 	if err != nil {
 		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
 	}
