@@ -50,11 +50,19 @@ func (s *session) shutdown() {
 	if s.run != nil {
 		s.cancelRun(s.run)
 	}
-	// A reply still waiting for its write would never go: its caller
-	// hears not_alive now instead of waiting out its timeout.
-	for _, it := range s.p.j.Drop() {
+	s.land()
+	// A reply still waiting for its write would never go, and a command
+	// held while the store was down would never be tried: their callers
+	// hear not_alive now instead of waiting out their timeout.
+	waiting, held := s.p.j.Drop()
+	for _, it := range waiting {
 		if it.To != nil && it.Reply != nil {
 			s.home.send(it.To, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped before its answer was stored"}})
+		}
+	}
+	for _, h := range held {
+		if h.Sender != nil {
+			s.home.send(h.Sender, &eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeNotAlive, Message: "the session stopped while its store was down"}})
 		}
 	}
 	for _, c := range append([]events.Sink(nil), s.out.sinks...) {

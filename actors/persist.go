@@ -53,6 +53,9 @@ type persistence struct {
 	// switched is set once the model was switched or the tools changed:
 	// every write then carries the configuration.
 	switched bool
+	// landing has the outcome of the write that runs, besides the
+	// mailbox, for a session that stops before it reads it there (land).
+	landing chan *stored
 }
 
 // stored acknowledges a write: what it carried of the history is
@@ -108,20 +111,51 @@ func (s *session) write() {
 	// rollback writes the history anew from its start, in the same way.
 	w := s.hist.Pending(s.p.j.Err() != nil)
 	b := s.batch(w)
-	st, id, home, obs := s.home.env.Store, s.spec.ID, s.home, s.home.env.observer()
+	if s.p.landing == nil {
+		s.p.landing = make(chan *stored, 1)
+	}
+	st, id, home, obs, landing := s.home.env.Store, s.spec.ID, s.home, s.home.env.observer(), s.p.landing
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		start := time.Now()
 		err := st.Apply(ctx, id, b)
 		obs.StoreWrite(time.Since(start), err)
 		cancel()
-		home.post(&stored{err: err, hist: w, seq: b.EventSeq, title: b.Title, kept: b.Volatile})
+		m := &stored{err: err, hist: w, seq: b.EventSeq, title: b.Title, kept: b.Volatile}
+		landing <- m // one write at a time, and stored takes it before the next
+		home.post(m)
 	}()
+}
+
+// land waits, as the session stops, for the write that runs, if one does,
+// and takes it as stored would: what it stored is told and answered
+// rather than refused, and it lands before the session's lease is given
+// up or the session is restored here again. Stopping without it let the
+// write land after a restore had read the store, and a prompt refused as
+// the session stopped stay stored. The write's own timeout bounds the
+// wait.
+func (s *session) land() {
+	if !s.p.j.Writing() {
+		return
+	}
+	t := time.NewTimer(writeTimeout + time.Second)
+	defer t.Stop()
+	select {
+	case m := <-s.p.landing:
+		if m.err == nil {
+			s.stored(m)
+		}
+	case <-t.C:
+	}
 }
 
 // stored releases what the acknowledged write made safe to tell, or
 // tries a failed write again, or takes the session down.
 func (s *session) stored(m *stored) {
+	select {
+	case <-s.p.landing: // m, unless land took it
+	default:
+	}
 	if m.err != nil {
 		if d, ok := s.p.j.Failed(!errors.Is(m.err, store.ErrOwned)); ok {
 			home := s.home

@@ -50,6 +50,7 @@ var Retries = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 800
 type Journal struct {
 	gate       bool // changes await a write: hold events and answers
 	inflight   bool // a write is under way
+	retrying   bool // the write under way failed and waits for its retry
 	dirtyAfter bool // changes since the write in flight started
 	probe      bool // a try at the store is asked for, holding nothing
 	failures   int  // writes failed in a row
@@ -108,7 +109,7 @@ func (j *Journal) Failed(retryable bool) (time.Duration, bool) {
 	if !retryable || j.down != nil || j.failures >= len(Retries) {
 		return 0, false
 	}
-	j.inflight = true // no other write until the retry
+	j.inflight, j.retrying = true, true // no other write until the retry
 	d := Retries[j.failures]
 	j.failures++
 	return d, true
@@ -116,7 +117,7 @@ func (j *Journal) Failed(retryable bool) (time.Duration, bool) {
 
 // Retry is the retry's time: the next Start writes whatever changed since.
 func (j *Journal) Retry() {
-	j.inflight = false
+	j.inflight, j.retrying = false, false
 	j.gate = true
 }
 
@@ -177,12 +178,17 @@ func (j *Journal) Settled() bool {
 // write's event sequence counts its events).
 func (j *Journal) Waiting() []Item { return j.outbox }
 
-// Drop empties the journal, returning what waited: the session stops.
-func (j *Journal) Drop() []Item {
-	out := j.outbox
-	j.outbox = nil
-	return out
+// Drop empties the journal, returning what waited to be told and the
+// commands held while down: the session stops.
+func (j *Journal) Drop() ([]Item, []Held) {
+	out, held := j.outbox, j.held
+	j.outbox, j.held = nil, nil
+	return out, held
 }
+
+// Writing reports whether a write is running now: started and not yet
+// landed or failed (not a failed one waiting for its retry).
+func (j *Journal) Writing() bool { return j.inflight && !j.retrying }
 
 // release tells the first n items, in order, and takes them out; the
 // outbox keeps its room for the next message's items when it is emptied.

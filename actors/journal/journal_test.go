@@ -97,12 +97,18 @@ func TestRetries(t *testing.T) {
 	j.Touch()
 	j.Start(false)
 	for i, want := range journal.Retries {
+		if !j.Writing() {
+			t.Fatalf("try %d: not writing", i+1)
+		}
 		d, ok := j.Failed(true)
 		if !ok || d != want {
 			t.Fatalf("failure %d: retry %v %v, want %v", i+1, d, ok, want)
 		}
 		if j.Start(false) {
 			t.Fatal("a write started while the retry waits")
+		}
+		if j.Writing() {
+			t.Fatal("writing while the retry waits")
 		}
 		j.Retry()
 		if !j.Start(false) {
@@ -111,6 +117,9 @@ func TestRetries(t *testing.T) {
 	}
 	if _, ok := j.Failed(true); ok {
 		t.Fatal("retried past Retries")
+	}
+	if j.Writing() {
+		t.Fatal("writing after the retries were spent")
 	}
 	var k journal.Journal
 	k.Touch()
@@ -165,6 +174,26 @@ func TestDown(t *testing.T) {
 	j.Failed(true) // no retry while down
 	if _, refused, first := j.Down(err); len(refused) != 1 || first {
 		t.Fatalf("the failed try: refused %d, first %v", len(refused), first)
+	}
+}
+
+// TestDrop: a stopping session's Drop hands back what waited to be told
+// and the commands held while down, and leaves the journal empty.
+func TestDrop(t *testing.T) {
+	var j journal.Journal
+	j.Touch()
+	j.Start(false)
+	j.Add(ev("x"))
+	j.Failed(false)
+	j.Down(errors.New("down"))
+	j.Add(ev("read"))
+	j.Hold(journal.Held{Msg: "prompt"})
+	items, held := j.Drop()
+	if len(items) != 1 || items[0].Event.GetStatusUpdate().GetText() != "read" || len(held) != 1 || held[0].Msg != "prompt" {
+		t.Fatalf("dropped %v and %v, want the read's answer and the held prompt", items, held)
+	}
+	if items, held := j.Drop(); len(items)+len(held) != 0 {
+		t.Fatalf("a second Drop returned %v and %v", items, held)
 	}
 }
 
