@@ -46,6 +46,7 @@ func (s *Session) Read(ctx context.Context, opt SubscribeOptions) (*Reader, erro
 func (l *local) read(ctx context.Context, s *Session, f events.Filter, opt SubscribeOptions) (*Reader, error) {
 	r := events.NewFeedReader(f, opt.Buffer)
 	if _, err := s.Send(ctx, &actors.ReadFeed{Reader: r, Since: opt.Since, Buffered: opt.Buffered, Buffer: opt.Buffer}); err != nil {
+		l.post(s, &actors.LeaveFeed{Reader: r}) // as subscribe does
 		return nil, err
 	}
 	return &Reader{r: r, s: s, post: l.post}, nil

@@ -289,9 +289,13 @@ func (opt *SubscribeOptions) prepare() (events.Filter, error) {
 	return f, nil
 }
 
-// subscribe attaches ch to the session's stream.
+// subscribe attaches ch to the session's stream. One whose answer did
+// not come (its caller gave up, or the write the answer waited for
+// failed) may have been attached all the same: it is detached, or it
+// would keep the session loaded, fed, for nobody.
 func (l *local) subscribe(ctx context.Context, s *Session, ch *events.Channel, f events.Filter, opt SubscribeOptions) (*Subscription, error) {
 	if _, err := s.Send(ctx, &actors.SubscribeSink{Sink: ch, Since: opt.Since, Filter: f, Buffered: opt.Buffered}); err != nil {
+		l.post(s, &actors.Unsubscribe{Sink: ch})
 		return nil, err
 	}
 	sub := &Subscription{C: ch.C()}

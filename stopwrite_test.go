@@ -172,3 +172,41 @@ func TestCloseWaitsForTheWriteUnderWay(t *testing.T) {
 	<-sub.C
 	agree("after the next run")
 }
+
+// TestSubscribeGivenUpLeavesNoSink: a Subscribe or a Read whose caller
+// gave up while the session's answer waited for a write leaves nothing
+// attached, so the session passivates once quiet; the sink it had
+// attached kept it loaded, fed, for nobody.
+func TestSubscribeGivenUpLeavesNoSink(t *testing.T) {
+	for _, read := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read=%v", read), func(t *testing.T) {
+			st := newHeldStore()
+			rt, s := stopWriteRuntime(t, st, "orphan", tack.WithPassivateAfter(100*time.Millisecond))
+			st.hold()
+			prompted := make(chan error, 1)
+			go func() { _, err := s.Prompt(context.Background(), "one"); prompted <- err }()
+			<-st.entered // what the session answers now waits for this write
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			var err error
+			if read {
+				_, err = s.Read(ctx, tack.SubscribeOptions{})
+			} else {
+				_, err = s.Subscribe(ctx, tack.SubscribeOptions{})
+			}
+			cancel()
+			if tack.Code(err) != events.CodeNotAlive {
+				t.Fatalf("subscribing while the answer waits past the deadline: %v, want not_alive", err)
+			}
+			close(st.release)
+			if err := <-prompted; err != nil {
+				t.Fatal(err)
+			}
+			eventually.Within(t, stopWriteTimeout, func() error {
+				if rt.Loaded("orphan") {
+					return errors.New("the session is still loaded, though quiet for longer than its passivation delay")
+				}
+				return nil
+			})
+		})
+	}
+}
