@@ -12,6 +12,8 @@ import (
 
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/internal/liveheap"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/memory"
 )
 
 // TestPassivateStay: a session that takes itself out (Leave) and then
@@ -160,4 +162,43 @@ func TestRegistryGivesBackRoom(t *testing.T) {
 		reg.unregisterLocked(id)
 	}
 	reg.mu.Unlock()
+}
+
+// TestCloseWaitsForPassivation: Close meeting a session that passivates
+// into the Park waits for it to park, then forgets the record, so the
+// closed session does not come back at its next use. It found nothing to
+// close and returned at once, and the session parked after it.
+func TestCloseWaitsForPassivation(t *testing.T) {
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	defer sys.Shutdown()
+	lot := memory.New()
+	reg := New(sys, &actors.Env{Park: lot})
+	defer reg.Shutdown()
+	pid := sys.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
+	reg.mu.Lock()
+	reg.registerLocked("s1", pid, "")
+	reg.mu.Unlock()
+	if !reg.Leave("s1", pid) {
+		t.Fatal("Leave refused the session's own actor")
+	}
+	closed := make(chan bool)
+	go func() { closed <- reg.Close("s1") }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while the session passivated")
+	case <-time.After(20 * time.Millisecond):
+	}
+	// The session parks and stops, as passivateNow does.
+	if err := lot.Put("s1", store.Config{}, &store.Snapshot{}); err != nil {
+		t.Fatal(err)
+	}
+	reg.Left("s1", nil)
+	sys.Root.Stop(pid)
+	reg.Gone("s1")
+	if !<-closed {
+		t.Fatal("Close reported the parked session as neither loaded nor parked")
+	}
+	if lot.Remove("s1") {
+		t.Fatal("the closed session is still parked")
+	}
 }

@@ -303,8 +303,17 @@ func (r *Registry) IDs() []string {
 
 // Close stops a session, waits for it and gives up its lease (a stored
 // session stays stored, to be restored on its next use; a parked one is
-// forgotten); it reports whether the session was loaded or parked.
+// forgotten); it reports whether the session was loaded or parked. A
+// passivation under way is waited for first: the session, taken out of
+// the registry as it passivates, would otherwise park after Close had
+// found nothing to close, and come back at its next use.
 func (r *Registry) Close(id string) bool {
+	r.mu.Lock()
+	c, ok := r.restoring[id]
+	r.mu.Unlock()
+	if ok && c.passivating {
+		<-c.done // parked, stored, or back in the registry: closed below
+	}
 	r.mu.Lock()
 	delete(r.dormant, id)
 	r.mu.Unlock()
