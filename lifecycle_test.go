@@ -15,7 +15,6 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/internal/eventually"
-	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 	"github.com/tack-run/tack/store/postgres"
@@ -282,47 +281,4 @@ func TestCloseAnswersCommandsInFlight(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("commands sent as the runtime closed still wait 5 s later")
 	}
-}
-
-// TestCommandBehindItsSessionsStop: a command that reaches a session's
-// mailbox behind the Stop of its Close gets not_alive as the session
-// stops, not at the end of its timeout: protoactor runs the Stop first
-// and drops what is queued behind it, so the command used to wait the
-// whole request timeout. A plugin holds the session in a prompt while
-// the Stop and the command queue up.
-func TestCommandBehindItsSessionsStop(t *testing.T) {
-	h := hold{entered: make(chan struct{}), release: make(chan struct{})}
-	const timeout = 5 * time.Second
-	rt, err := tack.New(tack.WithRequestTimeout(timeout), tack.WithPluginBudget(time.Minute),
-		tack.WithPlugins("hold", func(json.RawMessage) (plugins.Plugin, error) { return h, nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	s, err := rt.Spawn(tack.SessionConfig{ID: "held", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`),
-		Plugins: []plugins.Config{{Name: "hold"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = s.Prompt(context.Background(), "go") }()
-	<-h.entered
-	stopped := make(chan struct{})
-	go func() { s.Close(); close(stopped) }()
-	for slices.Contains(rt.Sessions(), "held") { // unlisted, the session is sent its Stop next
-		time.Sleep(time.Millisecond)
-	}
-	start := time.Now()
-	answered := make(chan error, 1)
-	go func() { _, err := s.State(context.Background()); answered <- err }()
-	time.Sleep(50 * time.Millisecond) // the Stop and the command queue up
-	close(h.release)
-	err = <-answered
-	if d := time.Since(start); d > timeout/2 {
-		t.Errorf("a command behind its session's stop was answered after %v", d)
-	}
-	var te *tack.Error
-	if !errors.As(err, &te) || te.Code != events.CodeNotAlive || te.Message != "the session stopped before it read the command" {
-		t.Errorf("State behind the stop: %v, want not_alive: the session stopped before it read the command", err)
-	}
-	<-stopped
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
-	"github.com/tack-run/tack/plugins"
 )
 
 // readAll reads r until it returns the event agent_end or an error, and
@@ -191,75 +189,5 @@ func TestReaderClosedAsItsSessionStops(t *testing.T) {
 		if d := time.Since(start); d > 2*time.Second {
 			t.Fatalf("round %d: closing readers as their session stopped took %v", i, d)
 		}
-	}
-}
-
-// hold is a plugin that holds its session in before_prompt until release
-// is closed, after closing entered.
-type hold struct{ entered, release chan struct{} }
-
-func (hold) Name() string          { return "hold" }
-func (hold) Priority() int         { return 1 }
-func (hold) Hooks() []plugins.Hook { return []plugins.Hook{plugins.BeforePrompt} }
-func (h hold) Handle(*plugins.Event) []plugins.Action {
-	close(h.entered)
-	<-h.release
-	return nil
-}
-
-// TestClosedBehindItsSessionsStop: a Subscription and a Reader closed
-// just as their session stops return at once, with C closed. Their
-// Unsubscribe and LeaveFeed reach the session's mailbox behind its Stop,
-// which protoactor runs first, dropping the messages behind it: a Close
-// that waited for the session's answer waited out the request timeout.
-// A plugin holds the session in a prompt while both queue up.
-func TestClosedBehindItsSessionsStop(t *testing.T) {
-	h := hold{entered: make(chan struct{}), release: make(chan struct{})}
-	const timeout = 5 * time.Second
-	rt, err := tack.New(tack.WithRequestTimeout(timeout), tack.WithPluginBudget(time.Minute),
-		tack.WithPlugins("hold", func(json.RawMessage) (plugins.Plugin, error) { return h, nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	s, err := rt.Spawn(tack.SessionConfig{ID: "held", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`),
-		Plugins: []plugins.Config{{Name: "hold"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Read(t.Context(), tack.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = s.Prompt(context.Background(), "go") }()
-	<-h.entered
-	stopped := make(chan struct{})
-	go func() { s.Close(); close(stopped) }()
-	for slices.Contains(rt.Sessions(), "held") { // unlisted, the session is sent its Stop next
-		time.Sleep(time.Millisecond)
-	}
-	start := time.Now()
-	closed := make(chan error, 2)
-	go func() { closed <- sub.Close() }()
-	go func() { closed <- r.Close() }()
-	time.Sleep(50 * time.Millisecond) // the Stop and both messages queue up
-	close(h.release)
-	for range 2 {
-		if err := <-closed; err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	}
-	if d := time.Since(start); d > timeout/2 {
-		t.Errorf("closing a subscription and a reader behind their session's stop took %v", d)
-	}
-	<-stopped
-	for range sub.C { // the events buffered before the stop, then the end
-	}
-	if _, err := r.Next(t.Context()); err != io.EOF {
-		t.Errorf("Next after Close: %v, want io.EOF", err)
 	}
 }

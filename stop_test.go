@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 )
@@ -47,11 +49,11 @@ func (h *heldStore) Apply(ctx context.Context, id string, b *store.Batch) error 
 	return h.Store.Apply(ctx, id, b)
 }
 
-// stopWriteRuntime is a runtime on st with a short request timeout, and
+// storedSession is a runtime on st with a short request timeout, and
 // session id on it, playing two text turns.
-func stopWriteRuntime(t *testing.T, st store.Store, id string, opts ...tack.Option) (*tack.Runtime, *tack.Session) {
+func storedSession(t *testing.T, st store.Store, id string, opts ...tack.Option) (*tack.Runtime, *tack.Session) {
 	t.Helper()
-	rt, err := tack.New(append([]tack.Option{tack.WithRequestTimeout(stopWriteTimeout), tack.WithStore(st)}, opts...)...)
+	rt, err := tack.New(append([]tack.Option{tack.WithRequestTimeout(stopTimeout), tack.WithStore(st)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,16 +65,16 @@ func stopWriteRuntime(t *testing.T, st store.Store, id string, opts ...tack.Opti
 	return rt, s
 }
 
-const stopWriteTimeout = 5 * time.Second
+const stopTimeout = 5 * time.Second
 
-// closing closes s on a goroutine of its own and returns once the
-// runtime no longer lists it (it is being stopped) and a closed channel
+// closing closes s on a goroutine of its own, and returns once the
+// runtime no longer lists it (it is sent its Stop next) a channel closed
 // once Close has returned.
 func closing(t *testing.T, rt *tack.Runtime, s *tack.Session) <-chan struct{} {
 	t.Helper()
 	done := make(chan struct{})
 	go func() { s.Close(); close(done) }()
-	eventually.Within(t, stopWriteTimeout, func() error {
+	eventually.Within(t, stopTimeout, func() error {
 		if slices.Contains(rt.Sessions(), s.ID()) {
 			return fmt.Errorf("session %s is still listed", s.ID())
 		}
@@ -81,13 +83,119 @@ func closing(t *testing.T, rt *tack.Runtime, s *tack.Session) <-chan struct{} {
 	return done
 }
 
+// hold is a plugin that holds its session in before_prompt until release
+// is closed, after closing entered.
+type hold struct{ entered, release chan struct{} }
+
+func (hold) Name() string          { return "hold" }
+func (hold) Priority() int         { return 1 }
+func (hold) Hooks() []plugins.Hook { return []plugins.Hook{plugins.BeforePrompt} }
+func (h hold) Handle(*plugins.Event) []plugins.Action {
+	close(h.entered)
+	<-h.release
+	return nil
+}
+
+// heldSession is session "held" on a runtime of its own with no store,
+// busy with a prompt that the plugin h holds in before_prompt: what is
+// sent to it queues up until the test closes h.release.
+func heldSession(t *testing.T) (*tack.Runtime, *tack.Session, hold) {
+	t.Helper()
+	h := hold{entered: make(chan struct{}), release: make(chan struct{})}
+	rt, err := tack.New(tack.WithRequestTimeout(stopTimeout), tack.WithPluginBudget(time.Minute),
+		tack.WithPlugins("hold", func(json.RawMessage) (plugins.Plugin, error) { return h, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	s, err := rt.Spawn(tack.SessionConfig{ID: "held", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`),
+		Plugins: []plugins.Config{{Name: "hold"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, s, h
+}
+
+// prompted sends a prompt that the plugin holds, and returns once it is
+// held.
+func (h hold) prompted(s *tack.Session) {
+	go func() { _, _ = s.Prompt(context.Background(), "go") }()
+	<-h.entered
+}
+
+// TestCommandBehindItsSessionsStop: a command that reaches a session's
+// mailbox behind the Stop of its Close gets not_alive as the session
+// stops, not at the end of its timeout: protoactor runs the Stop first
+// and drops what is queued behind it, so the command used to wait the
+// whole request timeout. A plugin holds the session in a prompt while
+// the Stop and the command queue up.
+func TestCommandBehindItsSessionsStop(t *testing.T) {
+	rt, s, h := heldSession(t)
+	h.prompted(s)
+	stopped := closing(t, rt, s)
+	start := time.Now()
+	answered := make(chan error, 1)
+	go func() { _, err := s.State(context.Background()); answered <- err }()
+	time.Sleep(50 * time.Millisecond) // the Stop and the command queue up
+	close(h.release)
+	err := <-answered
+	if d := time.Since(start); d > stopTimeout/2 {
+		t.Errorf("a command behind its session's stop was answered after %v", d)
+	}
+	var te *tack.Error
+	if !errors.As(err, &te) || te.Code != events.CodeNotAlive || te.Message != "the session stopped before it read the command" {
+		t.Errorf("State behind the stop: %v, want not_alive: the session stopped before it read the command", err)
+	}
+	<-stopped
+}
+
+// TestClosedBehindItsSessionsStop: a Subscription and a Reader closed
+// just as their session stops return at once, with C closed. Their
+// Unsubscribe and LeaveFeed reach the session's mailbox behind its Stop,
+// which protoactor runs first, dropping the messages behind it: a Close
+// that waited for the session's answer waited out the request timeout.
+// A plugin holds the session in a prompt while both queue up.
+func TestClosedBehindItsSessionsStop(t *testing.T) {
+	rt, s, h := heldSession(t)
+	sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Read(t.Context(), tack.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.prompted(s)
+	stopped := closing(t, rt, s)
+	start := time.Now()
+	closed := make(chan error, 2)
+	go func() { closed <- sub.Close() }()
+	go func() { closed <- r.Close() }()
+	time.Sleep(50 * time.Millisecond) // the Stop and both messages queue up
+	close(h.release)
+	for range 2 {
+		if err := <-closed; err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	if d := time.Since(start); d > stopTimeout/2 {
+		t.Errorf("closing a subscription and a reader behind their session's stop took %v", d)
+	}
+	<-stopped
+	for range sub.C { // the events buffered before the stop, then the end
+	}
+	if _, err := r.Next(t.Context()); err != io.EOF {
+		t.Errorf("Next after Close: %v, want io.EOF", err)
+	}
+}
+
 // TestHeldCommandAnsweredAsItsSessionStops: a prompt held while the
 // store is down, for a try at the store, hears not_alive as its session
 // is closed during that try, instead of never hearing and waiting out
 // its timeout.
 func TestHeldCommandAnsweredAsItsSessionStops(t *testing.T) {
 	st := newHeldStore()
-	rt, s := stopWriteRuntime(t, st, "down")
+	rt, s := storedSession(t, st, "down")
 	ctx := context.Background()
 	st.down.Store(true)
 	if _, err := s.Prompt(ctx, "one"); tack.Code(err) != "store_failed" {
@@ -101,7 +209,7 @@ func TestHeldCommandAnsweredAsItsSessionStops(t *testing.T) {
 	closed := closing(t, rt, s)
 	close(st.release) // the try fails: the store is still down
 	err := <-answered
-	if d := time.Since(start); d > stopWriteTimeout/2 {
+	if d := time.Since(start); d > stopTimeout/2 {
 		t.Errorf("a prompt held while the store was down was answered %v after its session began to close", d)
 	}
 	var te *tack.Error
@@ -120,7 +228,7 @@ func TestHeldCommandAnsweredAsItsSessionStops(t *testing.T) {
 // session stopped stayed stored.
 func TestCloseWaitsForTheWriteUnderWay(t *testing.T) {
 	st := newHeldStore()
-	rt, s := stopWriteRuntime(t, st, "late")
+	rt, s := storedSession(t, st, "late")
 	ctx := context.Background()
 	st.hold()
 	answered := make(chan error, 1)
@@ -181,7 +289,7 @@ func TestSubscribeGivenUpLeavesNoSink(t *testing.T) {
 	for _, read := range []bool{false, true} {
 		t.Run(fmt.Sprintf("read=%v", read), func(t *testing.T) {
 			st := newHeldStore()
-			rt, s := stopWriteRuntime(t, st, "orphan", tack.WithPassivateAfter(100*time.Millisecond))
+			rt, s := storedSession(t, st, "orphan", tack.WithPassivateAfter(100*time.Millisecond))
 			st.hold()
 			prompted := make(chan error, 1)
 			go func() { _, err := s.Prompt(context.Background(), "one"); prompted <- err }()
@@ -201,7 +309,7 @@ func TestSubscribeGivenUpLeavesNoSink(t *testing.T) {
 			if err := <-prompted; err != nil {
 				t.Fatal(err)
 			}
-			eventually.Within(t, stopWriteTimeout, func() error {
+			eventually.Within(t, stopTimeout, func() error {
 				if rt.Loaded("orphan") {
 					return errors.New("the session is still loaded, though quiet for longer than its passivation delay")
 				}
