@@ -70,8 +70,9 @@ func (s *session) shutdown() {
 	}
 }
 
-// stopped reports whether the actor has stopped: its mailbox then hands
-// what it still holds, and what reaches it later, to tooLate.
+// stopped reports whether the actor has stopped, or is past its shutdown
+// as it stops: its mailbox then hands what it still holds, and what
+// reaches it later, to tooLate.
 func (s *session) stopped() bool { return s.load.stopped }
 
 // tooLate answers a request that reached the session after it stopped
@@ -104,9 +105,12 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 	case *actor.Stopping:
 		s.hook(&plugins.Event{Hook: plugins.SessionEnd})
 		s.shutdown()
+		// From here on nothing is written (flush): what shutdown did not
+		// land was refused. A session has no children, so its Stopped
+		// follows within the same Stop.
+		s.load.stopped = true
 	case *actor.Stopped:
 		// No session restarts (resume, session.go): it stops once.
-		s.load.stopped = true
 		s.home.env.observer().SessionStopped(s.machine.Current())
 		s.uncountRun()
 		if s.load.left {

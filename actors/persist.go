@@ -91,9 +91,11 @@ func (s *session) touch() {
 // emitted and answered. So an event is told only once the message that
 // emitted it is done: had its handler made a change after it (a run's
 // start, emitted before the prompt it commits), the event waits for that
-// change's write too. Receive calls it after every message.
+// change's write too. Receive calls it after every message but those of
+// a session that has stopped: a write started then would store what
+// shutdown refused, and land after a restore had read the store.
 func (s *session) flush() {
-	if s.home.env.Store == nil {
+	if s.home.env.Store == nil || s.load.stopped {
 		return
 	}
 	s.write()

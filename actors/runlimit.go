@@ -41,7 +41,7 @@ type RunLimiter interface {
 // stops to leave its place (left).
 type load struct {
 	admitted, counted, left bool
-	stopped                 bool // the actor has stopped (mortal)
+	stopped                 bool // the actor is past its shutdown (mortal, flush)
 	abandoned               atomic.Int32
 	activity                uint64
 	passivation             *delayline.Entry
