@@ -318,3 +318,57 @@ func TestSubscribeGivenUpLeavesNoSink(t *testing.T) {
 		})
 	}
 }
+
+// stuckStore is an in-memory store whose writes, once stuck, hang until
+// release is closed, whatever their context says: a store that stopped
+// answering.
+type stuckStore struct {
+	*memory.Store
+	stuck   atomic.Bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *stuckStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	if s.stuck.Load() {
+		s.entered <- struct{}{}
+		<-s.release
+	}
+	return s.Store.Apply(ctx, id, b)
+}
+
+// TestRuntimeCloseStopsSessionsTogether: closing a runtime whose store
+// hangs, with a write under way in each of its sessions, takes about one
+// session's wait for its write, not one after the other: every session is
+// told to stop before any is waited for.
+func TestRuntimeCloseStopsSessionsTogether(t *testing.T) {
+	st := &stuckStore{Store: memory.New(), entered: make(chan struct{}, 8), release: make(chan struct{})}
+	defer close(st.release)
+	rt, err := tack.New(tack.WithRequestTimeout(time.Minute), tack.WithStore(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	var sessions []*tack.Session
+	for i := range n {
+		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("s%d", i), Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	st.stuck.Store(true)
+	for _, s := range sessions {
+		go func() { _, _ = s.Prompt(context.Background(), "go") }()
+	}
+	for range n {
+		<-st.entered
+	}
+	start := time.Now()
+	rt.Close()
+	// Each session waits at most its write's timeout and a second (1.5 s
+	// and 1 s, package actors) for the write: 2.5 s, 10 s for four in turn.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("closing %d sessions with their writes hung took %v", n, d)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/tack-run/tack/internal/replies"
 )
 
 // stopWait bounds the wait for a session to stop, as protoactor's
@@ -28,10 +30,20 @@ func (r *Registry) ask(pid *actor.PID, msg any, timeout time.Duration) (any, err
 // reply slot watching the session instead of a future. A pid already
 // stopped answers at once (protoactor tells a watcher of a dead letter
 // that it is gone).
-func (r *Registry) halt(pid *actor.PID) {
+func (r *Registry) halt(pid *actor.PID) { r.stopping(pid).wait() }
+
+// stopping tells the session pid to stop and returns what waits for it to
+// have stopped (halt's wait), so that many can be told before any is
+// waited for.
+func (r *Registry) stopping(pid *actor.PID) stopped {
 	c := r.replies.Open()
 	proc, _ := r.system.ProcessRegistry.Get(pid)
 	proc.SendSystemMessage(pid, &actor.Watch{Watcher: c.Sender})
 	r.system.Root.Stop(pid)
-	_, _ = c.Wait(stopWait)
+	return stopped{c}
 }
+
+// stopped waits for a session told to stop (stopping).
+type stopped struct{ c replies.Call }
+
+func (s stopped) wait() { _, _ = s.c.Wait(stopWait) }

@@ -359,15 +359,34 @@ func (r *Registry) unload(id string) bool {
 	return ok
 }
 
-// Shutdown stops renewing leases, then closes every session.
+// Shutdown stops renewing leases, then closes every session: each is
+// told to stop, in the order of their ids (a parent before its
+// sub-agents), before any is waited for, so a session that waits for its
+// write under way as it stops (a store that hangs holds it up to the
+// write's timeout) holds up none of the others.
 func (r *Registry) Shutdown() {
 	if r.stop != nil {
 		close(r.stop)
 		r.done.Wait()
 		r.stop = nil
 	}
+	var unloaded []string
+	var waits []stopped
 	for _, id := range r.IDs() {
-		r.Close(id)
+		r.mu.Lock()
+		delete(r.dormant, id)
+		pid, _, ok := r.unregisterLocked(id)
+		r.mu.Unlock()
+		if ok {
+			unloaded = append(unloaded, id)
+			waits = append(waits, r.stopping(pid))
+		}
+	}
+	for _, w := range waits {
+		w.wait()
+	}
+	for _, id := range unloaded {
+		r.release(id)
 	}
 	r.replies.Close()
 }
