@@ -50,7 +50,15 @@ func (s *session) shutdown() {
 	if s.run != nil {
 		s.cancelRun(s.run)
 	}
-	s.land()
+	// What the session holds is stored before it stops: the write under
+	// way lands, then one more holds what changed since (a cancelled
+	// run's commit among it). What they store is answered and told as
+	// usual; what a failed write held, or what waits behind one, is
+	// refused below.
+	if s.land() && s.home.env.Store != nil {
+		s.write()
+		s.land()
+	}
 	// A reply still waiting for its write would never go, and a command
 	// held while the store was down would never be tried: their callers
 	// hear not_alive now instead of waiting out their timeout.

@@ -135,10 +135,12 @@ func (s *session) write() {
 // up or the session is restored here again. Stopping without it let the
 // write land after a restore had read the store, and a prompt refused as
 // the session stopped stay stored. The write's own timeout bounds the
-// wait.
-func (s *session) land() {
+// wait; a write that failed is left as it is, its changes refused. It
+// reports whether the store took the session's writes: no write ran, or
+// it landed.
+func (s *session) land() bool {
 	if !s.p.j.Writing() {
-		return
+		return true
 	}
 	t := time.NewTimer(writeTimeout + time.Second)
 	defer t.Stop()
@@ -146,9 +148,11 @@ func (s *session) land() {
 	case m := <-s.p.landing:
 		if m.err == nil {
 			s.stored(m)
+			return true
 		}
 	case <-t.C:
 	}
+	return false
 }
 
 // stored releases what the acknowledged write made safe to tell, or
