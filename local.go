@@ -50,6 +50,14 @@ func (l *local) create(ctx context.Context, id string, cfg SessionConfig, specOf
 		if err != nil {
 			return nil, registryError(id, err)
 		}
+		// The id is the new session's now. A workspace left under it — by
+		// a session closed in a runtime with no store, or made before a
+		// restart that forgot it — holds another session's files, perhaps
+		// another user's: the new session starts without them.
+		if err := rt.workspaces.Remove(id); err != nil {
+			_ = rt.registry.Delete(ctx, id, placement.DeleteOptions{})
+			return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("session %s: removing the workspace an earlier session left under its id: %v", id, err)}
+		}
 		rt.noteGroups(id, cfg.Tools)
 		return l.handle(id, pid), nil
 	}

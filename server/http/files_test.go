@@ -127,3 +127,44 @@ func assertTree(t *testing.T, dir string, want ...string) {
 		t.Fatalf("%s holds %q, want %q", dir, got, want)
 	}
 }
+
+// TestWorkspaceLeftUnderAnIdIsNotInherited: a session made under an id
+// that an earlier session's workspace still uses starts with an empty
+// workspace. Without a store, a closed session frees its id and a restart
+// forgets every session (generated ids start again at s-1), but their
+// workspaces stay on disk: another user who took the id read, changed
+// and deleted the first user's files.
+func TestWorkspaceLeftUnderAnIdIsNotInherited(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "workspaces")
+	opts := []tack.Option{tack.WithWorkspaces(workspace.PerSession(root))}
+	script := `"script":{"turns":[{"text":"hi"}]}`
+	noSecret := func(ts *testServer, id string) {
+		t.Helper()
+		if r := ts.do("GET", "/v1/sessions/"+id+"/files/secret.txt", bobToken, ""); r.status != 404 {
+			t.Errorf("bob reads the file alice left in %s's workspace: %d %q", id, r.status, r.body)
+		}
+		if r := ts.must("GET", "/v1/sessions/"+id+"/files", bobToken, "", 200); !strings.Contains(r, `"files":[]`) {
+			t.Errorf("bob's new session %s lists %s", id, r)
+		}
+	}
+
+	t.Run("closed", func(t *testing.T) {
+		ts := startWith(t, nil, opts, WithAuth(testAuth(t)))
+		ts.must("POST", "/v1/sessions", aliceToken, `{"session":"proj",`+script+`}`, 201)
+		ts.must("PUT", "/v1/sessions/proj/files/secret.txt", aliceToken, "alice's secret", 201)
+		ts.must("POST", "/v1/sessions/proj/close", aliceToken, `{}`, 204)
+		ts.must("POST", "/v1/sessions", bobToken, `{"session":"proj",`+script+`}`, 201)
+		noSecret(ts, "proj")
+	})
+	t.Run("restarted", func(t *testing.T) {
+		ts := startWith(t, nil, opts, WithAuth(testAuth(t)))
+		ts.must("POST", "/v1/sessions", aliceToken, `{`+script+`}`, 201)
+		ts.must("PUT", "/v1/sessions/s-1/files/secret.txt", aliceToken, "alice's secret", 201)
+		ts.stop()
+		ts = startWith(t, nil, opts, WithAuth(testAuth(t)))
+		if r := ts.must("POST", "/v1/sessions", bobToken, `{`+script+`}`, 201); !strings.Contains(r, `"s-1"`) {
+			t.Fatalf("bob's first session after the restart: %s, want s-1", r)
+		}
+		noSecret(ts, "s-1")
+	})
+}
