@@ -71,7 +71,7 @@ func New(rt *tack.Runtime, opt Options) (*Server, error) {
 		}
 		h := a2asrv.NewHandler(&executor{rt: rt, agent: name, abortTimeout: opt.AbortTimeout},
 			a2asrv.WithTaskStore(store), a2asrv.WithCallInterceptors(callers{s}))
-		s.route("POST /a2a/"+name, a2asrv.NewJSONRPCHandler(settledCancels{h}, a2asrv.WithTransportKeepAlive(15*time.Second)))
+		s.route("POST /a2a/"+name, a2asrv.NewJSONRPCHandler(ownedSubscriptions{settledCancels{h}}, a2asrv.WithTransportKeepAlive(15*time.Second)))
 		s.route("GET /a2a/"+name+a2asrv.WellKnownAgentCardPath, s.cardHandler(name))
 	}
 	if def := rt.DefaultAgent(); def != "" {

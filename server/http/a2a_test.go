@@ -1,7 +1,9 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -58,6 +60,45 @@ func TestA2AWithAuth(t *testing.T) {
 		if task, ok := res.(*a2a.Task); !ok || task.Status.State != a2a.TaskStateFailed {
 			t.Errorf("bob used alice's context: %+v", res)
 		}
+	}
+}
+
+// TestA2ASubscribeOnlyToOwnTasks: bob, who knows the id of alice's
+// running task, cannot subscribe to it: he is told the task does not
+// exist, as GetTask tells him, and sees none of its events. a2a-go
+// attached any caller to a running execution by the task's id alone, and
+// bob read alice's answer as it streamed.
+func TestA2ASubscribeOnlyToOwnTasks(t *testing.T) {
+	ts := startWith(t, nil, agentruntest.Options(t), WithAuth(aliceAndBob(t)))
+	alice := a2aservertest.Server{URL: ts.url, Token: "tk_alice", Runtime: ts.rt}.Client(t, "slow")
+	bob := a2aservertest.Server{URL: ts.url, Token: "tk_bob", Runtime: ts.rt}.Client(t, "slow")
+	ctx, drop := context.WithCancel(t.Context())
+	var task a2a.TaskID
+	for ev, err := range alice.SendStreamingMessage(ctx, a2aservertest.Message("", a2a.NewTextPart("alice's question"))) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
+			task = a.TaskID
+			break
+		}
+	}
+	drop() // the run goes on: alice may subscribe again
+	defer func() { _, _ = alice.CancelTask(context.WithoutCancel(t.Context()), &a2a.CancelTaskRequest{ID: task}) }()
+	got := 0
+	for _, err := range bob.SubscribeToTask(t.Context(), &a2a.SubscribeToTaskRequest{ID: task}) {
+		if err != nil {
+			if !errors.Is(err, a2a.ErrTaskNotFound) {
+				t.Errorf("bob's subscription to alice's task: %v, want task not found", err)
+			}
+			break
+		}
+		if got++; got == 3 {
+			break
+		}
+	}
+	if got > 0 {
+		t.Errorf("bob subscribed to alice's running task and saw %d of its events", got)
 	}
 }
 
