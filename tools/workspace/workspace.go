@@ -26,7 +26,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"unicode"
 
 	"github.com/tack-run/tack/tools"
 )
@@ -85,16 +87,34 @@ func (w *Workspaces) Owner() (uid, gid int) {
 	return w.uid, w.gid
 }
 
-// name returns the directory name of session id: its root session's id.
+// name returns the directory name of session id: its root session's id,
+// with each capital letter written as '^' and the small one where the
+// file system ignores case (foldsCase), so that sessions "Proj" and "proj"
+// never share a directory, nor a new one's clearing empty the other's.
 func name(id string) (string, error) {
 	if i := strings.IndexByte(id, '/'); i >= 0 {
 		id = id[:i]
 	}
-	if id == "" || id == "." || id == ".." || !filepath.IsLocal(id) || strings.ContainsAny(id, `/\`) {
+	if id == "" || id == "." || id == ".." || !filepath.IsLocal(id) || strings.ContainsAny(id, `/\^`) {
 		return "", fmt.Errorf("workspace: session id %q cannot name a directory", id)
+	}
+	if foldsCase && strings.ContainsFunc(id, unicode.IsUpper) {
+		var b strings.Builder
+		for _, r := range id {
+			if unicode.IsUpper(r) {
+				b.WriteByte('^')
+				r = unicode.ToLower(r)
+			}
+			b.WriteRune(r)
+		}
+		id = b.String()
 	}
 	return id, nil
 }
+
+// foldsCase is set where file systems ignore case by default (macOS's
+// APFS, Windows' NTFS).
+var foldsCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
 // Path returns the directory of session id without making it.
 func (w *Workspaces) Path(id string) (string, error) {
