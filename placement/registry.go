@@ -312,7 +312,12 @@ func (r *Registry) Close(id string) bool {
 	c, ok := r.restoring[id]
 	r.mu.Unlock()
 	if ok && c.passivating {
-		<-c.done // parked, stored, or back in the registry: closed below
+		t := time.NewTimer(stopWait)
+		select {
+		case <-c.done: // parked, stored, or back in the registry: closed below
+		case <-t.C:
+		}
+		t.Stop()
 	}
 	r.mu.Lock()
 	delete(r.dormant, id)
