@@ -2,10 +2,16 @@ package tack_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/plugins/askuser"
 	"github.com/tack-run/tack/policy"
+	"github.com/tack-run/tack/store/memory"
 )
 
 // TestMaxSessions: a user has at most max_sessions open; closing one
@@ -115,5 +121,62 @@ func TestMaxRunning(t *testing.T) {
 	}
 	if got := lastTool(t, p2); got != "from good" {
 		t.Fatalf("the sub-agent's result under max_running 1: %q", got)
+	}
+}
+
+// TestRestoredPausedRunCounts: a run paused for a person counts against
+// max_running after its session is closed and restored, as it did
+// before: a prompt that would take its place is refused while the user's
+// other runs hold every place, and admitted once one ends. The restored
+// run counted for nothing, and the prompt that superseded it started a
+// second run past the bound.
+func TestRestoredPausedRunCounts(t *testing.T) {
+	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxRunning: 1}}},
+		tack.WithStore(memory.New()), tack.WithNode("n"))
+	ctx := t.Context()
+	a, err := rt.Spawn(tack.SessionConfig{ID: "a", User: "alice", Plugins: []plugins.Config{{Name: askuser.Name}},
+		Script: json.RawMessage(`{"turns":[{"tool_calls":[{"name":"ask_user","args":{"question":"q"}}]},{"text":"a"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rt.Spawn(tack.SessionConfig{ID: "b", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"b","stall_ms":60000}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused := func(s *tack.Session) {
+		t.Helper()
+		eventually.Within(t, 5*time.Second, func() error {
+			st, err := s.State(ctx)
+			if err != nil || st.State != "idle" || st.RunId == nil {
+				return fmt.Errorf("session %s is not paused with its run: %v, %v", s.ID(), st, err)
+			}
+			return nil
+		})
+	}
+	if _, err := a.Prompt(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	paused(a) // on the question
+	a.Close() // its place is given back while it is not loaded
+	if _, err := b.Prompt(ctx, "b"); err != nil {
+		t.Fatalf("b's run while a is closed: %v", err)
+	}
+	if a, err = rt.Session("a"); err != nil {
+		t.Fatal(err)
+	}
+	paused(a)
+	if _, err := a.Prompt(ctx, "again"); tack.Code(err) != "rate_limited" {
+		t.Fatalf("a prompt taking the place of the restored paused run while b runs: %v, want rate_limited", err)
+	}
+	ends, err := b.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Abort(ctx, tack.AbortOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	<-ends.C
+	if _, err := a.Prompt(ctx, "again"); err != nil {
+		t.Fatalf("the same prompt once b's run ended: %v", err)
 	}
 }

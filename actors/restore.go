@@ -49,6 +49,10 @@ func (s *session) recover(snap *store.Snapshot) {
 	}
 	if held {
 		s.run = newRun(s.notes.ids.Runs, v.RunID)
+		// A run paused for a person counts against its user's
+		// max_running until it ends, as it did before the session
+		// stopped, which gave its place back.
+		s.countRun()
 		s.run.batch = b
 		s.run.ctl.from = recoveredFrom(s.hist.Messages())
 		s.emit(rec)

@@ -62,16 +62,25 @@ func (s *session) limitedUser() string {
 // superseded by the new one, which takes its place.
 func (s *session) admitRun(ctx actor.Context) bool {
 	user := s.limitedUser()
-	if user == "" || s.run != nil {
+	if user == "" || s.run != nil && !s.load.counted {
 		return true
 	}
-	if !s.home.env.Runs.Start(user, false) {
-		s.fail(ctx, events.CodeRateLimited, fmt.Sprintf("%s has %d runs in progress, the most allowed (max_running): wait for one to end",
-			user, s.home.env.Runs.Limit(user)))
-		return false
+	if s.run != nil {
+		// The new run takes the paused one's place, unless that place
+		// was over the bound: a paused run restored while the user's
+		// other runs held every place counts all the same.
+		s.home.env.Runs.End(user)
+		if s.home.env.Runs.Start(user, false) {
+			return true
+		}
+		s.home.env.Runs.Start(user, true)
+	} else if s.home.env.Runs.Start(user, false) {
+		s.load.admitted = true
+		return true
 	}
-	s.load.admitted = true
-	return true
+	s.fail(ctx, events.CodeRateLimited, fmt.Sprintf("%s has %d runs in progress, the most allowed (max_running): wait for one to end",
+		user, s.home.env.Runs.Limit(user)))
+	return false
 }
 
 // unadmit gives back a run admitRun reserved that did not start (a plugin
