@@ -355,13 +355,23 @@ func (r *Registry) Release(id string) bool {
 
 // unload stops a session and waits for it, keeping its lease.
 func (r *Registry) unload(id string) bool {
+	s, ok := r.unloading(id)
+	if ok {
+		s.wait()
+	}
+	return ok
+}
+
+// unloading takes a loaded session out of the registry and tells it to
+// stop; it returns the wait for it, or false when id is not loaded.
+func (r *Registry) unloading(id string) (stopped, bool) {
 	r.mu.Lock()
 	pid, _, ok := r.unregisterLocked(id)
 	r.mu.Unlock()
-	if ok {
-		r.halt(pid)
+	if !ok {
+		return stopped{}, false
 	}
-	return ok
+	return r.stopping(pid), true
 }
 
 // Shutdown stops renewing leases, then closes every session: each is
@@ -380,11 +390,10 @@ func (r *Registry) Shutdown() {
 	for _, id := range r.IDs() {
 		r.mu.Lock()
 		delete(r.dormant, id)
-		pid, _, ok := r.unregisterLocked(id)
 		r.mu.Unlock()
-		if ok {
+		if s, ok := r.unloading(id); ok {
 			unloaded = append(unloaded, id)
-			waits = append(waits, r.stopping(pid))
+			waits = append(waits, s)
 		}
 	}
 	for _, w := range waits {
