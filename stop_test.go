@@ -372,3 +372,67 @@ func TestRuntimeCloseStopsSessionsTogether(t *testing.T) {
 		t.Errorf("closing %d sessions with their writes hung took %v", n, d)
 	}
 }
+
+// hungLeases is a store whose lease calls, once hung, wait for their
+// context as a store whose server stopped answering does.
+type hungLeases struct {
+	*memory.Store
+	hung    atomic.Bool
+	renewed chan struct{}
+}
+
+func (h *hungLeases) Renew(ctx context.Context, id, owner string, ttl time.Duration) error {
+	if h.hung.Load() {
+		select {
+		case h.renewed <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return h.Store.Renew(ctx, id, owner, ttl)
+}
+
+func (h *hungLeases) Release(ctx context.Context, id, owner string) error {
+	if h.hung.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return h.Store.Release(ctx, id, owner)
+}
+
+// TestRuntimeCloseWithItsLeasesHung: closing a runtime whose store stopped
+// answering while it renewed a lease takes a bounded time, whatever the
+// number of sessions: Close neither waits out the renewal under way nor
+// gives the leases up one after the other. (A cluster member dropped
+// while its PostgreSQL was out of reach closes its runtime this way
+// before it joins again.)
+func TestRuntimeCloseWithItsLeasesHung(t *testing.T) {
+	st := &hungLeases{Store: memory.New(), renewed: make(chan struct{}, 1)}
+	rt, err := tack.New(tack.WithStore(st), tack.WithLeaseTTL(300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	for i := range n {
+		if _, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("s%d", i), Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.hung.Store(true)
+	<-st.renewed
+	closed := make(chan time.Duration)
+	start := time.Now()
+	go func() { rt.Close(); closed <- time.Since(start) }()
+	// One lease's timeout (1.5 s, package placement) for the releases,
+	// none for the renewal; 12 s for eight releases in turn, and for
+	// ever before the calls had a timeout.
+	select {
+	case d := <-closed:
+		if d > 5*time.Second {
+			t.Errorf("closing %d sessions with their store hung took %v", n, d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close still waits after 30 s")
+	}
+}

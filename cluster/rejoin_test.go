@@ -69,8 +69,12 @@ func registryOutage(t *testing.T, tc *testCluster, stop, resume func()) {
 		marks[i] = tc.member(i).Lines()
 	}
 	stop()
+	// A member counts itself dropped after the TTL, closes its runtime
+	// (the sessions' stops, each waiting for its write under way, and the
+	// release of their leases, each bounded by a timeout that the store
+	// out of reach may use up), then fails to join again once.
 	for i := range tc.members {
-		tc.member(i).WaitLogSince(t, marks[i], "rejoining cluster "+clusterName, "trying again")
+		tc.member(i).WaitLogWithin(t, 2*wait, marks[i], "rejoining cluster "+clusterName, "trying again")
 	}
 	resume()
 	// No member keeps a registration that lapsed: each joins again.

@@ -14,6 +14,12 @@ import (
 // give it up before it expires.
 const leasePoll = 250 * time.Millisecond
 
+// leaseTimeout bounds a renewal or a release of one lease: a store that
+// hangs holds up neither the renewal of the other sessions' leases nor
+// Shutdown, which would otherwise wait for it as long as the connection
+// lives. A lease not renewed or given up expires.
+const leaseTimeout = 1500 * time.Millisecond
+
 // acquire takes the lease of session id. While another node holds it, it
 // tries again until the lease is given up or expires, for up to
 // Env.LeaseWait; then the store's ErrOwned stands.
@@ -49,11 +55,14 @@ func (r *Registry) renew() {
 	defer tick.Stop()
 	for {
 		select {
-		case <-r.stop:
+		case <-r.renewing.Done():
 			return
 		case <-tick.C:
 			for _, id := range r.IDs() {
-				if err := r.env.Store.Renew(context.Background(), id, r.env.Node, ttl); errors.Is(err, store.ErrOwned) {
+				ctx, cancel := context.WithTimeout(r.renewing, leaseTimeout)
+				err := r.env.Store.Renew(ctx, id, r.env.Node, ttl)
+				cancel()
+				if errors.Is(err, store.ErrOwned) {
 					r.unload(id)
 				}
 			}
@@ -71,9 +80,12 @@ func leaseTTL(env *actors.Env) time.Duration {
 }
 
 // release gives up a session's lease; a lease another node holds is not
-// ours to give up, and that failure is fine.
+// ours to give up, and that failure is fine, as is one the store did not
+// answer within leaseTimeout: the lease expires.
 func (r *Registry) release(id string) {
 	if st := r.env.Store; st != nil {
-		_ = st.Release(context.Background(), id, r.env.Node)
+		ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
+		defer cancel()
+		_ = st.Release(ctx, id, r.env.Node)
 	}
 }

@@ -72,8 +72,11 @@ type Registry struct {
 	// sub-agents): Get and Deliver do not restore them.
 	deleting map[string]bool
 
-	stop chan struct{}
-	done sync.WaitGroup
+	// renewing ends with Shutdown: the lease renewal's loop, and a call
+	// of it under way, stop (stopRenewing; done when the loop returned).
+	renewing     context.Context
+	stopRenewing context.CancelFunc
+	done         sync.WaitGroup
 }
 
 // Failure turns why a session could not be reached (ErrNoSession, a store
@@ -124,7 +127,7 @@ func New(system *actor.ActorSystem, env *actors.Env, opts ...RegistryOption) *Re
 		o(r)
 	}
 	if env.Store != nil {
-		r.stop = make(chan struct{})
+		r.renewing, r.stopRenewing = context.WithCancel(context.Background())
 		r.done.Add(1)
 		go r.renew()
 	}
@@ -378,12 +381,15 @@ func (r *Registry) unloading(id string) (stopped, bool) {
 // told to stop, in the order of their ids (a parent before its
 // sub-agents), before any is waited for, so a session that waits for its
 // write under way as it stops (a store that hangs holds it up to the
-// write's timeout) holds up none of the others.
+// write's timeout) holds up none of the others. Their leases are then
+// given up together, each within leaseTimeout: with its store down or
+// hung, Shutdown takes the longest of the sessions' stops and one
+// lease's timeout, however many sessions it closes.
 func (r *Registry) Shutdown() {
-	if r.stop != nil {
-		close(r.stop)
+	if r.stopRenewing != nil {
+		r.stopRenewing()
 		r.done.Wait()
-		r.stop = nil
+		r.stopRenewing = nil
 	}
 	var unloaded []string
 	var waits []stopped
@@ -399,8 +405,10 @@ func (r *Registry) Shutdown() {
 	for _, w := range waits {
 		w.wait()
 	}
+	var released sync.WaitGroup
 	for _, id := range unloaded {
-		r.release(id)
+		released.Go(func() { r.release(id) })
 	}
+	released.Wait()
 	r.replies.Close()
 }

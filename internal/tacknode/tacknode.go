@@ -250,7 +250,14 @@ func (n *Node) Lines() int {
 // before), that contains all of parts, and returns it.
 func (n *Node) WaitLogSince(t testing.TB, mark int, parts ...string) string {
 	t.Helper()
-	for deadline := time.Now().Add(Wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	return n.WaitLogWithin(t, Wait, mark, parts...)
+}
+
+// WaitLogWithin is WaitLogSince for up to d rather than Wait, for what
+// takes longer by design.
+func (n *Node) WaitLogWithin(t testing.TB, d time.Duration, mark int, parts ...string) string {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if l, ok := n.find(mark, parts); ok {
 			return l
 		}
