@@ -9,14 +9,15 @@ import (
 )
 
 // Per-user limits of a policy (WithPolicy): max_sessions is checked here
-// when a session is made (Spawn, Fork), max_running by the sessions
+// when a session is made (Spawn, Fork, Import) and, through the registry
+// (placement.WithAdmit), when one is restored; max_running by the sessions
 // themselves through runCounter when a prompt or steer would start a run.
 // Past either the answer is rate_limited. Sub-agents are their parent's
 // and count toward neither.
 
-// admitSession admits a new session of user, or answers rate_limited
-// when user has max_sessions open already (made or restored here, not
-// closed; sub-agents aside). While a limit applies, the admission holds
+// admitSession admits a new or restored session of user, or answers
+// rate_limited when user has max_sessions open already (made or restored
+// here, being restored or passivated, not closed; sub-agents aside). While a limit applies, the admission holds
 // until release, which the caller calls once the registry has said yes
 // or no, so that racing creates cannot both take the last place.
 func (rt *Runtime) admitSession(user string) (release func(), err error) {

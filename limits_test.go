@@ -180,3 +180,74 @@ func TestRestoredPausedRunCounts(t *testing.T) {
 		t.Fatalf("the same prompt once b's run ended: %v", err)
 	}
 }
+
+// TestRestoreCountsAgainstMaxSessions: a session that comes back — after
+// a close, with a store, or after a passivation parked it, without one —
+// takes a place like a new one: past max_sessions its restore is refused
+// with rate_limited and leaves it as stored (or parked), and once the
+// user closes another it comes back whole.
+func TestRestoreCountsAgainstMaxSessions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []tack.Option
+		// away takes alice's session a out of the process, as the user
+		// or the runtime would.
+		away func(t *testing.T, rt *tack.Runtime, a *tack.Session)
+	}{
+		{"closed, stored", []tack.Option{tack.WithStore(memory.New()), tack.WithNode("n")},
+			func(_ *testing.T, _ *tack.Runtime, a *tack.Session) { a.Close() }},
+		{"passivated, parked", []tack.Option{tack.WithPassivateAfter(20 * time.Millisecond)},
+			func(t *testing.T, rt *tack.Runtime, a *tack.Session) {
+				eventually.Within(t, 5*time.Second, func() error {
+					if rt.Loaded("a") {
+						return fmt.Errorf("a is still loaded")
+					}
+					return nil
+				})
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxSessions: 1}}}, tc.opts...)
+			ctx := t.Context()
+			a, err := rt.Spawn(tack.SessionConfig{ID: "a", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"a1"},{"text":"a2"}]}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.Prompt(ctx, "first"); err != nil {
+				t.Fatal(err)
+			}
+			eventually.Within(t, 5*time.Second, func() error {
+				if n, err := a.Messages(ctx); err != nil || len(n) != 2 {
+					return fmt.Errorf("a has %d messages (%v), want 2", len(n), err)
+				}
+				return nil
+			})
+			tc.away(t, rt, a)
+			b, err := rt.Spawn(tack.SessionConfig{ID: "b", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"b","stall_ms":60000}]}`)})
+			if err != nil {
+				t.Fatalf("alice's second session while her first is away: %v", err)
+			}
+			if _, err := b.Prompt(ctx, "keep b busy"); err != nil { // never quiet: never passivated
+				t.Fatal(err)
+			}
+			const refused = "rate_limited: alice has 1 sessions open, the most allowed (max_sessions): close one first"
+			if _, err := rt.State(ctx, "a"); err == nil || err.Error() != refused {
+				t.Fatalf("a's restore with b open: %v, want %q", err, refused)
+			}
+			if rt.Loaded("a") {
+				t.Fatal("a refused, yet loaded")
+			}
+			if _, err := rt.Spawn(tack.SessionConfig{ID: "c", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"c"}]}`)}); tack.Code(err) != "rate_limited" {
+				t.Fatalf("a third session after the refused restore: %v, want rate_limited", err)
+			}
+			b.Close()
+			msgs, err := rt.Messages(ctx, "a")
+			if err != nil || len(msgs) != 2 {
+				t.Fatalf("a once b is closed: %d messages, %v; want its 2", len(msgs), err)
+			}
+			if _, err := rt.Spawn(tack.SessionConfig{ID: "c", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"c"}]}`)}); tack.Code(err) != "rate_limited" {
+				t.Fatalf("another session once a is back: %v, want rate_limited", err)
+			}
+		})
+	}
+}

@@ -129,7 +129,7 @@ func NewFromConfig(c Config) (*Runtime, error) {
 		rt.env.Node = defaultNode()
 	}
 	rt.registry = placement.New(rt.system, rt.env, placement.WithRespec(rt.respec),
-		placement.WithChildRespec(rt.childSpec), placement.WithFailure(failure))
+		placement.WithChildRespec(rt.childSpec), placement.WithFailure(failure), placement.WithAdmit(rt.admitSession))
 	rt.reach = newReach(rt, c.Elsewhere)
 	if rt.mcp != nil {
 		rt.mcp.OnToolsChanged(rt.mcpChanged)

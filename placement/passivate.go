@@ -1,8 +1,6 @@
 package placement
 
 import (
-	"context"
-
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack/actors"
@@ -104,12 +102,7 @@ func (r *Registry) gone(id string) {
 		r.mu.Unlock()
 		return
 	}
+	c.user = "" // stopped: it counts again once admitted (claim)
 	r.mu.Unlock()
-	workers.Go(func() {
-		c.pid, c.user, c.err = r.restore(context.Background(), id)
-		r.mu.Lock()
-		handover := r.settleQueueLocked(id, c)
-		r.mu.Unlock()
-		r.handOver(id, handover)
-	})
+	workers.Go(func() { r.finishRestore(id, c) })
 }

@@ -48,6 +48,8 @@ type Registry struct {
 	child actors.Respec
 
 	fail Failure
+	// admit admits a restore against its user's bound (WithAdmit).
+	admit Admit
 	// answerWait bounds the wait for a session's answer to the registry's
 	// questions (Settle, InUse): settleTimeout.
 	answerWait time.Duration
@@ -115,6 +117,20 @@ func (r *Registry) ChildRespec() actors.Respec {
 // answered (default: invalid_session for ErrNoSession, else internal).
 func WithFailure(f Failure) RegistryOption {
 	return func(r *Registry) { r.fail = f }
+}
+
+// Admit admits one more loaded session of user, or refuses it with the
+// error that answers the restore's waiters. An admission holds until
+// release: the registry counts the restore (Sessions) before it releases
+// it, so that racing admissions cannot both take the last place.
+type Admit func(user string) (release func(), err error)
+
+// WithAdmit has every restore of a session with a user (sub-agents aside)
+// admitted by admit once its record is read, before its actor starts: a
+// user's bound on loaded sessions then holds for sessions that come back
+// (after a close, a passivation or a restart) as for new ones.
+func WithAdmit(admit Admit) RegistryOption {
+	return func(r *Registry) { r.admit = admit }
 }
 
 var _ actors.Place = (*Registry)(nil)
@@ -260,18 +276,28 @@ func (r *Registry) Lookup(id string) (*actor.PID, bool) {
 	return pid, ok
 }
 
-// Sessions counts the loaded sessions of user, sub-agents aside.
+// Sessions counts the loaded sessions of user, sub-agents aside, with
+// those being restored for user (admitted) and those passivating.
 func (r *Registry) Sessions(user string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
 	for id, u := range r.users {
-		if u == user && !strings.Contains(id, "/") {
+		if u == user && !subAgent(id) {
+			n++
+		}
+	}
+	for id, c := range r.restoring {
+		if c.user == user && !subAgent(id) {
 			n++
 		}
 	}
 	return n
 }
+
+// subAgent reports whether id is a sub-agent's (parent/child): it is its
+// parent's, and counts toward no bound of its own.
+func subAgent(id string) bool { return strings.Contains(id, "/") }
 
 // User returns the user of session id (Spec.Stored.User, "" for nobody in
 // particular) and whether the session is loaded here; a session that is

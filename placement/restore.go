@@ -120,9 +120,9 @@ func (r *Registry) beginLocked(id string) *restoring {
 
 // finishRestore restores session id for c and hands it what waited.
 func (r *Registry) finishRestore(id string, c *restoring) {
-	pid, user, err := r.restore(context.Background(), id)
+	pid, err := r.restore(context.Background(), id, c)
 	r.mu.Lock()
-	c.pid, c.user, c.err = pid, user, err
+	c.pid, c.err = pid, err
 	handover := r.settleQueueLocked(id, c)
 	r.mu.Unlock()
 	r.handOver(id, handover)
@@ -200,13 +200,16 @@ func (r *Registry) refuse(id string, msg any, err error) {
 	r.system.Root.Send(env.Sender, &eventsv1.Reply{Error: info})
 }
 
-// restore starts the actor of a stored session and waits until what the
-// restore found (interrupted calls, the end of a cut run, agent_recovered)
-// is stored and told, so the first use sees it in the ring as well; it
-// returns the actor and the session's user. On failure the lease is given
-// up, unless another node holds it.
-func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, error) {
+// restore starts the actor of a stored session for c, once admitted for
+// its user, and waits until what the restore found (interrupted calls,
+// the end of a cut run, agent_recovered) is stored and told, so the first
+// use sees it in the ring as well. On failure the lease is given up,
+// unless another node holds it.
+func (r *Registry) restore(ctx context.Context, id string, c *restoring) (*actor.PID, error) {
 	spec, err := r.load(ctx, id)
+	if err == nil {
+		err = r.claim(id, spec.Stored.User, c)
+	}
 	if err == nil {
 		var pid *actor.PID
 		if pid, err = actors.Spawn(r.system.Root, r.env, r, spec, "session/"+id); err == nil {
@@ -214,7 +217,7 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, 
 				if spec.Unparked {
 					r.env.Park.Remove(id) // the actor is the session now
 				}
-				return pid, spec.Stored.User, nil
+				return pid, nil
 			}
 			r.halt(pid)
 		}
@@ -222,7 +225,25 @@ func (r *Registry) restore(ctx context.Context, id string) (*actor.PID, string, 
 	if !errors.Is(err, store.ErrOwned) && !errors.Is(err, ErrNoSession) {
 		r.release(id)
 	}
-	return nil, "", err
+	return nil, err
+}
+
+// claim records the user of the session c restores, which Sessions then
+// counts, once WithAdmit's admit has admitted it; a refused restore
+// starts no actor, and what waited for it is answered with the refusal.
+func (r *Registry) claim(id, user string, c *restoring) error {
+	release := func() {}
+	if r.admit != nil && user != "" && !subAgent(id) {
+		var err error
+		if release, err = r.admit(user); err != nil {
+			return err
+		}
+	}
+	defer release()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.user = user
+	return nil
 }
 
 // settle waits until the session has stored everything it has told.
