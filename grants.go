@@ -149,17 +149,21 @@ func (rt *Runtime) granted(g *policy.Grant, cfg SessionConfig) []string {
 	if g == nil {
 		return cfg.Tools
 	}
-	sc := scripted(cfg.Model, cfg.Script)
-	return slices.DeleteFunc(slices.Clone(cfg.Tools), func(n string) bool {
-		if permitTools(g, cfg.User, []string{n}, sc) == nil {
-			return false
-		}
-		if l := rt.env.Logger; l != nil {
-			l.Warn("a restored session loses a tool its owner is no longer granted",
-				zap.String("session", cfg.ID), zap.String("user", cfg.User), zap.String("tool", n))
-		}
+	return slices.DeleteFunc(slices.Clone(cfg.Tools), func(n string) bool { return !rt.keepsTool(g, cfg, n, scripted(cfg.Model, cfg.Script)) })
+}
+
+// keepsTool reports whether a restored or forked session of cfg keeps
+// tool n under its owner's grant g, and logs a tool it loses: a scripted
+// session keeps the demo tools its model brings.
+func (rt *Runtime) keepsTool(g *policy.Grant, cfg SessionConfig, n string, scripted bool) bool {
+	if permitTools(g, cfg.User, []string{n}, scripted) == nil {
 		return true
-	})
+	}
+	if l := rt.env.Logger; l != nil {
+		l.Warn("a restored session loses a tool its owner is no longer granted",
+			zap.String("session", cfg.ID), zap.String("user", cfg.User), zap.String("tool", n))
+	}
+	return false
 }
 
 // childSpec resolves a sub-agent's configuration, as a new session of

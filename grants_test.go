@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -80,9 +81,13 @@ func lastTool(t *testing.T, s *tack.Session) string {
 	if _, err := s.Prompt(ctx, "go"); err != nil {
 		t.Fatal(err)
 	}
-	for ev := range sub.C { // a restored session's feed starts with events_lost
-		if ev.GetAgentEnd() != nil {
-			break
+	timeout := time.After(10 * time.Second) // a call that waits for a person never ends
+	for ended := false; !ended; {
+		select {
+		case ev := <-sub.C: // a restored session's feed starts with events_lost
+			ended = ev.GetAgentEnd() != nil
+		case <-timeout:
+			t.Fatal("the run did not end in 10 s")
 		}
 	}
 	msgs, err := s.Messages(ctx)
@@ -240,25 +245,44 @@ func TestSubagentCallMeetsTheGrant(t *testing.T) {
 	}
 }
 
-// TestRestoreDropsWhatIsNoLongerGranted: a session made with shell,
-// restored after its owner lost it, comes back without shell.
+// TestRestoreDropsWhatIsNoLongerGranted: a session made with a tool —
+// configured (shell) or brought by a plugin (ask_user) — restored after
+// its owner lost it, comes back without it.
 func TestRestoreDropsWhatIsNoLongerGranted(t *testing.T) {
-	mem := memory.New()
-	before, err := tack.New(tack.WithPolicy(&policy.Policy{Grants: policy.Grants{"bob": {Tools: []string{"*"}}}}), tack.WithStore(mem), tack.WithNode("n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := before.Spawn(tack.SessionConfig{ID: "s", User: "bob", Script: json.RawMessage(shellScript), Tools: []string{"shell"}}); err != nil {
-		t.Fatal(err)
-	}
-	before.Close()
-	after := grantsRuntime(t, &policy.Policy{}, tack.WithStore(mem), tack.WithNode("n"))
-	s, err := after.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := lastTool(t, s), `unknown tool "shell"; available tools: echo, sleep, sleep_immune, sleep_stubborn`; got != want {
-		t.Fatalf("the restored session's shell call: %q, want %q", got, want)
+	for _, tc := range []struct {
+		name  string
+		cfg   tack.SessionConfig
+		after *policy.Policy
+		want  string
+	}{
+		{"configured", tack.SessionConfig{Script: json.RawMessage(shellScript), Tools: []string{"shell"}},
+			&policy.Policy{}, `unknown tool "shell"; available tools: echo, sleep, sleep_immune, sleep_stubborn`},
+		{"brought by a plugin", tack.SessionConfig{Plugins: []plugins.Config{{Name: askuser.Name}},
+			Script: json.RawMessage(`{"turns":[{"tool_calls":[{"name":"ask_user","args":{"question":"q"}}]},{"text":"done"}]}`)},
+			&policy.Policy{Grants: policy.Grants{"*": {Tools: []string{"echo"}}}}, `unknown tool "ask_user"; available tools: echo, sleep, sleep_immune, sleep_stubborn`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := memory.New()
+			before, err := tack.New(tack.WithPolicy(&policy.Policy{Grants: policy.Grants{"bob": {Tools: []string{"*"}}}}), tack.WithStore(mem), tack.WithNode("n"),
+				tack.WithPlugins(askuser.Name, askuser.New))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := tc.cfg
+			cfg.ID, cfg.User = "s", "bob"
+			if _, err := before.Spawn(cfg); err != nil {
+				t.Fatal(err)
+			}
+			before.Close()
+			after := grantsRuntime(t, tc.after, tack.WithStore(mem), tack.WithNode("n"))
+			s, err := after.Session("s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lastTool(t, s); got != tc.want {
+				t.Fatalf("the restored session's call: %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -104,7 +104,7 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 	if err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
-	names := cfg.Tools
+	names, pluginOwn := cfg.Tools, pluginTools(ps)
 	if mode == refuse {
 		err = permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script))
 		if err == nil {
@@ -113,15 +113,16 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 		if err != nil {
 			return actors.Spec{}, err
 		}
-	} else {
+	} else if g != nil {
 		names = rt.granted(g, cfg)
+		pluginOwn = slices.DeleteFunc(pluginOwn, func(t tools.Tool) bool { return !rt.keepsTool(g, cfg, t.Spec().Name, false) })
 	}
 	if own := brought(g, model.ProvidesTools); len(own) != len(model.ProvidesTools) {
 		m := *model // the resolver's model is not ours to change
 		m.ProvidesTools = own
 		model = &m
 	}
-	set, err := rt.toolSet(union(names, model.ProvidesTools), ps)
+	set, err := rt.toolSet(union(names, model.ProvidesTools), pluginOwn)
 	if err != nil {
 		return actors.Spec{}, err
 	}
@@ -140,20 +141,16 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 }
 
 // toolSet resolves a session's tools by name and adds the tools its
-// plugins bring; a name of a tool a plugin brings is that tool (a
-// sub-agent's tools name those of its inherited plugins). Names of MCP
+// plugins bring (brought); a name of a tool a plugin brings is that tool
+// (a sub-agent's tools name those of its inherited plugins). Names of MCP
 // tools go to the MCP servers (mcpTools); the session holds those tools
 // as it holds its plugins' tools.
-func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, error) {
+func (rt *Runtime) toolSet(names []string, brought []tools.Tool) (*tools.Set, error) {
 	names, own, err := rt.mcpTools(names)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range ps {
-		if tp, ok := p.(plugins.ToolProvider); ok {
-			own = append(own, tp.Tools()...)
-		}
-	}
+	own = append(own, brought...)
 	for _, t := range own {
 		names = append(names, t.Spec().Name)
 	}
@@ -165,6 +162,17 @@ func (rt *Runtime) toolSet(names []string, ps []plugins.Plugin) (*tools.Set, err
 		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
 	return set, nil
+}
+
+// pluginTools are the tools plugins ps bring.
+func pluginTools(ps []plugins.Plugin) []tools.Tool {
+	var out []tools.Tool
+	for _, p := range ps {
+		if tp, ok := p.(plugins.ToolProvider); ok {
+			out = append(out, tp.Tools()...)
+		}
+	}
+	return out
 }
 
 // resolve finds a model by name or inline script: a name that resolves to
