@@ -121,6 +121,11 @@ func (rt *Runtime) withAgent(cfg SessionConfig) (SessionConfig, error) {
 	return cfg, nil
 }
 
+// MayUseAgent reports whether user may make sessions of agent under the
+// runtime's policy (WithPolicy): what a server lists or describes to
+// user, as CatalogOf does.
+func (rt *Runtime) MayUseAgent(user, agent string) bool { return rt.permitAgent(user, agent) == nil }
+
 // permitAgent answers forbidden when what agent holds is not granted to
 // user (WithPolicy), as creating a session of it would.
 func (rt *Runtime) permitAgent(user, agent string) error {
@@ -135,5 +140,9 @@ func (rt *Runtime) permitAgent(user, agent string) error {
 	if err := rt.permit(g, cfg); err != nil {
 		return err
 	}
-	return permitTools(g, user, cfg.Tools, scripted(cfg.Model, cfg.Script))
+	ps, err := rt.plugins.Build(cfg.Plugins)
+	if err != nil {
+		return err
+	}
+	return permitToolsOf(g, cfg, ps)
 }

@@ -100,7 +100,7 @@ func (rt *Runtime) CatalogOf(user string) Catalog {
 		return !g.Model(m.Name)
 	})
 	c.Tools = slices.DeleteFunc(c.Tools, func(t ToolInfo) bool { return !g.Tool(t.Name) })
-	c.Agents = slices.DeleteFunc(c.Agents, func(a AgentInfo) bool { return rt.permitAgent(user, a.Name) != nil })
+	c.Agents = slices.DeleteFunc(c.Agents, func(a AgentInfo) bool { return !rt.MayUseAgent(user, a.Name) })
 	if !slices.ContainsFunc(c.Agents, func(a AgentInfo) bool { return a.Name == c.DefaultAgent }) {
 		c.DefaultAgent = ""
 	}

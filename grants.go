@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/policy"
 )
 
@@ -95,6 +96,15 @@ func (rt *Runtime) permitModel(g *policy.Grant, user, name string, inline []byte
 		name = m.Name
 	}
 	return forbidden(user, "the model %q", name)
+}
+
+// permitToolsOf answers forbidden when g leaves out a tool a session of
+// cfg, with plugins ps, would hold: configured, or brought by a plugin.
+func permitToolsOf(g *policy.Grant, cfg SessionConfig, ps []plugins.Plugin) error {
+	if err := permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script)); err != nil {
+		return err
+	}
+	return permitTools(g, cfg.User, actors.PluginTools(ps), false)
 }
 
 // permitTools answers forbidden naming the first of names g leaves out;

@@ -106,11 +106,7 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 	}
 	names, pluginOwn := cfg.Tools, pluginTools(ps)
 	if mode == refuse {
-		err = permitTools(g, cfg.User, cfg.Tools, scripted(cfg.Model, cfg.Script))
-		if err == nil {
-			err = permitTools(g, cfg.User, actors.PluginTools(ps), false)
-		}
-		if err != nil {
+		if err := permitToolsOf(g, cfg, ps); err != nil {
 			return actors.Spec{}, err
 		}
 	} else if g != nil {

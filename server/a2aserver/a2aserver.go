@@ -94,9 +94,15 @@ func (s *Server) Routes() []Route { return s.routes }
 // otherwise).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// cardHandler serves the card of agent name.
+// cardHandler serves the card of agent name to a caller who may use the
+// agent, and 404 to one who may not: another user's agents are not the
+// caller's to read about (their messages are refused forbidden anyway).
 func (s *Server) cardHandler(name string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.rt.MayUseAgent(s.opt.User(r.Context()), name) {
+			http.NotFound(w, r)
+			return
+		}
 		card := s.Card(name, baseURL(r))
 		a2asrv.NewStaticAgentCardHandler(card).ServeHTTP(w, r)
 	})

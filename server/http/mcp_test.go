@@ -3,10 +3,12 @@ package http
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/server/agentrun/agentruntest"
 	"github.com/tack-run/tack/server/auth"
 	"github.com/tack-run/tack/server/mcpserver/mcpservertest"
@@ -78,4 +80,65 @@ func aliceAndBob(t *testing.T) *auth.Authenticator {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestAgentsShownOnlyToWhoMayUseThem: MCP's tools/list and the A2A
+// agent cards show each caller the agents its grant lets it use, as GET
+// /v1/catalog does: bob, granted echo alone, does not see curious (its
+// plugin brings ask_user), carol, who may not run scripted models, sees
+// none; a card left out is 404, and a call of an agent left out is
+// refused.
+func TestAgentsShownOnlyToWhoMayUseThem(t *testing.T) {
+	var f auth.File
+	if err := json.Unmarshal([]byte(`{"tokens": {"tk_alice": "alice", "tk_bob": "bob", "tk_carol": "carol"},
+		"grants": {"bob": {"tools": ["echo"]}, "carol": {"scripts": false}}}`), &f); err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.New(f, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startWith(t, nil, append(agentruntest.Options(t), tack.WithPolicy(a.Policy())), WithAuth(a))
+	for _, tc := range []struct{ token, want string }{
+		{"tk_alice", "ask_curious ask_guarded ask_hello ask_slow"},
+		{"tk_bob", "ask_guarded ask_hello ask_slow"},
+		{"tk_carol", ""},
+	} {
+		cs := connectMCP(ts, tc.token)(t, nil)
+		res, err := cs.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		if got := strings.Join(names, " "); got != tc.want {
+			t.Errorf("%s lists %q, want %q", tc.token, got, tc.want)
+		}
+	}
+	bobs := connectMCP(ts, "tk_bob")(t, nil)
+	res, err := bobs.CallTool(t.Context(), &sdk.CallToolParams{Name: "ask_curious", Arguments: map[string]any{"prompt": "hi"}})
+	if err != nil || !res.IsError || !strings.HasPrefix(res.Content[0].(*sdk.TextContent).Text, "forbidden: ") {
+		t.Fatalf("bob calls curious: %v %+v", err, res)
+	}
+	for _, tc := range []struct {
+		token, path string
+		status      int
+	}{
+		{"tk_alice", "/a2a/curious/.well-known/agent-card.json", 200},
+		{"tk_bob", "/a2a/curious/.well-known/agent-card.json", 404},
+		{"tk_bob", "/a2a/hello/.well-known/agent-card.json", 200},
+		{"tk_carol", "/a2a/hello/.well-known/agent-card.json", 404},
+		{"tk_carol", "/.well-known/agent-card.json", 404},
+	} {
+		if r := ts.do("GET", tc.path, tc.token, ""); r.status != tc.status {
+			t.Errorf("%s GET %s: %d %s, want %d", tc.token, tc.path, r.status, r.body, tc.status)
+		}
+	}
+	// Without the card the official client cannot start: bob posts.
+	r := ts.do("POST", "/a2a/curious", "tk_bob", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`)
+	if !strings.Contains(r.body, `"error"`) || !strings.Contains(r.body, "forbidden: ") {
+		t.Errorf("bob's message to curious: %d %s, want forbidden", r.status, r.body)
+	}
 }

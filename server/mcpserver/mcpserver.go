@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -74,7 +75,42 @@ func New(rt *tack.Runtime, opt Options) (*sdk.Server, error) {
 		t := &tool{rt: rt, agent: name, opt: opt}
 		sdk.AddTool(srv, &sdk.Tool{Name: ToolPrefix + name, Description: desc + " The answer streams as progress notifications; cancelling the call stops the agent."}, t.call)
 	}
+	srv.AddReceivingMiddleware(ownTools(rt, opt.User))
 	return srv, nil
+}
+
+// ownTools has tools/list answer each caller with the tools of the agents
+// its grant lets it use, as GET /v1/catalog lists them: another user's
+// agents are not the caller's to read about (their calls are refused
+// forbidden anyway). fallback is the caller when the request names none.
+func ownTools(rt *tack.Runtime, fallback string) sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			res, err := next(ctx, method, req)
+			list, ok := res.(*sdk.ListToolsResult)
+			if !ok || err != nil {
+				return res, err
+			}
+			user := caller(req.GetExtra(), fallback)
+			own := []*sdk.Tool{}
+			for _, tl := range list.Tools {
+				if rt.MayUseAgent(user, strings.TrimPrefix(tl.Name, ToolPrefix)) {
+					own = append(own, tl)
+				}
+			}
+			out := *list
+			out.Tools = own
+			return &out, nil
+		}
+	}
+}
+
+// caller is the user a request carries, or fallback (Options.User).
+func caller(extra *sdk.RequestExtra, fallback string) string {
+	if extra != nil && extra.TokenInfo != nil {
+		return extra.TokenInfo.UserID
+	}
+	return fallback
 }
 
 // SessionTimeout is how long an MCP session over HTTP lives without a
@@ -107,12 +143,7 @@ type tool struct {
 }
 
 // user is the caller of req.
-func (t *tool) user(req *sdk.CallToolRequest) string {
-	if ti := req.Extra; ti != nil && ti.TokenInfo != nil {
-		return ti.TokenInfo.UserID
-	}
-	return t.opt.User
-}
+func (t *tool) user(req *sdk.CallToolRequest) string { return caller(req.Extra, t.opt.User) }
 
 // session is the session a call continues, or a new one of the agent.
 func (t *tool) session(ctx context.Context, user, id string) (*tack.Session, error) {
