@@ -95,6 +95,10 @@ func serve(args []string) error {
 	}
 	var opts []httpserver.Option
 	var rtOpts []tack.Option
+	if authFile != "" && c.tools.workspace != "" {
+		return fmt.Errorf("--workspace %s with --auth: every user's sessions would work in that one directory, "+
+			"reading and changing each other's files; leave --workspace out for a workspace per session (--workspace-root, see docs/sandbox.md)", c.tools.workspace)
+	}
 	if authFile != "" {
 		a, err := auth.Load(authFile)
 		if err != nil {

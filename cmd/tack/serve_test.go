@@ -138,6 +138,21 @@ func TestServeRefusesUnsafeOrigins(t *testing.T) {
 	}
 }
 
+// TestServeRefusesSharedWorkspaceWithAuth: --workspace DIR gives every
+// session one directory, so with --auth one user's tools would read and
+// change another's files: refused before anything listens.
+func TestServeRefusesSharedWorkspaceWithAuth(t *testing.T) {
+	dir := t.TempDir()
+	authFile := filepath.Join(dir, "auth.json")
+	if err := os.WriteFile(authFile, []byte(`{"tokens": {"tk_bob": "bob"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := serve([]string{"--addr", "127.0.0.1:0", "--store", "memory", "--auth", authFile, "--workspace", dir})
+	if want := "--workspace " + dir + " with --auth: every user's sessions would work in that one directory"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("tack serve --auth --workspace: %v, want %q", err, want)
+	}
+}
+
 // TestServeWithAuthGivesNoShell is the review's finding end to end: with
 // an auth file of tokens alone, bob's inline script that calls shell to
 // read the auth file and the JWT secret gets the unknown-tool result, and

@@ -31,7 +31,7 @@ type toolFlags struct {
 func (f *toolFlags) register(fs *flag.FlagSet, perSession bool) {
 	f.perSession = perSession
 	if perSession {
-		fs.StringVar(&f.workspace, "workspace", "", "one directory every session's tools work in (one local user; default: a directory per session under --workspace-root)")
+		fs.StringVar(&f.workspace, "workspace", "", "one directory every session's tools work in (one local user: refused with serve's --auth; default: a directory per session under --workspace-root)")
 		fs.StringVar(&f.workspaceRoot, "workspace-root", "", "where each session's workspace is made, named after its id, and removed with it (default: workspaces/ beside the SQLite file, else $XDG_DATA_HOME/tack/workspaces)")
 	} else {
 		fs.StringVar(&f.workspace, "workspace", ".", "the directory the tools work in: read_file, write_file and list_files stay inside it, shell starts there")
