@@ -2,7 +2,9 @@ package http
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,15 +106,7 @@ func TestAgentsShownOnlyToWhoMayUseThem(t *testing.T) {
 		{"tk_bob", "ask_guarded ask_hello ask_slow"},
 		{"tk_carol", ""},
 	} {
-		cs := connectMCP(ts, tc.token)(t, nil)
-		res, err := cs.ListTools(t.Context(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tl := range res.Tools {
-			names = append(names, tl.Name)
-		}
+		names := slices.Sorted(maps.Keys(mcpservertest.Tools(t, connectMCP(ts, tc.token)(t, nil))))
 		if got := strings.Join(names, " "); got != tc.want {
 			t.Errorf("%s lists %q, want %q", tc.token, got, tc.want)
 		}

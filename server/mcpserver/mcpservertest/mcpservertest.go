@@ -6,6 +6,7 @@ package mcpservertest
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -89,22 +90,28 @@ func structured(t *testing.T, res *sdk.CallToolResult) (answer, session string) 
 }
 
 func (srv Server) discover(t *testing.T) {
-	cs := srv.Connect(t, nil)
+	tools := Tools(t, srv.Connect(t, nil))
+	if d := tools["ask_hello"]; !strings.HasPrefix(d, "Says hello.") {
+		t.Errorf("ask_hello's description: %q", d)
+	}
+	if names, want := slices.Sorted(maps.Keys(tools)), []string{"ask_curious", "ask_guarded", "ask_hello", "ask_slow"}; !slices.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+}
+
+// Tools lists the tools cs's server offers its client: their
+// descriptions by name.
+func Tools(t *testing.T, cs *sdk.ClientSession) map[string]string {
+	t.Helper()
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	out := map[string]string{}
 	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-		if tl.Name == "ask_hello" && !strings.HasPrefix(tl.Description, "Says hello.") {
-			t.Errorf("ask_hello's description: %q", tl.Description)
-		}
+		out[tl.Name] = tl.Description
 	}
-	slices.Sort(names)
-	if want := []string{"ask_curious", "ask_guarded", "ask_hello", "ask_slow"}; !slices.Equal(names, want) {
-		t.Errorf("tools %v, want %v", names, want)
-	}
+	return out
 }
 
 // progressLog collects progress notification messages.
