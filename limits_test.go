@@ -3,6 +3,8 @@ package tack_test
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,5 +251,54 @@ func TestRestoreCountsAgainstMaxSessions(t *testing.T) {
 				t.Fatalf("another session once a is back: %v, want rate_limited", err)
 			}
 		})
+	}
+}
+
+// TestRacingRestoresAndCreatesKeepMaxSessions: restores and creates of one
+// user, all at once, never load more than max_sessions: each one counts
+// before the next is admitted, and exactly as many succeed as there are
+// places.
+func TestRacingRestoresAndCreatesKeepMaxSessions(t *testing.T) {
+	const limit, stored, fresh = 3, 8, 4
+	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxSessions: limit}}}, tack.WithStore(memory.New()), tack.WithNode("n"))
+	ctx := t.Context()
+	script := json.RawMessage(`{"turns":[{"text":"hi"}]}`)
+	for i := range stored {
+		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("old-%d", i), User: "alice", Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	var wg sync.WaitGroup
+	var ok, limited atomic.Int32
+	count := func(err error) {
+		switch {
+		case err == nil:
+			ok.Add(1)
+		case tack.Code(err) == "rate_limited":
+			limited.Add(1)
+		default:
+			t.Error(err)
+		}
+	}
+	for i := range stored {
+		wg.Go(func() {
+			_, err := rt.State(ctx, fmt.Sprintf("old-%d", i))
+			count(err)
+		})
+	}
+	for i := range fresh {
+		wg.Go(func() {
+			_, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("new-%d", i), User: "alice", Script: script})
+			count(err)
+		})
+	}
+	wg.Wait()
+	if ok.Load() != limit || limited.Load() != stored+fresh-limit {
+		t.Errorf("%d admitted and %d refused, want %d and %d", ok.Load(), limited.Load(), limit, stored+fresh-limit)
+	}
+	if n := len(rt.Sessions()); n != limit {
+		t.Errorf("%d sessions loaded (%v), want %d", n, rt.Sessions(), limit)
 	}
 }
