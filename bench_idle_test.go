@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/config"
 	"github.com/tack-run/tack/internal/liveheap"
 )
 
@@ -25,7 +26,10 @@ import (
 //     filtered subscription that was closed afterwards;
 //   - state=parked: a fresh session of a runtime given no store that
 //     parks its quiet sessions (WithPassivateAfter), once it has parked:
-//     a compact record in memory, no actor.
+//     a compact record in memory, no actor;
+//   - state=configured: a fresh session on a model of a configured
+//     OpenAI-compatible server (config.Resolver), as `tack serve` with a
+//     config file makes them.
 //
 // Target (docs/benchmarks.md): ≤ 8 KiB per idle session.
 func BenchmarkIdleSessionHeap(b *testing.B) {
@@ -35,7 +39,7 @@ func BenchmarkIdleSessionHeap(b *testing.B) {
 		sizes = []int{1_000, 10_000}
 	}
 	script := benchScript{Turns: []benchTurn{{Text: "ok"}}}
-	for _, state := range []string{"fresh", "after-subscribe", "after-run", "parked"} {
+	for _, state := range []string{"fresh", "after-subscribe", "after-run", "parked", "configured"} {
 		for _, n := range sizes {
 			b.Run(fmt.Sprintf("state=%s/sessions=%dk", state, n/1000), func(b *testing.B) {
 				benchIdleHeap(b, n, state, script.json(b))
@@ -62,8 +66,15 @@ func benchIdleHeap(b *testing.B, n int, state string, script json.RawMessage) {
 // session and the time one took.
 func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float64, time.Duration) {
 	var opts []tack.Option
-	if state == "parked" {
+	cfg := tack.SessionConfig{Script: script}
+	switch state {
+	case "parked":
 		opts = append(opts, tack.WithPassivateAfter(50*time.Millisecond))
+	case "configured":
+		// No request is sent: the server's address needs no listener.
+		c := &config.Config{Providers: map[string]*config.Provider{"local": {BaseURL: "http://127.0.0.1:1/v1", Models: map[string]*config.Model{"m": {}}}}}
+		opts = append(opts, tack.WithModels(config.NewResolver(c)))
+		cfg = tack.SessionConfig{Model: "local/m"}
 	}
 	rt, err := tack.New(opts...)
 	if err != nil {
@@ -71,15 +82,21 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 	}
 	defer rt.Close()
 	ctx := context.Background()
+	newSession := func() *tack.Session {
+		s, err := rt.Spawn(cfg)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s
+	}
 	// Warm up the runtime's shared structures with one session.
-	warm := spawn(tb, rt, script)
-	if _, err := warm.State(ctx); err != nil {
+	if _, err := newSession().State(ctx); err != nil {
 		tb.Fatal(err)
 	}
 	before := liveheap.Bytes()
 	start := time.Now()
 	for range n {
-		s := spawn(tb, rt, script)
+		s := newSession()
 		switch state {
 		case "after-subscribe":
 			if err := subscribe(tb, s, 0).Close(); err != nil {
@@ -132,6 +149,14 @@ const idleBudget = 2_200
 // payloads and not Events, the actor system's small process table):
 // 10,000 fresh sessions cost at most idleBudget bytes of live heap each.
 func TestIdleSessionHeapBudget(t *testing.T) { heapBudget(t, "fresh", idleBudget) }
+
+// TestConfiguredSessionHeapBudget holds that sessions on a configured
+// model share its provider's client: 10,000 fresh sessions on a model of
+// an OpenAI-compatible server cost at most idleBudget bytes each, as
+// scripted ones do (1,810 B measured on 2026-11-29; 5,313 B while each
+// resolved model had an llm/openai Provider, openai-go's client within,
+// of its own).
+func TestConfiguredSessionHeapBudget(t *testing.T) { heapBudget(t, "configured", idleBudget) }
 
 // parkedBudget is the live heap 10,000 parked sessions may cost each:
 // 270 – 301 B measured on 2026-11-28 (319 – 381 B in a race build, as

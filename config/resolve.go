@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/openai"
@@ -20,6 +21,19 @@ type Resolver struct {
 	opts []openai.Option
 	// lookupEnv reads the API keys; tests replace it.
 	lookupEnv func(string) (string, bool)
+
+	mu sync.Mutex
+	// providers holds each provider's Provider, made at its first use and
+	// shared by the models resolved since: a Provider (openai-go's client
+	// within) is about 3 KiB, which every session kept before.
+	providers map[string]keyed
+}
+
+// keyed is a provider's Provider and the API key it was made with: a key
+// that changed in the environment makes a new one.
+type keyed struct {
+	key string
+	p   *openai.Provider
 }
 
 // NewResolver returns a Resolver for cfg, whose Providers get opts (an
@@ -33,7 +47,8 @@ func NewResolver(cfg *Config, opts ...openai.Option) *Resolver {
 // default model when name is "". The model's Name is "provider/model", its
 // ID the model's own name, its window from Config.ContextWindow, its cost
 // from the configuration. The API key is read from the provider's
-// api_key_env now.
+// api_key_env now. The models of one provider share one llm/openai
+// Provider, made anew when the key has changed.
 //
 // Inline scripts, and names that mean nothing to the configuration, yield
 // a plain *llm.UnknownModelError, so that llm.Chain asks the next
@@ -54,21 +69,40 @@ func (r *Resolver) Resolve(name string, inline json.RawMessage) (*llm.Model, err
 		return nil, &llm.UnknownModelError{Name: name, Err: err}
 	}
 	prov := r.cfg.Providers[p]
-	opts := []openai.Option{openai.WithAPIKeyEnv(prov.APIKeyEnv)}
+	key := ""
 	if env := prov.APIKeyEnv; env != "" {
-		key, _ := r.lookupEnv(env)
-		if key == "" {
+		if key, _ = r.lookupEnv(env); key == "" {
 			return nil, &llm.UnknownModelError{Name: name, Err: fmt.Errorf("$%s is not set: it holds the API key of provider %q", env, p)}
 		}
-		opts = append(opts, openai.WithAPIKey(key))
 	}
 	return &llm.Model{
 		Name:          p + "/" + m,
 		ID:            m,
-		Provider:      openai.New(prov.BaseURL, append(opts, r.opts...)...),
+		Provider:      r.provider(p, key),
 		ContextWindow: r.cfg.ContextWindow(p, m),
 		Cost:          cost(prov.Models[m]),
 	}, nil
+}
+
+// provider returns the Provider of provider name with API key key: the
+// one made before, unless the key changed since.
+func (r *Resolver) provider(name, key string) *openai.Provider {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k, ok := r.providers[name]; ok && k.key == key {
+		return k.p
+	}
+	prov := r.cfg.Providers[name]
+	opts := []openai.Option{openai.WithAPIKeyEnv(prov.APIKeyEnv)}
+	if key != "" {
+		opts = append(opts, openai.WithAPIKey(key))
+	}
+	p := openai.New(prov.BaseURL, append(opts, r.opts...)...)
+	if r.providers == nil {
+		r.providers = map[string]keyed{}
+	}
+	r.providers[name] = keyed{key: key, p: p}
+	return p
 }
 
 // cost returns the configured price of m, zero when none.

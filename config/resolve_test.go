@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 
 	"github.com/tack-run/tack/llm"
@@ -162,5 +163,51 @@ func TestList(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("List[%d] = %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestResolveSharesProviders: the models of one provider share its
+// Provider (openai-go's client within is about 3 KiB, which every session
+// kept), a key that changed makes a new one, and another provider has its
+// own.
+func TestResolveSharesProviders(t *testing.T) {
+	c := &Config{Providers: map[string]*Provider{
+		"a": {BaseURL: "http://127.0.0.1:1/v1", APIKeyEnv: "A_KEY", Models: map[string]*Model{"m": {}, "n": {}}},
+		"b": {BaseURL: "http://127.0.0.1:2/v1", Models: map[string]*Model{"m": {}}},
+	}}
+	keys := env{"A_KEY": "k1"}
+	r := NewResolver(c)
+	r.lookupEnv = keys.lookup
+	provider := func(name string) llm.Provider {
+		t.Helper()
+		m, err := r.Resolve(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Provider
+	}
+	first := provider("a/m")
+	if provider("a/m") != first || provider("a/n") != first {
+		t.Error("the models of provider a do not share its Provider")
+	}
+	if provider("b/m") == first {
+		t.Error("providers a and b share a Provider")
+	}
+	keys["A_KEY"] = "k2"
+	if provider("a/m") == first {
+		t.Error("a new key kept the Provider made with the old one")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	kept := make([]*llm.Model, 1000)
+	for i := range kept {
+		kept[i], _ = r.Resolve("a/m", nil)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(kept)
+	if per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(len(kept)); per > 512 {
+		t.Errorf("a resolved model keeps %d B, want at most 512 (3.6 KiB with a Provider of its own)", per)
 	}
 }
