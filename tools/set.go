@@ -83,8 +83,19 @@ func setOf(entries []*entry) *Set {
 	return s
 }
 
-// newEntry checks t's spec and compiles its schema.
+// newEntry is t's entry: the one a tool made with Define keeps, else one
+// compiled now.
 func newEntry(t Tool) (*entry, error) {
+	if d, ok := t.(*defined); ok {
+		return d.entry()
+	}
+	return compile(t)
+}
+
+// compile checks t's name and compiles its schema into an entry, which
+// no one changes once made: Sets share the entries of tools made with
+// Define.
+func compile(t Tool) (*entry, error) {
 	spec := t.Spec()
 	if spec.Name == "" {
 		return nil, errors.New("tools: tool with an empty name")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/tack-run/tack/tools"
 )
@@ -28,8 +29,12 @@ var ErrAnsweredByPerson = errors.New("ask_user is answered by a person through r
 
 // Tool returns the killable tool "ask_user". Its Run only returns
 // ErrAnsweredByPerson: the plugin's before_tool answer (ask) stands in
-// for it.
-func Tool() tools.Tool {
+// for it. It holds no state, so every session's plugin brings the same
+// one: its compiled schema, most of its size, is about 6 KiB, which each
+// session kept when the tool was made anew for it.
+func Tool() tools.Tool { return tool() }
+
+var tool = sync.OnceValue(func() tools.Tool {
 	return tools.Define(tools.Spec{
 		Name:        ToolName,
 		Description: "Ask the person you are working for a question and wait for the answer, which comes back as this tool's result. Use it when you need a decision or information only they have; offer options when the answer is a choice.",
@@ -38,4 +43,4 @@ func Tool() tools.Tool {
 	}, func(context.Context, json.RawMessage, func(string)) (string, error) {
 		return "", ErrAnsweredByPerson
 	})
-}
+})
