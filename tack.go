@@ -125,6 +125,9 @@ func NewFromConfig(c Config) (*Runtime, error) {
 	if c.Policy != nil {
 		rt.env.Runs = newRunCounter(c.Policy)
 	}
+	if c.Workspaces != nil {
+		rt.env.Workspace = c.Workspaces
+	}
 	if rt.env.Store != nil && rt.env.Node == "" {
 		rt.env.Node = defaultNode()
 	}

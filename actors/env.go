@@ -93,6 +93,9 @@ type Env struct {
 	// Tools holds the tools attach_tools may add besides a session's
 	// plugins' own; nil holds none.
 	Tools *tools.Catalog
+	// Workspace is where the sessions' tools work, which plugins are told
+	// (plugins.Event); nil for none.
+	Workspace tools.Workspace
 	// Metrics is told what sessions do (package metrics counts it for
 	// Prometheus); nil tells no one.
 	Metrics Observer

@@ -77,7 +77,7 @@ func (s *session) hook(ev *plugins.Event) plugins.Outcome {
 	if !s.hooks.chain.Has(ev.Hook) {
 		return plugins.Outcome{}
 	}
-	ev.Session = s.spec.ID
+	ev.Session, ev.Workspace = s.spec.ID, s.home.env.Workspace
 	if s.run != nil {
 		ev.RunID, ev.Turn = s.run.id, s.run.turn
 	}

@@ -3,6 +3,7 @@ package actors
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/tack-run/tack/plugins/loopdetect"
 	"github.com/tack-run/tack/plugins/offload"
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/workspace"
 )
 
 // newPluginHarness starts a session on scriptJSON with the demo tools,
@@ -243,11 +245,12 @@ func TestLargeResultOffloaded(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("0123456789", 20)
 	h := newPluginHarness(t, `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"`+big+`"}}]},{"text":"ok"}]}`,
-		nil, plugin(t, offload.New, `{"threshold_tokens":10,"head_chars":8,"tail_chars":8,"dir":"`+dir+`"}`))
+		&Env{Workspace: workspace.Shared(dir)}, plugin(t, offload.New, `{"threshold_tokens":10,"head_chars":8,"tail_chars":8}`))
 	h.ok(&eventsv1.Prompt{Text: "big"})
 	h.waitFor("agent_end", 1)
 	off := h.waitFor("large_result_offloaded", 1).GetLargeResultOffloaded()
-	data, err := os.ReadFile(off.Path)
+	// In the session's workspace, where its file tools and shell find it.
+	data, err := os.ReadFile(filepath.Join(dir, off.Path))
 	if err != nil || string(data) != big || off.Bytes != int64(len(big)) {
 		t.Fatalf("offloaded file %q (%v), event %v", data, err, off)
 	}

@@ -80,6 +80,11 @@ type Event struct {
 	Reason string
 	// Usage is what the run and the session have spent so far.
 	Usage Usage
+	// Workspace is where the session's tools work (its directory is
+	// Workspace.Dir of a context marked with tools.WithSession), nil when
+	// the runtime has none: a plugin that leaves files for the model to
+	// read puts them there.
+	Workspace tools.Workspace
 }
 
 // CallResult is one call of a batch and its result.

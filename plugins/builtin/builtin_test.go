@@ -1,8 +1,6 @@
 package builtin_test
 
 import (
-	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +9,7 @@ import (
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/builtin"
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/workspace"
 )
 
 func TestRegister(t *testing.T) {
@@ -36,11 +35,7 @@ func TestAllInOneChain(t *testing.T) {
 	}
 	var cfgs []plugins.Config
 	for _, n := range r.Names() {
-		c := plugins.Config{Name: n}
-		if n == "large_result_offload" {
-			c.Config = json.RawMessage(fmt.Sprintf(`{"dir": %q}`, t.TempDir()))
-		}
-		cfgs = append(cfgs, c)
+		cfgs = append(cfgs, plugins.Config{Name: n})
 	}
 	ps, err := r.Build(cfgs)
 	if err != nil {
@@ -82,10 +77,11 @@ func TestAllInOneChain(t *testing.T) {
 
 	t.Run("after_tool: loop_detection then large_result_offload", func(t *testing.T) {
 		call := &eventsv1.ToolCall{Id: "c-1", Name: "shell", Args: &eventsv1.RawJSON{Json: []byte(`{"command":"cat big"}`)}}
+		ws := workspace.Shared(t.TempDir())
 		var out plugins.Outcome
 		for range 3 {
 			out = chain.Run(&plugins.Event{Hook: plugins.AfterTool, Session: "s1", RunID: "r-1", Call: call,
-				Result: &tools.Result{Content: strings.Repeat("x", 80001)}})
+				Result: &tools.Result{Content: strings.Repeat("x", 80001)}, Workspace: ws})
 		}
 		var emitted []string
 		for _, e := range out.Emits {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/tack-run/tack/plugins"
 )
@@ -22,9 +20,6 @@ type Config struct {
 	// ThresholdTokens is the size, in tokens of CharsPerToken characters,
 	// above which a result is offloaded (default 20000).
 	ThresholdTokens int `json:"threshold_tokens"`
-	// Dir is where the files go, one directory per session (default
-	// os.TempDir()/tack-offload). A relative Dir is made absolute by New.
-	Dir string `json:"dir"`
 	// HeadChars and TailChars are how many characters of the start and
 	// the end of the result the preview keeps (default 2000 each).
 	HeadChars int `json:"head_chars"`
@@ -37,7 +32,6 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		ThresholdTokens: 20000,
-		Dir:             filepath.Join(os.TempDir(), "tack-offload"),
 		HeadChars:       2000,
 		TailChars:       2000,
 		Priority:        300,
@@ -49,9 +43,6 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.ThresholdTokens < 1 {
 		errs = append(errs, fmt.Errorf("threshold_tokens is %d, want at least 1", c.ThresholdTokens))
-	}
-	if c.Dir == "" {
-		errs = append(errs, errors.New("dir is empty"))
 	}
 	if c.HeadChars < 0 || c.TailChars < 0 {
 		errs = append(errs, fmt.Errorf("head_chars and tail_chars are %d and %d, want at least 0", c.HeadChars, c.TailChars))
@@ -75,10 +66,5 @@ func New(raw json.RawMessage) (plugins.Plugin, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	dir, err := filepath.Abs(c.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("dir: %w", err)
-	}
-	c.Dir = dir
 	return &plugin{cfg: c}, nil
 }

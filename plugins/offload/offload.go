@@ -32,7 +32,7 @@ func (p *plugin) Handle(ev *plugins.Event) []plugins.Action {
 		return nil
 	}
 	tool, id := ev.Call.GetName(), ev.Call.GetId()
-	path, err := write(p.cfg.Dir, ev.Session, id, content)
+	path, err := offload(ev, content)
 	if err != nil {
 		payload, _ := json.Marshal(map[string]string{"tool": tool, "call_id": id, "error": err.Error()})
 		return []plugins.Action{{Kind: plugins.Emit, Name: "offload_failed", Payload: payload}}

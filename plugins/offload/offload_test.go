@@ -15,6 +15,7 @@ import (
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/offload"
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/workspace"
 )
 
 // after returns the after_tool event of call id with content.
@@ -24,10 +25,20 @@ func after(session, id, content string, isError bool) *plugins.Event {
 		Result: &tools.Result{Content: content, IsError: isError}}
 }
 
+// in makes dir the workspace of ev's session.
+func in(dir string, ev *plugins.Event) *plugins.Event {
+	ev.Workspace = workspace.Shared(dir)
+	return ev
+}
+
+// offloaded is where the file of rel (<session>/<call>.txt) is in the
+// session's workspace.
+func offloaded(rel string) string { return filepath.Join(".tack", "offload", rel) }
+
 // small configures a threshold of 100 characters with a head and tail of 10.
-func small(t *testing.T, dir string) plugins.Plugin {
+func small(t *testing.T) plugins.Plugin {
 	t.Helper()
-	p, err := offload.New(json.RawMessage(fmt.Sprintf(`{"threshold_tokens": 25, "head_chars": 10, "tail_chars": 10, "dir": %q}`, dir)))
+	p, err := offload.New(json.RawMessage(`{"threshold_tokens": 25, "head_chars": 10, "tail_chars": 10}`))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -48,7 +59,7 @@ func TestOffload(t *testing.T) {
 		id      string
 		content string
 		isError bool
-		file    string // relative to dir
+		file    string // relative to the offload directory
 		want    string
 	}{
 		{name: "over the threshold", session: "s1", id: "c-1", content: long, file: "s1/c-1.txt",
@@ -67,15 +78,14 @@ func TestOffload(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			ev := after(tt.session, tt.id, tt.content, tt.isError)
-			got := small(t, dir).Handle(ev)
-			path := filepath.Join(dir, tt.file)
+			got := small(t).Handle(in(dir, after(tt.session, tt.id, tt.content, tt.isError)))
+			rel := offloaded(tt.file) // where the session's tools find it
 			want := []plugins.Action{
-				{Kind: plugins.ReplaceToolResult, Result: strings.ReplaceAll(tt.want, tt.file, path), IsError: tt.isError},
-				{Kind: plugins.Emit, Event: &eventsv1.LargeResultOffloaded{Tool: "shell", CallId: tt.id, Path: path, Bytes: int64(len(tt.content))}},
+				{Kind: plugins.ReplaceToolResult, Result: strings.ReplaceAll(tt.want, tt.file, rel), IsError: tt.isError},
+				{Kind: plugins.Emit, Event: &eventsv1.LargeResultOffloaded{Tool: "shell", CallId: tt.id, Path: rel, Bytes: int64(len(tt.content))}},
 			}
 			equalActions(t, got, want)
-			checkFile(t, path, tt.content)
+			checkFile(t, filepath.Join(dir, rel), tt.content)
 		})
 	}
 }
@@ -92,7 +102,7 @@ func TestUnderThreshold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if got := small(t, dir).Handle(after("s1", "c-1", tt.content, false)); got != nil {
+			if got := small(t).Handle(in(dir, after("s1", "c-1", tt.content, false))); got != nil {
 				t.Errorf("Handle = %+v, want nil", got)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -104,15 +114,15 @@ func TestUnderThreshold(t *testing.T) {
 
 func TestSameCallIDTwice(t *testing.T) {
 	dir := t.TempDir()
-	p := small(t, dir)
+	p := small(t)
 	for i, name := range []string{"c-1.txt", "c-1-2.txt", "c-1-3.txt"} {
 		content := strings.Repeat(fmt.Sprint(i), 200)
-		got := p.Handle(after("s1", "c-1", content, false))
-		path := filepath.Join(dir, "s1", name)
-		if len(got) != 2 || got[1].Event.(*eventsv1.LargeResultOffloaded).Path != path {
-			t.Fatalf("call %d: Handle = %+v, want a file at %s", i, got, path)
+		got := p.Handle(in(dir, after("s1", "c-1", content, false)))
+		rel := offloaded(filepath.Join("s1", name))
+		if len(got) != 2 || got[1].Event.(*eventsv1.LargeResultOffloaded).Path != rel {
+			t.Fatalf("call %d: Handle = %+v, want a file at %s", i, got, rel)
 		}
-		checkFile(t, path, content)
+		checkFile(t, filepath.Join(dir, rel), content)
 	}
 }
 
@@ -121,7 +131,7 @@ func TestWriteFailure(t *testing.T) {
 	if err := os.WriteFile(dir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got := small(t, dir).Handle(after("s1", "c-1", strings.Repeat("x", 101), false))
+	got := small(t).Handle(in(dir, after("s1", "c-1", strings.Repeat("x", 101), false)))
 	if len(got) != 1 || got[0].Kind != plugins.Emit || got[0].Name != "offload_failed" || got[0].Event != nil {
 		t.Fatalf("Handle = %+v, want one offload_failed emit", got)
 	}
@@ -135,7 +145,7 @@ func TestWriteFailure(t *testing.T) {
 }
 
 func TestIgnores(t *testing.T) {
-	p := small(t, t.TempDir())
+	p := small(t)
 	big := after("s1", "c-1", strings.Repeat("x", 1000), false)
 	for _, ev := range []*plugins.Event{
 		{Hook: plugins.AfterTool, Call: big.Call},
@@ -155,10 +165,12 @@ func TestNew(t *testing.T) {
 		wantErr string
 	}{
 		{name: "absent"},
-		{name: "all fields", config: `{"threshold_tokens": 2, "dir": "x", "head_chars": 0, "tail_chars": 7, "priority": 1}`},
+		{name: "all fields", config: `{"threshold_tokens": 2, "head_chars": 0, "tail_chars": 7, "priority": 1}`},
 		{name: "unknown field", config: `{"threshold": 5}`, wantErr: `unknown field "threshold"`},
 		{name: "zero threshold", config: `{"threshold_tokens": 0}`, wantErr: "threshold_tokens is 0"},
-		{name: "empty dir", config: `{"dir": ""}`, wantErr: "dir is empty"},
+		// The runtime chooses where files go, not a session's configuration:
+		// a user's session could write anywhere the server may.
+		{name: "a directory", config: `{"dir": "/etc"}`, wantErr: `unknown field "dir"`},
 		{name: "negative head", config: `{"head_chars": -1}`, wantErr: "want at least 0"},
 		{name: "preview as long as the threshold", config: `{"threshold_tokens": 10, "head_chars": 20, "tail_chars": 20}`,
 			wantErr: "head_chars + tail_chars is 40"},
@@ -181,24 +193,23 @@ func TestNew(t *testing.T) {
 			}
 		})
 	}
-	want := offload.Config{ThresholdTokens: 20000, Dir: filepath.Join(os.TempDir(), "tack-offload"), HeadChars: 2000, TailChars: 2000, Priority: 300}
+	want := offload.Config{ThresholdTokens: 20000, HeadChars: 2000, TailChars: 2000, Priority: 300}
 	if d := offload.DefaultConfig(); d != want {
 		t.Errorf("DefaultConfig = %+v, want %+v", d, want)
 	}
 }
 
-func TestRelativeDirMadeAbsolute(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	p, err := offload.New(json.RawMessage(`{"threshold_tokens": 1, "head_chars": 1, "tail_chars": 1, "dir": "out"}`))
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	got := p.Handle(after("s1", "c-1", "abcdef", false))
-	want := filepath.Join(dir, "out", "s1", "c-1.txt")
+// TestWithoutWorkspace: a runtime whose tools have no workspace gets its
+// files in the temporary directory, named by their absolute path.
+func TestWithoutWorkspace(t *testing.T) {
+	session := fmt.Sprintf("offload-test-%d", os.Getpid())
+	got := small(t).Handle(after(session, "c-1", strings.Repeat("x", 101), false))
+	want := filepath.Join(os.TempDir(), "tack-offload", session, "c-1.txt")
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(want)) })
 	if len(got) != 2 || got[1].Event.(*eventsv1.LargeResultOffloaded).Path != want {
 		t.Fatalf("Handle = %+v, want a file at %s", got, want)
 	}
+	checkFile(t, want, strings.Repeat("x", 101))
 }
 
 // equalActions compares actions, their events with proto.Equal.

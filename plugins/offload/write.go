@@ -1,12 +1,16 @@
 package offload
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/tools"
 )
 
 // maxName caps the length of a file or directory name made from an id.
@@ -16,10 +20,11 @@ const maxName = 100
 const maxSuffix = 100
 
 // write stores content in dir/<session>/<call>.txt, or <call>-N.txt when
-// that exists, and returns the path.
-func write(dir, session, call, content string) (string, error) {
+// that exists, and returns the path; the directories it makes and the
+// file are given to uid and gid unless they are -1.
+func write(dir, session, call, content string, uid, gid int) (string, error) {
 	sdir := filepath.Join(dir, safeName(session, "session"))
-	if err := os.MkdirAll(sdir, 0o700); err != nil {
+	if err := mkdirs(sdir, uid, gid); err != nil {
 		return "", err
 	}
 	base := safeName(call, "call")
@@ -37,6 +42,9 @@ func write(dir, session, call, content string) (string, error) {
 			return "", err
 		}
 		_, err = f.WriteString(content)
+		if err == nil && uid >= 0 {
+			err = f.Chown(uid, gid)
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -47,6 +55,26 @@ func write(dir, session, call, content string) (string, error) {
 		return path, nil
 	}
 	return "", fmt.Errorf("%s: %d files for call %q exist already", sdir, maxSuffix, call)
+}
+
+// mkdirs makes dir and the directories above it that do not exist, mode
+// 0700, giving each it makes to uid and gid unless they are -1.
+func mkdirs(dir string, uid, gid int) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return nil
+	}
+	if up := filepath.Dir(dir); up != dir {
+		if err := mkdirs(up, uid, gid); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if uid >= 0 {
+		return os.Lchown(dir, uid, gid)
+	}
+	return nil
 }
 
 // safeName makes id usable as one path element: letters, digits, '.', '_'
@@ -68,4 +96,33 @@ func safeName(id, fallback string) string {
 		return s
 	}
 	return fallback
+}
+
+// tempDir is where results go in a runtime whose tools have no workspace.
+var tempDir = filepath.Join(os.TempDir(), "tack-offload")
+
+// workspaceDir is where results go in the session's workspace.
+var workspaceDir = filepath.Join(".tack", "offload")
+
+// offload writes the result content of ev's call under the session's
+// workspace (workspaceDir/<session>/<call>.txt), or, without one, under
+// tempDir, and returns where the model finds it: relative to the
+// workspace, where its file tools and shell work, or absolute. No one
+// but the runtime chooses the directory: a directory a session's
+// configuration named was one a user's session could fill anywhere the
+// server may write, another user's workspace among it.
+func offload(ev *plugins.Event, content string) (string, error) {
+	if ev.Workspace == nil {
+		return write(tempDir, ev.Session, ev.Call.GetId(), content, -1, -1)
+	}
+	root, err := ev.Workspace.Dir(tools.WithSession(context.Background(), ev.Session))
+	if err != nil {
+		return "", err
+	}
+	uid, gid := ev.Workspace.Owner()
+	path, err := write(filepath.Join(root, workspaceDir), ev.Session, ev.Call.GetId(), content, uid, gid)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Rel(root, path)
 }
