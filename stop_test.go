@@ -436,3 +436,59 @@ func TestRuntimeCloseWithItsLeasesHung(t *testing.T) {
 		t.Fatal("Close still waits after 30 s")
 	}
 }
+
+// heldRelease is a store whose next Release, once armed, waits for
+// release.
+type heldRelease struct {
+	*memory.Store
+	armed            atomic.Bool
+	entered, release chan struct{}
+}
+
+func (h *heldRelease) Release(ctx context.Context, id, owner string) error {
+	if h.armed.CompareAndSwap(true, false) {
+		close(h.entered)
+		<-h.release
+	}
+	return h.Store.Release(ctx, id, owner)
+}
+
+// TestCommandDuringCloseRestoresAfterTheLeaseIsGivenUp: a command that
+// names a session while its Close gives up the lease waits for the close
+// and restores the session after it. A restore in between took the lease
+// (the same node's), which the Close then gave up: the restored session
+// stayed loaded with no lease, and every write it tried was refused.
+func TestCommandDuringCloseRestoresAfterTheLeaseIsGivenUp(t *testing.T) {
+	st := &heldRelease{Store: memory.New(), entered: make(chan struct{}), release: make(chan struct{})}
+	rt, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	ctx := t.Context()
+	s, err := rt.Spawn(tack.SessionConfig{ID: "x", Script: json.RawMessage(`{"turns":[{"text":"one"},{"text":"two"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runToEnd(t, s)
+	st.armed.Store(true)
+	closed := make(chan struct{})
+	go func() { s.Close(); close(closed) }()
+	<-st.entered // the session has stopped; its lease is being given up
+	state := make(chan error, 1)
+	go func() { _, err := rt.State(ctx, "x"); state <- err }()
+	time.Sleep(50 * time.Millisecond) // the command is in, waiting or restoring
+	close(st.release)
+	<-closed
+	if err := <-state; err != nil {
+		t.Fatalf("get_state during the close: %v", err)
+	}
+	if !rt.Loaded("x") {
+		t.Fatal("the session is not loaded again after the command that named it")
+	}
+	again, err := rt.Session("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runToEnd(t, again) // its prompt is a write: refused without the lease
+}

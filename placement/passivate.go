@@ -86,8 +86,8 @@ func (r *Registry) Gone(id string) {
 	r.gone(id)
 }
 
-// gone is Gone's part: the lease given up first, so that a restore it
-// starts takes the lease anew.
+// gone is Gone's part, and Close's once the session stopped: the lease
+// given up first, so that a restore it starts takes the lease anew.
 func (r *Registry) gone(id string) {
 	r.release(id)
 	r.mu.Lock()

@@ -350,13 +350,22 @@ func (r *Registry) Close(id string) bool {
 	}
 	r.mu.Lock()
 	delete(r.dormant, id)
+	pid, user, ok := r.unregisterLocked(id)
+	if ok && r.env.Store != nil {
+		// Until the lease is given up, what asks for the session waits,
+		// as during a passivation, and restores it afterwards (gone): a
+		// restore in between would take the lease that this Close then
+		// gives up, and the restored session could store nothing.
+		r.restoring[id] = &restoring{done: make(chan struct{}), passivating: true, user: user}
+	}
 	r.mu.Unlock()
-	if !r.unload(id) {
+	if !ok {
 		// A parked session is gone once closed, as a loaded one is
 		// without a store.
 		return r.env.Park != nil && r.env.Park.Remove(id)
 	}
-	r.release(id)
+	r.stopping(pid).wait()
+	r.gone(id)
 	return true
 }
 
