@@ -182,7 +182,12 @@ func (w *Workspaces) Remove(id string) error {
 // Copy makes the workspace of session to a copy of from's (a fork's
 // choice: each then goes its own way). Regular files, directories and
 // symbolic links are copied, the links as they are; a from without a
-// workspace yet gives none.
+// workspace yet gives none. Both workspaces are opened as os.Roots, so
+// nothing outside them is read or written, even while from's own
+// session changes it: a file or directory swapped for a link to
+// elsewhere between its listing and its reading (a shell can do that
+// as the fork runs) fails the copy instead of copying what the link
+// points at.
 func (w *Workspaces) Copy(from, to string) error {
 	if w.shared {
 		return nil
@@ -195,65 +200,74 @@ func (w *Workspaces) Copy(from, to string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
+	in, err := os.OpenRoot(src)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	defer in.Close()
 	if _, err := w.Make(to); err != nil {
 		return err
 	}
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	out, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	return fs.WalkDir(in.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == "." {
 			return err
 		}
-		rel, _ := filepath.Rel(src, p)
-		if rel == "." {
-			return nil
-		}
-		target := filepath.Join(dst, rel)
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
+			link, err := in.Readlink(p)
 			if err == nil {
-				err = os.Symlink(link, target)
+				err = out.Symlink(link, p)
 			}
-			return w.own(target, err)
+			return w.own(out, p, err)
 		case d.IsDir():
-			return w.own(target, os.Mkdir(target, 0o755))
+			return w.own(out, p, out.Mkdir(p, 0o755))
 		case d.Type().IsRegular():
-			return w.own(target, copyFile(p, target))
+			return w.own(out, p, copyFile(in, out, p))
 		default:
 			return nil // devices, sockets, pipes: not workspace content
 		}
 	})
 }
 
-// own gives what Copy made to the owner, unless making it failed.
-func (w *Workspaces) own(p string, err error) error {
+// own gives what Copy made at p in root to the owner, unless making it
+// failed.
+func (w *Workspaces) own(root *os.Root, p string, err error) error {
 	if err != nil || w.uid < 0 {
 		return err
 	}
-	return os.Lchown(p, w.uid, w.gid)
+	return root.Lchown(p, w.uid, w.gid)
 }
 
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+// copyFile copies the regular file p of root in to p in root out. What p
+// is when it is opened decides: something else by then (a directory, a
+// device) is not copied.
+func copyFile(in, out *os.Root, p string) error {
+	src, err := in.Open(p)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	info, err := in.Stat()
+	defer src.Close()
+	info, err := src.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return err
+	}
+	dst, err := out.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
 	if err != nil {
 		return err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
-	if err != nil {
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return dst.Close()
 }
 
 // Escapes reports whether err is os.Root's refusal of a path that leaves

@@ -2,8 +2,11 @@ package workspace_test
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tack-run/tack/tools"
@@ -109,5 +112,60 @@ func TestCopy(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "c")); !os.IsNotExist(err) {
 		t.Fatalf("a copy of no workspace made one: %v", err)
+	}
+}
+
+// TestCopyReadsNothingOutside: a fork copies its parent's workspace while
+// the parent's session may run (a shell of its own swapping a file and a
+// directory for links to another workspace as fast as it can); no copy
+// ever holds what a link points at outside the parent's workspace. Copy
+// opened by path what the walk had seen as a file or a directory, which
+// followed a link swapped in between: another user's secret reached the
+// fork as a regular file within a few hundred forks.
+func TestCopyReadsNothingOutside(t *testing.T) {
+	ws := workspace.PerSession(t.TempDir())
+	alice, err := ws.Make("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(alice, "secret"), []byte("alice's secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bob, err := ws.Make("bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	swapping := make(chan struct{})
+	go func() {
+		defer close(swapping)
+		f, d := filepath.Join(bob, "f"), filepath.Join(bob, "d")
+		for !stop.Load() {
+			_ = os.Remove(f)
+			_ = os.WriteFile(f, []byte("bob's"), 0o644)
+			_ = os.RemoveAll(d)
+			_ = os.Mkdir(d, 0o755)
+			_ = os.Remove(f)
+			_ = os.Symlink(filepath.Join(alice, "secret"), f)
+			_ = os.Remove(d)
+			_ = os.Symlink(alice, d)
+		}
+	}()
+	defer func() { stop.Store(true); <-swapping }()
+	for i := 0; i < 1000; i++ {
+		fork := fmt.Sprintf("fork-%d", i)
+		_ = ws.Copy("bob", fork) // may fail as things change under it
+		dir, _ := ws.Path(fork)
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if b, _ := os.ReadFile(p); string(b) == "alice's secret" {
+					t.Fatalf("fork %d holds alice's secret as a file of its own: %s", i, p)
+				}
+			}
+			return nil
+		})
+		if err := ws.Remove(fork); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
