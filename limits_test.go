@@ -63,7 +63,7 @@ func TestMaxSessions(t *testing.T) {
 // TestMaxRunning: a prompt or steer that would start a run past
 // max_running is refused, changing nothing; prompts to a busy session
 // queue as ever; once a run ends another may start; sub-agents' runs are
-// their parent's.
+// their parent's while its call waits for them, their owner's after.
 func TestMaxRunning(t *testing.T) {
 	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxRunning: 1}}})
 	ctx := t.Context()
@@ -124,6 +124,29 @@ func TestMaxRunning(t *testing.T) {
 	if got := lastTool(t, p2); got != "from good" {
 		t.Fatalf("the sub-agent's result under max_running 1: %q", got)
 	}
+	// Once no call waits for it, the child runs for its owner when she
+	// prompts it, and counts as any session's run: otherwise one session
+	// could start children, then run them all at once.
+	c, err := rt2.Spawn(tack.SessionConfig{ID: "c", User: "carol", Script: stall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cEnds, err := c.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Prompt(ctx, "carol's run")
+	check("carol's run", err, "")
+	child, err := rt2.Session("p/sub-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = child.Prompt(ctx, "run for me")
+	check("carol prompts the child herself", err, "rate_limited: carol has 1 runs in progress, the most allowed (max_running): wait for one to end")
+	check("carol aborts hers", c.Abort(ctx, tack.AbortOptions{}), "")
+	<-cEnds.C
+	_, err = child.Prompt(ctx, "run for me")
+	check("and may prompt the child", err, "")
 }
 
 // TestRestoredPausedRunCounts: a run paused for a person counts against

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -48,13 +49,26 @@ type load struct {
 	trim                    *delayline.Entry
 }
 
-// limitedUser is the user whose runs the session counts, "" when none
-// (no limiter, no owner, a sub-agent).
+// limitedUser is the user whose runs the session counts, "" when none:
+// no limiter, no owner, or a sub-agent that its parent's call waits for
+// (a run it makes for the call is the parent's). A sub-agent its owner
+// prompts once no call waits for it runs for its owner, and counts like
+// any session's: otherwise a user's one session could start children and
+// then run them all at once.
 func (s *session) limitedUser() string {
-	if s.home.env.Runs == nil || s.spec.Subagents != nil && s.spec.Subagents.Depth > 0 {
+	if s.home.env.Runs == nil || s.awaited() {
 		return ""
 	}
 	return s.spec.Stored.User
+}
+
+// awaited reports whether a parent's subagent call waits for the session
+// (its childSink is attached).
+func (s *session) awaited() bool {
+	return slices.ContainsFunc(s.out.sinks, func(k events.Sink) bool {
+		_, ok := k.(*childSink)
+		return ok
+	})
 }
 
 // admitRun reserves a run for the prompt or steer being handled, or
