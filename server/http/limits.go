@@ -1,7 +1,10 @@
 package http
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -14,8 +17,8 @@ import (
 
 // A user's requests_per_minute (the auth file's limits) bounds the
 // requests they send in any minute — REST requests, event streams,
-// WebSocket upgrades and each command a WebSocket carries — refused ones
-// included. Past it the answer is 429 rate_limited with Retry-After: when
+// WebSocket upgrades, each command a WebSocket carries and each message
+// of an MCP batch — refused ones included. Past it the answer is 429 rate_limited with Retry-After: when
 // the oldest request of the last minute leaves it.
 
 // requestWindow is one user's latest requests, at most their limit.
@@ -99,10 +102,45 @@ func (s *Server) overLimit(r *http.Request) *retryError {
 func (s *Server) limitRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if e := s.overLimit(r); e != nil {
-			s.auditRefused(r, r.Method+" "+r.URL.Path, e.err)
-			w.Header().Set("Retry-After", strconv.Itoa(seconds(e.after)))
-			writeError(w, e.err)
+			s.refuseOverLimit(w, r, e)
 			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuseOverLimit answers a request past its user's limit with 429 and
+// Retry-After, and audits it.
+func (s *Server) refuseOverLimit(w http.ResponseWriter, r *http.Request, e *retryError) {
+	s.auditRefused(r, r.Method+" "+r.URL.Path, e.err)
+	w.Header().Set("Retry-After", strconv.Itoa(seconds(e.after)))
+	writeError(w, e.err)
+}
+
+// limitBatches counts each message of a JSON-RPC batch past the first
+// against the user's requests_per_minute (limitRequests counted the
+// request itself), as each command a WebSocket carries is: an MCP client
+// of the 2025-03-26 protocol may send any number of calls in one POST.
+func (s *Server) limitBatches(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || s.opts.auth == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body) // bounded by limitBody
+		if err != nil {
+			writeError(w, protoError(events.CodeBadRequest, "reading the request: "+err.Error()))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var batch []json.RawMessage
+		if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' && json.Unmarshal(b, &batch) == nil {
+			for range len(batch) - 1 {
+				if e := s.overLimit(r); e != nil {
+					s.refuseOverLimit(w, r, e)
+					return
+				}
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -15,7 +15,7 @@ func (s *Server) mcp() http.Handler {
 	if err != nil {
 		panic("http: " + err.Error()) // every agent of the runtime: cannot fail
 	}
-	return streaming(mcpserver.Handler(srv, s.opts.auth != nil, userOf))
+	return s.limitBatches(streaming(mcpserver.Handler(srv, s.opts.auth != nil, userOf)))
 }
 
 // streaming lifts the server's write timeout from a handler whose

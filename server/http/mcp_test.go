@@ -2,6 +2,8 @@ package http
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -134,5 +136,64 @@ func TestAgentsShownOnlyToWhoMayUseThem(t *testing.T) {
 	r := ts.do("POST", "/a2a/curious", "tk_bob", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`)
 	if !strings.Contains(r.body, `"error"`) || !strings.Contains(r.body, "forbidden: ") {
 		t.Errorf("bob's message to curious: %d %s, want forbidden", r.status, r.body)
+	}
+}
+
+// TestMCPBatchCountsEachCall: a client of the 2025-03-26 protocol may send
+// a JSON-RPC batch, many calls in one POST /mcp; each counts against
+// requests_per_minute, as a WebSocket's commands do. bob, with 4 a
+// minute, made and ran a session per call of a 20-call batch before.
+func TestMCPBatchCountsEachCall(t *testing.T) {
+	var f auth.File
+	if err := json.Unmarshal([]byte(`{"tokens": {"tk_bob": "bob"}, "limits": {"bob": {"requests_per_minute": 4}}}`), &f); err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.New(f, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startWith(t, nil, append(agentruntest.Options(t), tack.WithPolicy(a.Policy())), WithAuth(a))
+	post := func(session, body string) (int, string) {
+		req, err := http.NewRequest("POST", ts.url+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer tk_bob")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		_, _ = io.Copy(io.Discard, res.Body)
+		return res.StatusCode, res.Header.Get("Mcp-Session-Id")
+	}
+	_, sid := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	t.Cleanup(func() { // ends the MCP session, as a client closing does, a minute later
+		ts.srv.requests.mu.Lock()
+		clear(ts.srv.requests.by)
+		ts.srv.requests.mu.Unlock()
+		req, _ := http.NewRequest("DELETE", ts.url+"/mcp", nil)
+		req.Header.Set("Authorization", "Bearer tk_bob")
+		req.Header.Set("Mcp-Session-Id", sid)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	})
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var calls []string
+	for i := range 20 {
+		calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"ask_hello","arguments":{"prompt":"hi"}}}`, i+1))
+	}
+	if status, _ := post(sid, "["+strings.Join(calls, ",")+"]"); status != http.StatusTooManyRequests {
+		t.Errorf("a batch of 20 calls as the third request of 4 a minute: %d, want 429", status)
+	}
+	if n := len(ts.rt.Sessions()); n != 0 {
+		t.Errorf("the refused batch made %d sessions", n)
 	}
 }
