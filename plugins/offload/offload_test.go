@@ -144,6 +144,23 @@ func TestWriteFailure(t *testing.T) {
 	}
 }
 
+// TestStaysInTheWorkspace: a link in the workspace that leads out of it
+// (a session's shell can make one) fails the offload, and nothing is
+// written where it points: the server writes files, not the sandbox.
+func TestStaysInTheWorkspace(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(dir, ".tack")); err != nil {
+		t.Fatal(err)
+	}
+	got := small(t).Handle(in(dir, after("s1", "c-1", strings.Repeat("x", 101), false)))
+	if len(got) != 1 || got[0].Name != "offload_failed" {
+		t.Errorf("Handle = %+v, want one offload_failed emit", got)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("the directory the link points at holds %v, want nothing", entries)
+	}
+}
+
 func TestIgnores(t *testing.T) {
 	p := small(t)
 	big := after("s1", "c-1", strings.Repeat("x", 1000), false)

@@ -19,12 +19,14 @@ const maxName = 100
 // maxSuffix is how many "-N" names write tries for one call id.
 const maxSuffix = 100
 
-// write stores content in dir/<session>/<call>.txt, or <call>-N.txt when
-// that exists, and returns the path; the directories it makes and the
-// file are given to uid and gid unless they are -1.
-func write(dir, session, call, content string, uid, gid int) (string, error) {
+// write stores content in dir/<session>/<call>.txt inside root, or
+// <call>-N.txt when that exists, and returns its path in root; the
+// directories it makes and the file are given to uid and gid unless they
+// are -1. Everything goes through root: a link that leads out of it (one
+// a session's shell made in its workspace) fails the write.
+func write(root *os.Root, dir, session, call, content string, uid, gid int) (string, error) {
 	sdir := filepath.Join(dir, safeName(session, "session"))
-	if err := mkdirs(sdir, uid, gid); err != nil {
+	if err := mkdirs(root, sdir, uid, gid); err != nil {
 		return "", err
 	}
 	base := safeName(call, "call")
@@ -34,7 +36,7 @@ func write(dir, session, call, content string, uid, gid int) (string, error) {
 			name = fmt.Sprintf("%s-%d", base, i)
 		}
 		path := filepath.Join(sdir, name+".txt")
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := root.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -49,7 +51,7 @@ func write(dir, session, call, content string, uid, gid int) (string, error) {
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(path)
+			root.Remove(path)
 			return "", err
 		}
 		return path, nil
@@ -57,22 +59,24 @@ func write(dir, session, call, content string, uid, gid int) (string, error) {
 	return "", fmt.Errorf("%s: %d files for call %q exist already", sdir, maxSuffix, call)
 }
 
-// mkdirs makes dir and the directories above it that do not exist, mode
-// 0700, giving each it makes to uid and gid unless they are -1.
-func mkdirs(dir string, uid, gid int) error {
-	if _, err := os.Lstat(dir); err == nil {
+// mkdirs makes dir in root and the directories above it that do not
+// exist, mode 0700, giving each it makes to uid and gid unless they are
+// -1.
+func mkdirs(root *os.Root, dir string, uid, gid int) error {
+	if dir == "." {
 		return nil
 	}
-	if up := filepath.Dir(dir); up != dir {
-		if err := mkdirs(up, uid, gid); err != nil {
-			return err
-		}
+	if _, err := root.Stat(dir); err == nil {
+		return nil
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := mkdirs(root, filepath.Dir(dir), uid, gid); err != nil {
+		return err
+	}
+	if err := root.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	if uid >= 0 {
-		return os.Lchown(dir, uid, gid)
+		return root.Lchown(dir, uid, gid)
 	}
 	return nil
 }
@@ -112,17 +116,25 @@ var workspaceDir = filepath.Join(".tack", "offload")
 // configuration named was one a user's session could fill anywhere the
 // server may write, another user's workspace among it.
 func offload(ev *plugins.Event, content string) (string, error) {
-	if ev.Workspace == nil {
-		return write(tempDir, ev.Session, ev.Call.GetId(), content, -1, -1)
+	base, dir, uid, gid := tempDir, ".", -1, -1
+	if ev.Workspace != nil {
+		var err error
+		if base, err = ev.Workspace.Dir(tools.WithSession(context.Background(), ev.Session)); err != nil {
+			return "", err
+		}
+		dir = workspaceDir
+		uid, gid = ev.Workspace.Owner()
+	} else if err := os.MkdirAll(tempDir, 0o700); err != nil {
+		return "", err
 	}
-	root, err := ev.Workspace.Dir(tools.WithSession(context.Background(), ev.Session))
+	root, err := os.OpenRoot(base)
 	if err != nil {
 		return "", err
 	}
-	uid, gid := ev.Workspace.Owner()
-	path, err := write(filepath.Join(root, workspaceDir), ev.Session, ev.Call.GetId(), content, uid, gid)
-	if err != nil {
-		return "", err
+	defer root.Close()
+	path, err := write(root, dir, ev.Session, ev.Call.GetId(), content, uid, gid)
+	if err != nil || ev.Workspace != nil {
+		return path, err
 	}
-	return filepath.Rel(root, path)
+	return filepath.Join(base, path), nil
 }
