@@ -83,18 +83,18 @@ func setOf(entries []*entry) *Set {
 	return s
 }
 
-// newEntry is t's entry: the one a tool made with Define keeps, else one
-// compiled now.
+// newEntry is t's entry: the one a tool that embeds Compiled keeps (as
+// one made with Define does), else one compiled now.
 func newEntry(t Tool) (*entry, error) {
-	if d, ok := t.(*defined); ok {
-		return d.entry()
+	if c, ok := t.(compiler); ok {
+		return c.compiled(t)
 	}
 	return compile(t)
 }
 
 // compile checks t's name and compiles its schema into an entry, which
-// no one changes once made: Sets share the entries of tools made with
-// Define.
+// no one changes once made: Sets share the entries of tools that embed
+// Compiled.
 func compile(t Tool) (*entry, error) {
 	spec := t.Spec()
 	if spec.Name == "" {

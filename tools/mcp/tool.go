@@ -16,9 +16,10 @@ import (
 // "<server>/<tool>". Calls go to whatever connection the server has at
 // the time, so a tool outlives restarts of its server.
 type tool struct {
-	s      *server
-	remote string
-	spec   tools.Spec
+	tools.Compiled // every session that holds the tool shares its schema
+	s              *server
+	remote         string
+	spec           tools.Spec
 }
 
 // newTool converts an MCP tool; its input schema is taken as the server
