@@ -133,8 +133,15 @@ func (s *Server) limitBatches(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		// The first JSON value is the message, as the MCP SDK reads it:
+		// bytes after it are ignored there, so they must not hide a batch
+		// here.
 		var batch []json.RawMessage
-		if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' && json.Unmarshal(b, &batch) == nil {
+		if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
+			if err := json.NewDecoder(bytes.NewReader(b)).Decode(&batch); err != nil {
+				writeError(w, protoError(events.CodeBadRequest, "the JSON-RPC batch does not parse: "+err.Error()))
+				return
+			}
 			for range len(batch) - 1 {
 				if e := s.overLimit(r); e != nil {
 					s.refuseOverLimit(w, r, e)

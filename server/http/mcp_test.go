@@ -190,10 +190,18 @@ func TestMCPBatchCountsEachCall(t *testing.T) {
 	for i := range 20 {
 		calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"ask_hello","arguments":{"prompt":"hi"}}}`, i+1))
 	}
-	if status, _ := post(sid, "["+strings.Join(calls, ",")+"]"); status != http.StatusTooManyRequests {
-		t.Errorf("a batch of 20 calls as the third request of 4 a minute: %d, want 429", status)
-	}
-	if n := len(ts.rt.Sessions()); n != 0 {
-		t.Errorf("the refused batch made %d sessions", n)
+	// Bytes after the batch, which the SDK ignores, do not hide it.
+	for _, after := range []string{"", " x", "{}", "]"} {
+		ts.srv.requests.mu.Lock()
+		clear(ts.srv.requests.by) // a minute later: two requests left
+		ts.srv.requests.mu.Unlock()
+		post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		if status, _ := post(sid, "["+strings.Join(calls, ",")+"]"+after); status != http.StatusTooManyRequests && status != http.StatusBadRequest {
+			t.Errorf("a batch of 20 calls followed by %q as the third request of 4 a minute: %d, want 429", after, status)
+		}
+		if n := len(ts.rt.Sessions()); n != 0 {
+			t.Fatalf("the refused batch followed by %q made %d sessions", after, n)
+		}
 	}
 }
