@@ -325,3 +325,40 @@ func TestRacingRestoresAndCreatesKeepMaxSessions(t *testing.T) {
 		t.Errorf("%d sessions loaded (%v), want %d", n, rt.Sessions(), limit)
 	}
 }
+
+// TestRestoredSubAgentCounts: a sub-agent its parent's call made is its
+// parent's, but one a command brings back (its call over, it was
+// unloaded) is a session like any, admitted against max_sessions and
+// counted: otherwise one session could make children and then load them
+// all.
+func TestRestoredSubAgentCounts(t *testing.T) {
+	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxSessions: 1}}}, tack.WithStore(memory.New()), tack.WithNode("n"))
+	ctx := t.Context()
+	p, err := rt.Spawn(tack.SessionConfig{ID: "p", User: "alice", Tools: []string{"subagent"},
+		Script: json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"a"}},{"name":"subagent","args":{"task":"b"}}]},{"text":"done"}]}`),
+		Subagents: &tack.SubagentConfig{Model: "local/good"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runToEnd(t, p)
+	eventually.Within(t, 5*time.Second, func() error {
+		if rt.Loaded("p/sub-1") || rt.Loaded("p/sub-2") {
+			return fmt.Errorf("the children are still loaded: %v", rt.Sessions())
+		}
+		return nil
+	})
+	const refused = "rate_limited: alice has 1 sessions open, the most allowed (max_sessions): close one first"
+	if _, err := rt.State(ctx, "p/sub-1"); err == nil || err.Error() != refused {
+		t.Fatalf("restoring a child while p is open: %v, want %q", err, refused)
+	}
+	p.Close()
+	if _, err := rt.State(ctx, "p/sub-1"); err != nil {
+		t.Fatalf("restoring a child once p is closed: %v", err)
+	}
+	if _, err := rt.State(ctx, "p/sub-2"); err == nil || err.Error() != refused {
+		t.Fatalf("restoring the other child while the first is open: %v, want %q", err, refused)
+	}
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "q", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"q"}]}`)}); tack.Code(err) != "rate_limited" {
+		t.Fatalf("a new session while a restored child is open: %v, want rate_limited", err)
+	}
+}

@@ -27,6 +27,7 @@ func (r *Registry) Leave(id string, pid *actor.PID) bool {
 	if cur, ok := r.pids[id]; !ok || !cur.Equal(pid) {
 		return false
 	}
+	c.counts = r.counted[id]
 	_, c.user, _ = r.unregisterLocked(id)
 	r.restoring[id] = c
 	return true

@@ -73,6 +73,9 @@ type Registry struct {
 	// deleting holds the sessions Delete is deleting (with their
 	// sub-agents): Get and Deliver do not restore them.
 	deleting map[string]bool
+	// counted holds the loaded sub-agents that count toward their user's
+	// bound (Sessions): those a restore brought back, admitted (claim).
+	counted map[string]bool
 
 	// renewing ends with Shutdown: the lease renewal's loop, and a call
 	// of it under way, stop (stopRenewing; done when the loop returned).
@@ -138,7 +141,7 @@ var _ actors.Place = (*Registry)(nil)
 // New returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
 func New(system *actor.ActorSystem, env *actors.Env, opts ...RegistryOption) *Registry {
-	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, answerWait: settleTimeout, replies: replies.New(system)}
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, counted: map[string]bool{}, answerWait: settleTimeout, replies: replies.New(system)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -203,6 +206,7 @@ func (r *Registry) unregisterLocked(id string) (pid *actor.PID, user string, ok 
 	user = r.users[id]
 	delete(r.pids, id)
 	delete(r.users, id)
+	delete(r.counted, id)
 	if r.peak >= shrinkFrom && len(r.pids) <= r.peak/4 {
 		r.pids, r.users = remade(r.pids), remade(r.users)
 		r.peak = len(r.pids)
@@ -276,27 +280,28 @@ func (r *Registry) Lookup(id string) (*actor.PID, bool) {
 	return pid, ok
 }
 
-// Sessions counts the loaded sessions of user, sub-agents aside, with
-// those being restored for user (admitted) and those passivating.
+// Sessions counts the loaded sessions of user, with those being restored
+// for user (admitted) and those passivating. A sub-agent its parent's call
+// made is its parent's and is not counted; one a command brought back
+// (restored, admitted) is, like any session.
 func (r *Registry) Sessions(user string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
 	for id, u := range r.users {
-		if u == user && !subAgent(id) {
+		if u == user && (!subAgent(id) || r.counted[id]) {
 			n++
 		}
 	}
 	for id, c := range r.restoring {
-		if c.user == user && !subAgent(id) {
+		if c.user == user && (!subAgent(id) || c.counts) {
 			n++
 		}
 	}
 	return n
 }
 
-// subAgent reports whether id is a sub-agent's (parent/child): it is its
-// parent's, and counts toward no bound of its own.
+// subAgent reports whether id is a sub-agent's (parent/child).
 func subAgent(id string) bool { return strings.Contains(id, "/") }
 
 // User returns the user of session id (Spec.Stored.User, "" for nobody in
@@ -350,13 +355,14 @@ func (r *Registry) Close(id string) bool {
 	}
 	r.mu.Lock()
 	delete(r.dormant, id)
+	counts := r.counted[id]
 	pid, user, ok := r.unregisterLocked(id)
 	if ok && r.env.Store != nil {
 		// Until the lease is given up, what asks for the session waits,
 		// as during a passivation, and restores it afterwards (gone): a
 		// restore in between would take the lease that this Close then
 		// gives up, and the restored session could store nothing.
-		r.restoring[id] = &restoring{done: make(chan struct{}), passivating: true, user: user}
+		r.restoring[id] = &restoring{done: make(chan struct{}), passivating: true, user: user, counts: counts}
 	}
 	r.mu.Unlock()
 	if !ok {
