@@ -14,7 +14,8 @@ import (
 // themselves through runCounter when a prompt or steer would start a run.
 // Past either the answer is rate_limited. Sub-agents are their parent's
 // and count toward neither, except a sub-agent's run that its owner starts
-// once no call of its parent waits for it (actors' limitedUser).
+// once no call of its parent waits for it (actors' limitedUser), and a
+// sub-agent a command restores (placement's claim).
 
 // admitSession admits a new or restored session of user, or answers
 // rate_limited when user has max_sessions open already (made or restored
