@@ -335,7 +335,7 @@ func TestRestoredSubAgentCounts(t *testing.T) {
 	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxSessions: 1}}}, tack.WithStore(memory.New()), tack.WithNode("n"))
 	ctx := t.Context()
 	p, err := rt.Spawn(tack.SessionConfig{ID: "p", User: "alice", Tools: []string{"subagent"},
-		Script: json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"a"}},{"name":"subagent","args":{"task":"b"}}]},{"text":"done"}]}`),
+		Script:    json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"a"}},{"name":"subagent","args":{"task":"b"}}]},{"text":"done"}]}`),
 		Subagents: &tack.SubagentConfig{Model: "local/good"}})
 	if err != nil {
 		t.Fatal(err)
