@@ -18,8 +18,9 @@ import (
 // A user's requests_per_minute (the auth file's limits) bounds the
 // requests they send in any minute — REST requests, event streams,
 // WebSocket upgrades, each command a WebSocket carries and each message
-// of an MCP batch — refused ones included. Past it the answer is 429 rate_limited with Retry-After: when
-// the oldest request of the last minute leaves it.
+// of an MCP batch — refused ones included. Past it the answer is 429
+// rate_limited with Retry-After: when the oldest request of the last
+// minute leaves it.
 
 // requestWindow is one user's latest requests, at most their limit.
 type requestWindow struct {
@@ -128,7 +129,11 @@ func (s *Server) limitBatches(next http.Handler) http.Handler {
 			return
 		}
 		body, err := io.ReadAll(r.Body) // bounded by limitBody
-		if err != nil {
+		switch {
+		case isTooLarge(err):
+			writeErrorStatus(w, http.StatusRequestEntityTooLarge, events.CodeBadRequest, tooLarge(s.opts.maxBody))
+			return
+		case err != nil:
 			writeError(w, protoError(events.CodeBadRequest, "reading the request: "+err.Error()))
 			return
 		}
