@@ -27,10 +27,23 @@ func (r *Registry) Leave(id string, pid *actor.PID) bool {
 	if cur, ok := r.pids[id]; !ok || !cur.Equal(pid) {
 		return false
 	}
-	c.counts = r.counted[id]
-	_, c.user, _ = r.unregisterLocked(id)
-	r.restoring[id] = c
+	r.standInLocked(id, c)
 	return true
+}
+
+// standInLocked takes session id out of the registry and leaves c, a
+// passivation under way (or a Close's), in its place: what asks for the
+// session meanwhile waits for c, and c keeps the session's user and
+// whether it counts. It returns the session's actor, or false when id is
+// not loaded.
+func (r *Registry) standInLocked(id string, c *restoring) (*actor.PID, bool) {
+	counts := r.counted[id]
+	pid, user, ok := r.unregisterLocked(id)
+	if ok {
+		c.user, c.counts = user, counts
+		r.restoring[id] = c
+	}
+	return pid, ok
 }
 
 // Stay ends the passivation of session id, which Leave began, with the

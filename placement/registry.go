@@ -128,10 +128,11 @@ func WithFailure(f Failure) RegistryOption {
 // it, so that racing admissions cannot both take the last place.
 type Admit func(user string) (release func(), err error)
 
-// WithAdmit has every restore of a session with a user (sub-agents aside)
-// admitted by admit once its record is read, before its actor starts: a
-// user's bound on loaded sessions then holds for sessions that come back
-// (after a close, a passivation or a restart) as for new ones.
+// WithAdmit has every restore of a session with a user (a sub-agent's
+// too, which then counts as its own: claim) admitted by admit once its
+// record is read, before its actor starts: a user's bound on loaded
+// sessions then holds for sessions that come back (after a close, a
+// passivation or a restart) as for new ones.
 func WithAdmit(admit Admit) RegistryOption {
 	return func(r *Registry) { r.admit = admit }
 }
@@ -353,16 +354,18 @@ func (r *Registry) Close(id string) bool {
 		}
 		t.Stop()
 	}
+	stand := &restoring{done: make(chan struct{}), passivating: true}
 	r.mu.Lock()
 	delete(r.dormant, id)
-	counts := r.counted[id]
-	pid, user, ok := r.unregisterLocked(id)
-	if ok && r.env.Store != nil {
+	var pid *actor.PID
+	if r.env.Store != nil {
 		// Until the lease is given up, what asks for the session waits,
 		// as during a passivation, and restores it afterwards (gone): a
 		// restore in between would take the lease that this Close then
 		// gives up, and the restored session could store nothing.
-		r.restoring[id] = &restoring{done: make(chan struct{}), passivating: true, user: user, counts: counts}
+		pid, ok = r.standInLocked(id, stand)
+	} else {
+		pid, _, ok = r.unregisterLocked(id)
 	}
 	r.mu.Unlock()
 	if !ok {
