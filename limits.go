@@ -12,14 +12,15 @@ import (
 // when a session is made (Spawn, Fork, Import) and, through the registry
 // (placement.WithAdmit), when one is restored; max_running by the sessions
 // themselves through runCounter when a prompt or steer would start a run.
-// Past either the answer is rate_limited. Sub-agents are their parent's
-// and count toward neither, except a sub-agent's run that its owner starts
-// once no call of its parent waits for it (actors' limitedUser), and a
-// sub-agent a command restores (placement's claim).
+// Past either the answer is rate_limited. A sub-agent counts toward
+// max_sessions like any session, admitted by the registry as its parent's
+// call makes it (placement's Create) or a command restores it (claim); its
+// runs are its parent's while a call of the parent waits for it, its own
+// otherwise (actors' limitedUser).
 
 // admitSession admits a new or restored session of user, or answers
 // rate_limited when user has max_sessions open already (made or restored
-// here, being restored or passivated, not closed; sub-agents aside). While a limit applies, the admission holds
+// here, being restored or passivated, not closed; sub-agents included). While a limit applies, the admission holds
 // until release, which the caller calls once the registry has said yes
 // or no, so that racing creates cannot both take the last place.
 func (rt *Runtime) admitSession(user string) (release func(), err error) {

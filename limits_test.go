@@ -3,6 +3,7 @@ package tack_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,7 +18,7 @@ import (
 )
 
 // TestMaxSessions: a user has at most max_sessions open; closing one
-// makes room; forks count, sub-agents do not, other users are apart.
+// makes room; forks count (sub-agents too: TestSubAgentsCountTowardMaxSessions), other users are apart.
 func TestMaxSessions(t *testing.T) {
 	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"*": {MaxSessions: 2}, "carol": {MaxSessions: 3}}})
 	ctx := t.Context()
@@ -248,10 +249,16 @@ func TestRestoreCountsAgainstMaxSessions(t *testing.T) {
 				return nil
 			})
 			tc.away(t, rt, a)
-			b, err := rt.Spawn(tack.SessionConfig{ID: "b", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"b","stall_ms":60000}]}`)})
-			if err != nil {
-				t.Fatalf("alice's second session while her first is away: %v", err)
-			}
+			// A parking session counts until its actor has stopped, a
+			// moment after it is no longer loaded.
+			var b *tack.Session
+			eventually.Within(t, 5*time.Second, func() error {
+				b, err = rt.Spawn(tack.SessionConfig{ID: "b", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"b","stall_ms":60000}]}`)})
+				if err != nil {
+					return fmt.Errorf("alice's second session while her first is away: %w", err)
+				}
+				return nil
+			})
 			if _, err := b.Prompt(ctx, "keep b busy"); err != nil { // never quiet: never passivated
 				t.Fatal(err)
 			}
@@ -326,39 +333,91 @@ func TestRacingRestoresAndCreatesKeepMaxSessions(t *testing.T) {
 	}
 }
 
-// TestRestoredSubAgentCounts: a sub-agent its parent's call made is its
-// parent's, but one a command brings back (its call over, it was
-// unloaded) is a session like any, admitted against max_sessions and
-// counted: otherwise one session could make children and then load them
-// all.
+// TestRestoredSubAgentCounts: a sub-agent is a session like any, its
+// restore admitted against max_sessions and counted like its making:
+// otherwise one session could make children one call at a time, each
+// unloaded once done, and then load them all.
 func TestRestoredSubAgentCounts(t *testing.T) {
-	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxSessions: 1}}}, tack.WithStore(memory.New()), tack.WithNode("n"))
+	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxSessions: 2}}}, tack.WithStore(memory.New()), tack.WithNode("n"))
 	ctx := t.Context()
 	p, err := rt.Spawn(tack.SessionConfig{ID: "p", User: "alice", Tools: []string{"subagent"},
-		Script:    json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"a"}},{"name":"subagent","args":{"task":"b"}}]},{"text":"done"}]}`),
+		Script:    json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"a"}}]},{"tool_calls":[{"name":"subagent","args":{"task":"b"}}]},{"text":"done"}]}`),
 		Subagents: &tack.SubagentConfig{Model: "local/good"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runToEnd(t, p)
+	if res := lastTool(t, p); strings.Contains(res, "rate_limited") {
+		t.Fatalf("the second child, made once the first was done: %s", res)
+	}
 	eventually.Within(t, 5*time.Second, func() error {
 		if rt.Loaded("p/sub-1") || rt.Loaded("p/sub-2") {
 			return fmt.Errorf("the children are still loaded: %v", rt.Sessions())
 		}
 		return nil
 	})
-	const refused = "rate_limited: alice has 1 sessions open, the most allowed (max_sessions): close one first"
-	if _, err := rt.State(ctx, "p/sub-1"); err == nil || err.Error() != refused {
-		t.Fatalf("restoring a child while p is open: %v, want %q", err, refused)
-	}
-	p.Close()
+	const refused = "rate_limited: alice has 2 sessions open, the most allowed (max_sessions): close one first"
 	if _, err := rt.State(ctx, "p/sub-1"); err != nil {
-		t.Fatalf("restoring a child once p is closed: %v", err)
+		t.Fatalf("restoring a child beside p: %v", err)
 	}
 	if _, err := rt.State(ctx, "p/sub-2"); err == nil || err.Error() != refused {
-		t.Fatalf("restoring the other child while the first is open: %v, want %q", err, refused)
+		t.Fatalf("restoring the other child while p and the first are open: %v, want %q", err, refused)
+	}
+	p.Close()
+	if _, err := rt.State(ctx, "p/sub-2"); err != nil {
+		t.Fatalf("restoring it once p is closed: %v", err)
 	}
 	if _, err := rt.Spawn(tack.SessionConfig{ID: "q", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"q"}]}`)}); tack.Code(err) != "rate_limited" {
-		t.Fatalf("a new session while a restored child is open: %v, want rate_limited", err)
+		t.Fatalf("a new session while two restored children are open: %v, want rate_limited", err)
+	}
+}
+
+// TestSubAgentsCountTowardMaxSessions: a parent's call makes a session
+// like any other, admitted against its user's max_sessions while it is
+// loaded. Counted for nothing, one script's batch of subagent calls made
+// as many sessions as it listed (and, nested, that many to the power of
+// the depth) past any bound; past the bound a call now gets an error
+// result naming it, and the run goes on.
+func TestSubAgentsCountTowardMaxSessions(t *testing.T) {
+	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxSessions: 3}}})
+	const calls = 12
+	var tcs []string
+	for i := range calls {
+		tcs = append(tcs, fmt.Sprintf(`{"name":"subagent","args":{"task":"t%d"}}`, i))
+	}
+	script := `{"turns":[{"tool_calls":[` + strings.Join(tcs, ",") + `]},{"text":"done"}],"when_exhausted":"repeat_last"}`
+	p, err := rt.Spawn(tack.SessionConfig{ID: "p", User: "alice", Tools: []string{"subagent"}, Script: json.RawMessage(script),
+		Subagents: &tack.SubagentConfig{Model: "local/good"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := p.Subscribe(t.Context(), tack.SubscribeOptions{Types: []string{"tool_execution_end", "agent_end"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if _, err := p.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	const refused = "rate_limited: alice has 3 sessions open, the most allowed (max_sessions): close one first"
+	ok, limited := 0, 0
+	for ev := range sub.C {
+		if ev.GetAgentEnd() != nil {
+			break
+		}
+		end := ev.GetToolExecutionEnd()
+		switch {
+		case end.GetOk():
+			ok++
+		case strings.HasSuffix(end.GetResult(), refused):
+			limited++
+		default:
+			t.Fatalf("a call's result: %q", end.GetResult())
+		}
+	}
+	if ok != 2 || limited != calls-2 {
+		t.Fatalf("%d children made and %d refused, want 2 and %d", ok, limited, calls-2)
+	}
+	if loaded := rt.Sessions(); len(loaded) != 3 {
+		t.Fatalf("alice has %d sessions loaded, want 3: %v", len(loaded), loaded)
 	}
 }

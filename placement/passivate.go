@@ -33,14 +33,13 @@ func (r *Registry) Leave(id string, pid *actor.PID) bool {
 
 // standInLocked takes session id out of the registry and leaves c, a
 // passivation under way (or a Close's), in its place: what asks for the
-// session meanwhile waits for c, and c keeps the session's user and
-// whether it counts. It returns the session's actor, or false when id is
-// not loaded.
+// session meanwhile waits for c, and c keeps the session's user, whom
+// it still counts for. It returns the session's actor, or false when id
+// is not loaded.
 func (r *Registry) standInLocked(id string, c *restoring) (*actor.PID, bool) {
-	counts := r.counted[id]
 	pid, user, ok := r.unregisterLocked(id)
 	if ok {
-		c.user, c.counts = user, counts
+		c.user = user
 		r.restoring[id] = c
 	}
 	return pid, ok

@@ -73,9 +73,6 @@ type Registry struct {
 	// deleting holds the sessions Delete is deleting (with their
 	// sub-agents): Get and Deliver do not restore them.
 	deleting map[string]bool
-	// counted holds the loaded sub-agents that count toward their user's
-	// bound (Sessions): those a restore brought back, admitted (claim).
-	counted map[string]bool
 
 	// renewing ends with Shutdown: the lease renewal's loop, and a call
 	// of it under way, stop (stopRenewing; done when the loop returned).
@@ -128,11 +125,12 @@ func WithFailure(f Failure) RegistryOption {
 // it, so that racing admissions cannot both take the last place.
 type Admit func(user string) (release func(), err error)
 
-// WithAdmit has every restore of a session with a user (a sub-agent's
-// too, which then counts as its own: claim) admitted by admit once its
-// record is read, before its actor starts: a user's bound on loaded
-// sessions then holds for sessions that come back (after a close, a
-// passivation or a restart) as for new ones.
+// WithAdmit has every restore of a session with a user admitted by admit
+// once its record is read, before its actor starts, and every sub-agent
+// a session's call makes (Create) before it is recorded: a user's bound
+// on loaded sessions then holds for sessions that come back (after a
+// close, a passivation or a restart) and for a parent's children as for
+// the sessions the user makes.
 func WithAdmit(admit Admit) RegistryOption {
 	return func(r *Registry) { r.admit = admit }
 }
@@ -142,7 +140,7 @@ var _ actors.Place = (*Registry)(nil)
 // New returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
 func New(system *actor.ActorSystem, env *actors.Env, opts ...RegistryOption) *Registry {
-	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, counted: map[string]bool{}, answerWait: settleTimeout, replies: replies.New(system)}
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, answerWait: settleTimeout, replies: replies.New(system)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -207,7 +205,6 @@ func (r *Registry) unregisterLocked(id string) (pid *actor.PID, user string, ok 
 	user = r.users[id]
 	delete(r.pids, id)
 	delete(r.users, id)
-	delete(r.counted, id)
 	if r.peak >= shrinkFrom && len(r.pids) <= r.peak/4 {
 		r.pids, r.users = remade(r.pids), remade(r.users)
 		r.peak = len(r.pids)
@@ -233,8 +230,15 @@ const shrinkFrom = 1024
 // Create starts a new session: with a store, it records the session
 // (spec.Stored, and for an import the history and state of spec.Restore)
 // and takes its lease first, and fails with ErrSessionExists when the id
-// is taken, loaded or stored.
+// is taken, loaded or stored. A sub-agent is admitted first (WithAdmit):
+// its parent's call makes it, its owner's sessions made elsewhere are
+// admitted by whoever makes them.
 func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, error) {
+	release, err := r.admitChild(spec)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if r.Loaded(spec.ID) {
 		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
 	}
@@ -254,6 +258,16 @@ func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, er
 		r.release(spec.ID)
 	}
 	return pid, err
+}
+
+// admitChild admits the sub-agent spec against its user's bound, held
+// until release, as claim admits a restore; any other session is
+// admitted by its maker (the runtime's create, fork or import).
+func (r *Registry) admitChild(spec actors.Spec) (release func(), err error) {
+	if r.admit == nil || spec.Stored.User == "" || !subAgent(spec.ID) {
+		return func() {}, nil
+	}
+	return r.admit(spec.Stored.User)
 }
 
 // Page lists stored sessions (store.List). A session in the page that is
@@ -281,21 +295,19 @@ func (r *Registry) Lookup(id string) (*actor.PID, bool) {
 	return pid, ok
 }
 
-// Sessions counts the loaded sessions of user, with those being restored
-// for user (admitted) and those passivating. A sub-agent its parent's call
-// made is its parent's and is not counted; one a command brought back
-// (restored, admitted) is, like any session.
+// Sessions counts the loaded sessions of user, sub-agents included, with
+// those being restored for user (admitted) and those passivating.
 func (r *Registry) Sessions(user string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
-	for id, u := range r.users {
-		if u == user && (!subAgent(id) || r.counted[id]) {
+	for _, u := range r.users {
+		if u == user {
 			n++
 		}
 	}
-	for id, c := range r.restoring {
-		if c.user == user && (!subAgent(id) || c.counts) {
+	for _, c := range r.restoring {
+		if c.user == user {
 			n++
 		}
 	}

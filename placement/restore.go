@@ -24,14 +24,11 @@ const settleTimeout = 15 * time.Second
 // meanwhile wait for it, and what Deliver is given meanwhile waits in
 // queue, in order.
 type restoring struct {
-	done chan struct{}
-	pid  *actor.PID
-	user string // the session's user, registered with pid
-	// counts: a sub-agent that counts toward its user's bound once
-	// registered (Registry.counted), as one a command restored does.
-	counts bool
-	err    error
-	queue  []any
+	done  chan struct{}
+	pid   *actor.PID
+	user  string // the session's user, registered with pid
+	err   error
+	queue []any
 	// passivating marks a passivation: once done, waiters look again.
 	passivating bool
 	// waiters counts the Get calls waiting on a passivation, which then
@@ -144,9 +141,6 @@ func (r *Registry) settleQueueLocked(id string, c *restoring) (handover *actor.P
 	}
 	if c.pid != nil {
 		r.registerLocked(id, c.pid, c.user)
-		if c.counts && subAgent(id) {
-			r.counted[id] = true
-		}
 		if d := r.dormant[id]; d != nil {
 			delete(r.dormant, id)
 			for _, sub := range d.subs {
@@ -214,7 +208,7 @@ func (r *Registry) refuse(id string, msg any, err error) {
 func (r *Registry) restore(ctx context.Context, id string, c *restoring) (*actor.PID, error) {
 	spec, err := r.load(ctx, id)
 	if err == nil {
-		err = r.claim(id, spec.Stored.User, c)
+		err = r.claim(spec.Stored.User, c)
 	}
 	if err == nil {
 		var pid *actor.PID
@@ -237,22 +231,21 @@ func (r *Registry) restore(ctx context.Context, id string, c *restoring) (*actor
 // claim records the user of the session c restores, which Sessions then
 // counts, once WithAdmit's admit has admitted it; a refused restore
 // starts no actor, and what waited for it is answered with the refusal.
-// A sub-agent is admitted too, and counts from then on: its parent's call
-// made it, but a command naming it brings it back, and a user could
-// otherwise have one session make children and then load them all.
-func (r *Registry) claim(id, user string, c *restoring) error {
-	release, admitted := func() {}, false
+// A sub-agent is admitted like any session: a command naming it brings
+// it back, and a user could otherwise have one session make children and
+// then load them all.
+func (r *Registry) claim(user string, c *restoring) error {
+	release := func() {}
 	if r.admit != nil && user != "" {
 		var err error
 		if release, err = r.admit(user); err != nil {
 			return err
 		}
-		admitted = true
 	}
 	defer release()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c.user, c.counts = user, admitted
+	c.user = user
 	return nil
 }
 
