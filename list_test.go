@@ -3,12 +3,15 @@ package tack_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 )
@@ -141,5 +144,66 @@ func TestListWithStoreDatesByTheStore(t *testing.T) {
 	snap, err := mem.Get(context.Background(), "s1")
 	if err != nil || snap.Title != "Fix the build, then tell me what broke" {
 		t.Fatalf("stored title %q, %v", snap.Title, err)
+	}
+}
+
+// TestListPagesWithoutAStore: a runtime without a store pages its loaded
+// and parked sessions as a store pages its records — newest first, then
+// by id, limit at a time from the cursor, every session once — and
+// refuses a cursor no page gave. It listed them all, oldest first, on
+// every page before.
+func TestListPagesWithoutAStore(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []tack.Option
+	}{
+		{"loaded", nil},
+		{"parked", []tack.Option{tack.WithPassivateAfter(time.Millisecond)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &manualClock{now: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+			rt, err := tack.New(append([]tack.Option{tack.WithClock(clock.Now)}, tc.opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			// s0 and s1 share a time: the id orders them.
+			for i, id := range []string{"s0", "s1", "s2", "s3", "s4"} {
+				clock.Set(time.Date(2026, 11, 24, 10, 0, max(i, 1), 0, time.UTC))
+				if _, err := rt.Spawn(tack.SessionConfig{ID: id, Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(tc.opts) > 0 {
+				eventually.Within(t, 5*time.Second, func() error {
+					if ids := rt.Sessions(); len(ids) > 0 {
+						return fmt.Errorf("still loaded: %v", ids)
+					}
+					return nil
+				})
+			}
+			var pages [][]string
+			cursor := ""
+			for range 5 {
+				list, err := rt.List(t.Context(), tack.ListOptions{Limit: 2, Cursor: cursor})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, s := range list.Sessions {
+					ids = append(ids, s.Session)
+				}
+				pages = append(pages, ids)
+				if cursor = list.Next; cursor == "" {
+					break
+				}
+			}
+			if want := [][]string{{"s4", "s3"}, {"s2", "s1"}, {"s0"}}; !reflect.DeepEqual(pages, want) {
+				t.Fatalf("pages %v, want %v", pages, want)
+			}
+			if _, err := rt.List(t.Context(), tack.ListOptions{Cursor: "not a cursor"}); tack.Code(err) != "bad_request" {
+				t.Fatalf("a made-up cursor: %v, want bad_request", err)
+			}
+		})
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tack-run/tack/actors"
@@ -104,7 +106,7 @@ func (rt *Runtime) Messages(ctx context.Context, id string) ([]*eventsv1.Message
 
 // ListOptions select the sessions List returns.
 type ListOptions struct {
-	// Limit is the page size (default 100, at most 1000); with a store only.
+	// Limit is the page size (default 100, at most 1000).
 	Limit int
 	// Cursor is the previous page's next; empty for the first page.
 	Cursor string
@@ -112,26 +114,18 @@ type ListOptions struct {
 	User string
 }
 
-// List returns a page of sessions: with a store, every stored session (of
-// opt.User when set), most recently updated first, opt.Limit at a time;
-// without one, the loaded sessions, then the parked ones
-// (WithPassivateAfter), most recently changed first. Loaded sessions report their live
-// state; a stored session that a crash cut short is restored to be listed,
-// so no listed state contradicts get_state. updated_at is, with a store,
-// when the store last wrote the session (the order of the list); without
-// one, when the session last changed, by the runtime's clock.
+// List returns a page of sessions, most recently updated first,
+// opt.Limit at a time: with a store, every stored session (of opt.User
+// when set); without one, the loaded sessions and the parked ones
+// (WithPassivateAfter). Loaded sessions report their live state; a
+// stored session that a crash cut short is restored to be listed, so no
+// listed state contradicts get_state. updated_at is, with a store, when
+// the store last wrote the session (the order of the list); without one,
+// when the session last changed, by the runtime's clock. A cursor that no
+// page gave is bad_request.
 func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.SessionList, error) {
-	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
 	if rt.env.Store == nil {
-		for _, id := range rt.Sessions() {
-			if u, _ := rt.registry.User(id); opt.User != "" && u != opt.User {
-				continue
-			}
-			if sum := rt.liveSummary(ctx, id); sum != nil {
-				list.Sessions = append(list.Sessions, sum)
-			}
-		}
-		return rt.listParked(ctx, list, opt.User)
+		return rt.listUnstored(ctx, opt)
 	}
 	page, err := rt.reach.page(ctx, store.Page{Limit: opt.Limit, Cursor: opt.Cursor, User: opt.User})
 	if errors.Is(err, store.ErrInvalid) {
@@ -140,6 +134,7 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 	if err != nil {
 		return nil, &Error{Code: events.CodeInternal, Message: err.Error()}
 	}
+	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
 	for _, s := range page.Sessions {
 		sum := rt.liveSummary(ctx, s.ID)
 		if sum == nil {
@@ -152,36 +147,87 @@ func (rt *Runtime) List(ctx context.Context, opt ListOptions) (*eventsv1.Session
 	return list, nil
 }
 
-// listParked adds the parked sessions (of user, when set) to a list of
-// the loaded ones, for a runtime without a store that passivates: all of
-// them, most recently changed first.
-func (rt *Runtime) listParked(ctx context.Context, list *eventsv1.SessionList, user string) (*eventsv1.SessionList, error) {
-	if rt.env.Park == nil {
-		return list, nil
+// listUnstored is List for a runtime without a store: its loaded
+// sessions and, when it parks them, the parked ones, ordered and paged as
+// a store's list is (store.Cursor).
+func (rt *Runtime) listUnstored(ctx context.Context, opt ListOptions) (*eventsv1.SessionList, error) {
+	var after *store.Cursor
+	if opt.Cursor != "" {
+		c, err := store.DecodeCursor(opt.Cursor)
+		if err != nil {
+			return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
+		}
+		after = &c
 	}
-	listed := map[string]bool{}
-	for _, sum := range list.Sessions {
-		listed[sum.Session] = true
+	type listed struct {
+		at  time.Time
+		sum *eventsv1.SessionSummary
+	}
+	var all []listed
+	add := func(sum *eventsv1.SessionSummary) {
+		at, err := time.Parse(time.RFC3339Nano, sum.UpdatedAt)
+		if err == nil && (after == nil || after.Follows(at, sum.Session)) {
+			all = append(all, listed{at, sum})
+		}
+	}
+	loaded := map[string]bool{}
+	for _, id := range rt.Sessions() {
+		if u, _ := rt.registry.User(id); opt.User != "" && u != opt.User {
+			continue
+		}
+		if sum := rt.liveSummary(ctx, id); sum != nil {
+			loaded[id] = true
+			add(sum)
+		}
+	}
+	if err := rt.eachParked(ctx, opt.User, func(s *store.Session) {
+		if !loaded[s.ID] { // woken meanwhile: listed as loaded
+			add(storedSummary(s))
+		}
+	}); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(all, func(a, b listed) int {
+		if c := b.at.Compare(a.at); c != 0 {
+			return c
+		}
+		return strings.Compare(b.sum.Session, a.sum.Session)
+	})
+	n := store.Page{Limit: opt.Limit}.Size()
+	list := &eventsv1.SessionList{Sessions: []*eventsv1.SessionSummary{}}
+	for _, l := range all[:min(n, len(all))] {
+		list.Sessions = append(list.Sessions, l.sum)
+	}
+	if len(all) > n {
+		last := all[n-1]
+		list.Next = store.EncodeCursor(store.Cursor{Updated: last.at, ID: last.sum.Session})
+	}
+	return list, nil
+}
+
+// eachParked calls f with each parked session (of user, when set) of a
+// runtime without a store that passivates.
+func (rt *Runtime) eachParked(ctx context.Context, user string, f func(*store.Session)) error {
+	if rt.env.Park == nil {
+		return nil
 	}
 	p := store.Page{Limit: store.MaxPageSize, User: user}
 	for {
 		page, err := rt.env.Park.List(ctx, p)
 		if err != nil {
-			return nil, &Error{Code: events.CodeInternal, Message: err.Error()}
+			return &Error{Code: events.CodeInternal, Message: err.Error()}
 		}
 		for _, s := range page.Sessions {
-			if !listed[s.ID] { // woken meanwhile: listed as loaded
-				list.Sessions = append(list.Sessions, storedSummary(s))
-			}
+			f(s)
 		}
 		if page.Next == "" {
-			return list, nil
+			return nil
 		}
 		p.Cursor = page.Next
 	}
 }
 
-// storedSummary describes a session from its stored record.
+// storedSummary is the list_sessions entry of a session not loaded.
 func storedSummary(s *store.Session) *eventsv1.SessionSummary {
 	return &eventsv1.SessionSummary{Session: s.ID, State: s.State, Model: s.Config.Model, MessageCount: int32(s.MessageCount),
 		Title: s.Title, UpdatedAt: eventjson.Timestamp(s.UpdatedAt)}

@@ -72,9 +72,9 @@ func (s *Store) Messages(ctx context.Context, id string, from, limit int) ([]*ev
 
 // List returns a page of records, most recently updated first.
 func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) {
-	var after *codec.Cursor
+	var after *store.Cursor
 	if p.Cursor != "" {
-		c, err := codec.DecodeCursor(p.Cursor)
+		c, err := store.DecodeCursor(p.Cursor)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +87,7 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 	}
 	found := make([]listed, 0, len(s.sessions))
 	for id, e := range s.sessions {
-		if (p.User == "" || e.cfg.Value().user == p.User) && (after == nil || before(e.updated, id, *after)) {
+		if (p.User == "" || e.cfg.Value().user == p.User) && (after == nil || after.Follows(time.UnixMicro(e.updated), id)) {
 			found = append(found, listed{id, e})
 		}
 	}
@@ -109,7 +109,7 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 	}
 	if len(found) > n {
 		last := out.Sessions[n-1]
-		out.Next = codec.EncodeCursor(codec.Cursor{Updated: last.UpdatedAt, ID: last.ID})
+		out.Next = store.EncodeCursor(store.Cursor{Updated: last.UpdatedAt, ID: last.ID})
 	}
 	return out, nil
 }
@@ -126,15 +126,6 @@ func (l listed) compare(m listed) int {
 		return c
 	}
 	return cmp.Compare(l.id, m.id)
-}
-
-// before reports whether an entry updated at updated (Unix microseconds)
-// with id comes after cursor c in (updated desc, id desc) order.
-func before(updated int64, id string, c codec.Cursor) bool {
-	if u := c.Updated.UnixMicro(); updated != u {
-		return updated < u
-	}
-	return id < c.ID
 }
 
 // Stale returns the sessions last updated before t, sub-agents aside,

@@ -147,7 +147,7 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 		where = append(where, `user_name = $`+strconv.Itoa(len(args)))
 	}
 	if p.Cursor != "" {
-		c, err := codec.DecodeCursor(p.Cursor)
+		c, err := store.DecodeCursor(p.Cursor)
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +172,7 @@ func (s *Store) List(ctx context.Context, p store.Page) (*store.Listing, error) 
 	if len(out.Sessions) > n {
 		out.Sessions = out.Sessions[:n]
 		last := out.Sessions[n-1]
-		out.Next = codec.EncodeCursor(codec.Cursor{Updated: last.UpdatedAt, ID: last.ID})
+		out.Next = store.EncodeCursor(store.Cursor{Updated: last.UpdatedAt, ID: last.ID})
 	}
 	return out, nil
 }

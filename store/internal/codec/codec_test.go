@@ -100,16 +100,3 @@ func TestMessages(t *testing.T) {
 		})
 	}
 }
-
-func TestCursor(t *testing.T) {
-	c := Cursor{Updated: time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC), ID: "id:with:colons"}
-	got, err := DecodeCursor(EncodeCursor(c))
-	if err != nil || !got.Updated.Equal(c.Updated) || got.ID != c.ID {
-		t.Fatalf("round trip: %+v, %v", got, err)
-	}
-	for _, bad := range []string{"!", "", "YWJj", "MTox"[:3], "Ong"} {
-		if _, err := DecodeCursor(bad); !errors.Is(err, store.ErrInvalid) {
-			t.Errorf("DecodeCursor(%q) = %v, want ErrInvalid", bad, err)
-		}
-	}
-}

@@ -1,4 +1,4 @@
-package codec
+package store
 
 import (
 	"encoding/base64"
@@ -6,13 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tack-run/tack/store"
 )
 
 // Cursor is a List position: the (updated_at, id) of the last record of a
 // page; the next page starts strictly after it in (updated_at desc, id
-// desc) order.
+// desc) order. Times count to the microsecond, as Listing.Next keeps them.
 type Cursor struct {
 	Updated time.Time
 	ID      string
@@ -28,12 +26,21 @@ func EncodeCursor(c Cursor) string {
 func DecodeCursor(s string) (Cursor, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return Cursor{}, fmt.Errorf("%w: cursor %q", store.ErrInvalid, s)
+		return Cursor{}, fmt.Errorf("%w: cursor %q", ErrInvalid, s)
 	}
 	us, id, ok := strings.Cut(string(raw), ":")
 	n, err := strconv.ParseInt(us, 10, 64)
 	if !ok || err != nil || id == "" {
-		return Cursor{}, fmt.Errorf("%w: cursor %q", store.ErrInvalid, s)
+		return Cursor{}, fmt.Errorf("%w: cursor %q", ErrInvalid, s)
 	}
 	return Cursor{Updated: time.UnixMicro(n).UTC(), ID: id}, nil
+}
+
+// Follows reports whether a record updated at updated with id comes
+// after c in List's order (updated_at desc, id desc): on a page after c's.
+func (c Cursor) Follows(updated time.Time, id string) bool {
+	if u, cu := updated.UnixMicro(), c.Updated.UnixMicro(); u != cu {
+		return u < cu
+	}
+	return id < c.ID
 }
