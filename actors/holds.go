@@ -189,9 +189,14 @@ func (s *session) supersede() {
 }
 
 // pause leaves the session idle while its batch waits for a person; the
-// results already settled are committed, so they survive a restart.
+// results already settled are committed in call order up to the first
+// held call, and the store keeps those behind it (Volatile.Settled), so
+// all survive a restart.
 func (s *session) pause() {
 	s.commitSettled(s.run.batch)
+	if len(s.run.batch.uncommitted()) > 0 {
+		s.touch() // the store keeps them (Volatile.Settled)
+	}
 	if s.machine.Current() != fsm.Idle {
 		s.fire(fsm.Finish)
 		s.emit(statusIdle)

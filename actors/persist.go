@@ -417,6 +417,9 @@ func (s *session) volatile() *store.Volatile {
 		return v
 	}
 	v.RunID = s.run.id
+	if s.run.batch != nil {
+		v.Settled = s.run.batch.uncommitted()
+	}
 	approvals, question := s.pending()
 	for _, a := range approvals {
 		h := s.heldCall(a.ApprovalId, false).hold

@@ -200,6 +200,57 @@ func TestRestorePendingApproval(t *testing.T) {
 	}
 }
 
+// TestHeldCallKeepsTheBatchInOrder: the model lists c-1 (held for an
+// approval) then c-2, which comes back while c-1 waits. The history takes
+// the batch's results in the model's order — c-1's, then c-2's — and c-2's
+// waits in the store's volatile state, so a restart meanwhile keeps it.
+// c-2's result was committed first, at the pause, before.
+func TestHeldCallKeepsTheBatchInOrder(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
+			mem := memory.New()
+			spec := func(restore *store.Snapshot) Spec {
+				script := `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"held"}},{"name":"echo","args":{"text":"free"}}]},{"text":"done"}]}`
+				if restore != nil {
+					script = `{"turns":[{"text":"done"}]}`
+				}
+				return Spec{Model: scriptModel(t, "", script), Tools: demoSet(t), Restore: restore,
+					Plugins: []plugins.Plugin{plugin(t, approval.New, `{"tools":["echo"],"safe_commands":[]}`)}}
+			}
+			h := storedHarness(t, mem, spec(nil))
+			h.ok(&eventsv1.Prompt{Text: "go"})
+			first := h.waitFor("approval_required", 1).GetApprovalRequired()
+			h.waitState("idle", 1) // both held
+			h.ok(&eventsv1.Approve{ApprovalId: h.waitFor("approval_required", 2).GetApprovalRequired().ApprovalId})
+			h.waitState("idle", 2) // c-2 ran, c-1 still held
+			if got := contents(h.ok(&eventsv1.GetMessages{}).GetMessages().GetMessages()); len(got) != 2 {
+				t.Fatalf("while c-1 waits the history is %q: c-2's result went in before c-1's", got)
+			}
+			waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Volatile.Settled) == 1 && len(s.Messages) == 2 })
+			if restart {
+				h.reg.Close("s1")
+				snap, err := mem.Load(context.Background(), "s1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				h = storedHarness(t, mem, spec(snap))
+				if rec := h.waitFor("agent_recovered", 1).GetAgentRecovered(); !rec.Resumed || rec.InterruptedCalls != 0 {
+					t.Fatalf("agent_recovered %v", rec)
+				}
+			}
+			h.ok(&eventsv1.Approve{ApprovalId: first.ApprovalId})
+			h.waitFor("agent_end", 1)
+			got := contents(h.history())
+			if want := []string{"user:go", "assistant:", "tool:held", "tool:free", "assistant:done"}; !slices.Equal(got, want) {
+				t.Fatalf("history %q, want %q", got, want)
+			}
+			if msgs := h.history(); msgs[2].ToolCallId != first.CallId {
+				t.Fatalf("the first result answers %s, want %s", msgs[2].ToolCallId, first.CallId)
+			}
+		})
+	}
+}
+
 // waitStored polls the store until ok holds (writes are asynchronous).
 func waitStored(t *testing.T, st store.Store, ok func(*store.Snapshot) bool) {
 	t.Helper()

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tack-run/tack/actors/history"
@@ -71,7 +72,8 @@ func (s *session) recover(snap *store.Snapshot) {
 }
 
 // openBatch rebuilds the batch of the last assistant message if any of its
-// tool calls lacks a result: answered calls keep theirs, held ones wait
+// tool calls lacks a result: answered calls keep theirs (the history's,
+// or those the store kept behind a held call), held ones wait
 // again, the rest are answered "interrupted: process restarted". It
 // returns nil when nothing is open, and the number of calls interrupted.
 func (s *session) openBatch(v store.Volatile) (*batch, int) {
@@ -85,6 +87,10 @@ func (s *session) openBatch(v store.Volatile) (*batch, int) {
 		if m.Role == "tool" {
 			answered[m.ToolCallId] = &tools.Result{Content: m.Content, IsError: m.IsError}
 		}
+	}
+	settled := map[string]*tools.Result{}
+	for _, r := range v.Settled {
+		settled[r.CallID] = &tools.Result{Content: r.Content, IsError: r.IsError}
 	}
 	holds := map[string]*hold{}
 	for _, a := range v.Approvals {
@@ -100,6 +106,8 @@ func (s *session) openBatch(v store.Volatile) (*batch, int) {
 		switch {
 		case answered[tc.Id] != nil:
 			c.result, c.committed = answered[tc.Id], true
+		case settled[tc.Id] != nil:
+			c.result = settled[tc.Id]
 		case holds[tc.Id] != nil:
 			c.hold = holds[tc.Id]
 		default:
@@ -107,21 +115,39 @@ func (s *session) openBatch(v store.Volatile) (*batch, int) {
 			interrupted++
 		}
 	}
-	if interrupted == 0 && !b.holding() {
+	if !slices.ContainsFunc(b.calls, func(c *call) bool { return !c.committed }) {
 		return nil, 0
 	}
 	return b, interrupted
 }
 
-// commitSettled commits the results of the batch's settled calls that are
-// not committed yet, in call order: what a paused or recovered batch has.
+// commitSettled commits the results of the batch's calls that are not
+// committed yet, in call order, up to the first call still waiting: the
+// history takes a batch's results in the order the model listed the
+// calls. What comes back behind a call held for a person waits, kept in
+// the store's volatile state (uncommitted), until that call is answered.
 func (s *session) commitSettled(b *batch) {
 	for _, c := range b.calls {
-		if c.result != nil && !c.committed {
+		if c.result == nil {
+			return
+		}
+		if !c.committed {
 			c.committed = true
 			s.commit(llm.ToolResultMessage(c.tc.Id, c.result.Content, c.result.IsError))
 		}
 	}
+}
+
+// uncommitted lists the results of the batch's settled calls that wait
+// behind a call still waiting, for the store (Volatile.Settled).
+func (b *batch) uncommitted() []store.Settled {
+	var out []store.Settled
+	for _, c := range b.calls {
+		if c.result != nil && !c.committed {
+			out = append(out, store.Settled{CallID: c.tc.Id, Content: c.result.Content, IsError: c.result.IsError})
+		}
+	}
+	return out
 }
 
 // restartTimers sets the timeouts of recovered approvals again: one whose

@@ -41,7 +41,7 @@ type call struct {
 	sub      *subagentCall // set for a call of the subagent tool
 	result   *tools.Result // nil until settled
 	// committed marks a result already in the history: a paused batch
-	// commits what is settled, so the store keeps it across a restart.
+	// commits its results in call order up to its first held call.
 	committed bool
 }
 

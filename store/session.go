@@ -114,6 +114,18 @@ type Volatile struct {
 	// configuration brings without naming them in Config.Tools (a scripted
 	// model's demo tools, its plugins' tools): a restore leaves them out.
 	DetachedTools []string
+	// Settled holds the results of a paused batch's calls that came back
+	// while an earlier call of the batch waits for a person: the history
+	// takes a batch's results in the order the model listed the calls, so
+	// these wait here until the calls before them are answered.
+	Settled []Settled
+}
+
+// Settled is the result of a tool call that waits to be committed.
+type Settled struct {
+	CallID  string
+	Content string
+	IsError bool
 }
 
 // Counters are a session's id counters: runs (r-N), steering refs (st-N),

@@ -154,4 +154,7 @@ func wantVolatile(t *testing.T, what string, got, want *store.Volatile) {
 	if !slices.Equal(got.DetachedTools, want.DetachedTools) {
 		fail("detached tools", got.DetachedTools, want.DetachedTools)
 	}
+	if !slices.Equal(got.Settled, want.Settled) {
+		fail("settled results", got.Settled, want.Settled)
+	}
 }

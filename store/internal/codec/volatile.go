@@ -46,6 +46,9 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 	for i, r := range v.Rules {
 		pb.Rules[i] = &storepb.Rule{Tool: r.Tool, CommandFamily: r.CommandFamily}
 	}
+	for _, r := range v.Settled {
+		pb.Settled = append(pb.Settled, &storepb.Settled{CallId: r.CallID, Content: r.Content, IsError: r.IsError})
+	}
 	b, err := marshal.Marshal(pb)
 	if err != nil {
 		return nil, fmt.Errorf("%w: volatile state: %v", store.ErrInvalid, err)
@@ -89,6 +92,9 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 	}
 	for _, r := range pb.Rules {
 		v.Rules = append(v.Rules, store.Rule{Tool: r.Tool, CommandFamily: r.CommandFamily})
+	}
+	for _, r := range pb.Settled {
+		v.Settled = append(v.Settled, store.Settled{CallID: r.CallId, Content: r.Content, IsError: r.IsError})
 	}
 	return v, nil
 }

@@ -63,8 +63,12 @@ type Volatile struct {
 	// steering_images holds the images of the queued steering messages, by
 	// their ref; absent for those without images.
 	SteeringImages map[string]*ImageList `protobuf:"bytes,16,rep,name=steering_images,json=steeringImages,proto3" json:"steering_images,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// settled holds the results of a paused batch's calls that came back
+	// while an earlier call waits for a person, in call order, until they
+	// can be committed in the model's order.
+	Settled       []*Settled `protobuf:"bytes,17,rep,name=settled,proto3" json:"settled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Volatile) Reset() {
@@ -209,6 +213,74 @@ func (x *Volatile) GetSteeringImages() map[string]*ImageList {
 	return nil
 }
 
+func (x *Volatile) GetSettled() []*Settled {
+	if x != nil {
+		return x.Settled
+	}
+	return nil
+}
+
+// Settled is store.Settled.
+type Settled struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CallId        string                 `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	Content       string                 `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	IsError       bool                   `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Settled) Reset() {
+	*x = Settled{}
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Settled) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Settled) ProtoMessage() {}
+
+func (x *Settled) ProtoReflect() protoreflect.Message {
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Settled.ProtoReflect.Descriptor instead.
+func (*Settled) Descriptor() ([]byte, []int) {
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Settled) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *Settled) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *Settled) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
 // ImageList is the images of one queued prompt.
 type ImageList struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -219,7 +291,7 @@ type ImageList struct {
 
 func (x *ImageList) Reset() {
 	*x = ImageList{}
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[1]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -231,7 +303,7 @@ func (x *ImageList) String() string {
 func (*ImageList) ProtoMessage() {}
 
 func (x *ImageList) ProtoReflect() protoreflect.Message {
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[1]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -244,7 +316,7 @@ func (x *ImageList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageList.ProtoReflect.Descriptor instead.
 func (*ImageList) Descriptor() ([]byte, []int) {
-	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{1}
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ImageList) GetImages() []*v1.Image {
@@ -268,7 +340,7 @@ type Approval struct {
 
 func (x *Approval) Reset() {
 	*x = Approval{}
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[2]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -280,7 +352,7 @@ func (x *Approval) String() string {
 func (*Approval) ProtoMessage() {}
 
 func (x *Approval) ProtoReflect() protoreflect.Message {
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[2]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -293,7 +365,7 @@ func (x *Approval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approval.ProtoReflect.Descriptor instead.
 func (*Approval) Descriptor() ([]byte, []int) {
-	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{2}
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Approval) GetPending() *v1.PendingApproval {
@@ -342,7 +414,7 @@ type Question struct {
 
 func (x *Question) Reset() {
 	*x = Question{}
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[3]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -354,7 +426,7 @@ func (x *Question) String() string {
 func (*Question) ProtoMessage() {}
 
 func (x *Question) ProtoReflect() protoreflect.Message {
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[3]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -367,7 +439,7 @@ func (x *Question) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Question.ProtoReflect.Descriptor instead.
 func (*Question) Descriptor() ([]byte, []int) {
-	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{3}
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Question) GetPending() *v1.PendingQuestion {
@@ -395,7 +467,7 @@ type Rule struct {
 
 func (x *Rule) Reset() {
 	*x = Rule{}
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[4]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -407,7 +479,7 @@ func (x *Rule) String() string {
 func (*Rule) ProtoMessage() {}
 
 func (x *Rule) ProtoReflect() protoreflect.Message {
-	mi := &file_store_internal_storepb_volatile_proto_msgTypes[4]
+	mi := &file_store_internal_storepb_volatile_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -420,7 +492,7 @@ func (x *Rule) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rule.ProtoReflect.Descriptor instead.
 func (*Rule) Descriptor() ([]byte, []int) {
-	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{4}
+	return file_store_internal_storepb_volatile_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Rule) GetTool() string {
@@ -441,7 +513,7 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xa4\x06\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xd6\x06\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
@@ -460,10 +532,15 @@ const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\x05todos\x18\r \x03(\v2\x14.tack.events.v1.TodoR\x05todos\x12%\n" +
 	"\x0edetached_tools\x18\x0e \x03(\tR\rdetachedTools\x12=\n" +
 	"\rprompt_images\x18\x0f \x03(\v2\x18.tack.store.v1.ImageListR\fpromptImages\x12T\n" +
-	"\x0fsteering_images\x18\x10 \x03(\v2+.tack.store.v1.Volatile.SteeringImagesEntryR\x0esteeringImages\x1a[\n" +
+	"\x0fsteering_images\x18\x10 \x03(\v2+.tack.store.v1.Volatile.SteeringImagesEntryR\x0esteeringImages\x120\n" +
+	"\asettled\x18\x11 \x03(\v2\x16.tack.store.v1.SettledR\asettled\x1a[\n" +
 	"\x13SteeringImagesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12.\n" +
-	"\x05value\x18\x02 \x01(\v2\x18.tack.store.v1.ImageListR\x05value:\x028\x01\":\n" +
+	"\x05value\x18\x02 \x01(\v2\x18.tack.store.v1.ImageListR\x05value:\x028\x01\"W\n" +
+	"\aSettled\x12\x17\n" +
+	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\x12\x19\n" +
+	"\bis_error\x18\x03 \x01(\bR\aisError\":\n" +
 	"\tImageList\x12-\n" +
 	"\x06images\x18\x01 \x03(\v2\x15.tack.events.v1.ImageR\x06images\"\xc0\x01\n" +
 	"\bApproval\x129\n" +
@@ -492,39 +569,41 @@ func file_store_internal_storepb_volatile_proto_rawDescGZIP() []byte {
 	return file_store_internal_storepb_volatile_proto_rawDescData
 }
 
-var file_store_internal_storepb_volatile_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_store_internal_storepb_volatile_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_store_internal_storepb_volatile_proto_goTypes = []any{
 	(*Volatile)(nil),           // 0: tack.store.v1.Volatile
-	(*ImageList)(nil),          // 1: tack.store.v1.ImageList
-	(*Approval)(nil),           // 2: tack.store.v1.Approval
-	(*Question)(nil),           // 3: tack.store.v1.Question
-	(*Rule)(nil),               // 4: tack.store.v1.Rule
-	nil,                        // 5: tack.store.v1.Volatile.SteeringImagesEntry
-	(*v1.SteeringItem)(nil),    // 6: tack.events.v1.SteeringItem
-	(*v1.Usage)(nil),           // 7: tack.events.v1.Usage
-	(*v1.Todo)(nil),            // 8: tack.events.v1.Todo
-	(*v1.Image)(nil),           // 9: tack.events.v1.Image
-	(*v1.PendingApproval)(nil), // 10: tack.events.v1.PendingApproval
-	(*v1.PendingQuestion)(nil), // 11: tack.events.v1.PendingQuestion
+	(*Settled)(nil),            // 1: tack.store.v1.Settled
+	(*ImageList)(nil),          // 2: tack.store.v1.ImageList
+	(*Approval)(nil),           // 3: tack.store.v1.Approval
+	(*Question)(nil),           // 4: tack.store.v1.Question
+	(*Rule)(nil),               // 5: tack.store.v1.Rule
+	nil,                        // 6: tack.store.v1.Volatile.SteeringImagesEntry
+	(*v1.SteeringItem)(nil),    // 7: tack.events.v1.SteeringItem
+	(*v1.Usage)(nil),           // 8: tack.events.v1.Usage
+	(*v1.Todo)(nil),            // 9: tack.events.v1.Todo
+	(*v1.Image)(nil),           // 10: tack.events.v1.Image
+	(*v1.PendingApproval)(nil), // 11: tack.events.v1.PendingApproval
+	(*v1.PendingQuestion)(nil), // 12: tack.events.v1.PendingQuestion
 }
 var file_store_internal_storepb_volatile_proto_depIdxs = []int32{
-	6,  // 0: tack.store.v1.Volatile.steering_queue:type_name -> tack.events.v1.SteeringItem
-	2,  // 1: tack.store.v1.Volatile.approvals:type_name -> tack.store.v1.Approval
-	3,  // 2: tack.store.v1.Volatile.question:type_name -> tack.store.v1.Question
-	4,  // 3: tack.store.v1.Volatile.rules:type_name -> tack.store.v1.Rule
-	7,  // 4: tack.store.v1.Volatile.subagent_usage:type_name -> tack.events.v1.Usage
-	8,  // 5: tack.store.v1.Volatile.todos:type_name -> tack.events.v1.Todo
-	1,  // 6: tack.store.v1.Volatile.prompt_images:type_name -> tack.store.v1.ImageList
-	5,  // 7: tack.store.v1.Volatile.steering_images:type_name -> tack.store.v1.Volatile.SteeringImagesEntry
-	9,  // 8: tack.store.v1.ImageList.images:type_name -> tack.events.v1.Image
-	10, // 9: tack.store.v1.Approval.pending:type_name -> tack.events.v1.PendingApproval
-	11, // 10: tack.store.v1.Question.pending:type_name -> tack.events.v1.PendingQuestion
-	1,  // 11: tack.store.v1.Volatile.SteeringImagesEntry.value:type_name -> tack.store.v1.ImageList
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	7,  // 0: tack.store.v1.Volatile.steering_queue:type_name -> tack.events.v1.SteeringItem
+	3,  // 1: tack.store.v1.Volatile.approvals:type_name -> tack.store.v1.Approval
+	4,  // 2: tack.store.v1.Volatile.question:type_name -> tack.store.v1.Question
+	5,  // 3: tack.store.v1.Volatile.rules:type_name -> tack.store.v1.Rule
+	8,  // 4: tack.store.v1.Volatile.subagent_usage:type_name -> tack.events.v1.Usage
+	9,  // 5: tack.store.v1.Volatile.todos:type_name -> tack.events.v1.Todo
+	2,  // 6: tack.store.v1.Volatile.prompt_images:type_name -> tack.store.v1.ImageList
+	6,  // 7: tack.store.v1.Volatile.steering_images:type_name -> tack.store.v1.Volatile.SteeringImagesEntry
+	1,  // 8: tack.store.v1.Volatile.settled:type_name -> tack.store.v1.Settled
+	10, // 9: tack.store.v1.ImageList.images:type_name -> tack.events.v1.Image
+	11, // 10: tack.store.v1.Approval.pending:type_name -> tack.events.v1.PendingApproval
+	12, // 11: tack.store.v1.Question.pending:type_name -> tack.events.v1.PendingQuestion
+	2,  // 12: tack.store.v1.Volatile.SteeringImagesEntry.value:type_name -> tack.store.v1.ImageList
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_store_internal_storepb_volatile_proto_init() }
@@ -538,7 +617,7 @@ func file_store_internal_storepb_volatile_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_internal_storepb_volatile_proto_rawDesc), len(file_store_internal_storepb_volatile_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
