@@ -1,23 +1,24 @@
 package llm
 
-// EstimateTokens estimates the tokens of s at 4 bytes a token, rounded up:
-// (len(s)+3)/4. It counts bytes, not runes, so non-ASCII text counts
-// higher, as it does with real tokenizers. It is used when a provider
-// reports no usage.
+import "unicode/utf8"
+
+// EstimateTokens estimates the tokens of s at 4 characters (runes) a
+// token, rounded up, as the protocol's scripted model does. It is used
+// when a provider reports no usage.
 func EstimateTokens(s string) int64 {
-	return tokens(len(s))
+	return tokens(utf8.RuneCountInString(s))
 }
 
-// EstimateUsage estimates a response's usage at 4 bytes a token: input
+// EstimateUsage estimates a response's usage at 4 characters a token: input
 // counts req's system prompt and the content, thinking and tool call
 // arguments of every message, and each image as ImageTokens
 // (LowDetailImageTokens at detail low); output counts those of msg.
 func EstimateUsage(req *Request, msg *Message) *Usage {
-	n := len(req.System)
+	n := utf8.RuneCountInString(req.System)
 	for _, m := range req.Messages {
-		n += messageBytes(m)
+		n += messageChars(m)
 	}
-	in, out := tokens(n), tokens(messageBytes(msg))
+	in, out := tokens(n), tokens(messageChars(msg))
 	return &Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
 }
 
@@ -34,12 +35,13 @@ func Overflowed(u *Usage, window int64) bool {
 	return in >= window || in+u.GetOutputTokens() > window
 }
 
-// messageBytes is the length of m's content, thinking and tool call
-// arguments, and 4 bytes for each token its images count (imageTokens).
-func messageBytes(m *Message) int {
-	n := len(m.GetContent()) + len(m.GetThinking())
+// messageChars is the length in characters of m's content, thinking and
+// tool call arguments, and 4 for each token its images count
+// (imageTokens).
+func messageChars(m *Message) int {
+	n := utf8.RuneCountInString(m.GetContent()) + utf8.RuneCountInString(m.GetThinking())
 	for _, c := range m.GetToolCalls() {
-		n += len(c.GetArgs().GetJson())
+		n += utf8.RuneCount(c.GetArgs().GetJson())
 	}
 	for _, img := range m.GetImages() {
 		n += 4 * int(imageTokens(img))
@@ -47,5 +49,5 @@ func messageBytes(m *Message) int {
 	return n
 }
 
-// tokens is EstimateTokens for a length in bytes.
+// tokens is EstimateTokens for a length in characters.
 func tokens(n int) int64 { return (int64(n) + 3) / 4 }

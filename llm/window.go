@@ -18,7 +18,7 @@ type ContextConfig struct {
 	// limit.
 	MaxMessages int `json:"max_messages,omitempty"`
 	// MaxTokens is the most tokens a request's system prompt and history
-	// may fill, estimated at 4 bytes a token and scaled by what the
+	// may fill, estimated at 4 characters a token and scaled by what the
 	// provider reported for the last request; 0: no limit.
 	MaxTokens int64 `json:"max_tokens,omitempty"`
 	// MaxPercent is MaxTokens as a share of the model's context window, in
@@ -114,9 +114,9 @@ func Trim(msgs []*Message, maxMessages int, budget int64) []*Message {
 	return msgs[start:]
 }
 
-// EstimateMessageTokens estimates m at 4 bytes a token: its content,
+// EstimateMessageTokens estimates m at 4 characters a token: its content,
 // thinking and tool call arguments, and its images as ImageTokens each
 // (LowDetailImageTokens at detail low).
 func EstimateMessageTokens(m *Message) int64 {
-	return tokens(messageBytes(m))
+	return tokens(messageChars(m))
 }

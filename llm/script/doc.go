@@ -43,7 +43,7 @@
 // chunk_delay_ms. stall_ms is a silence after the first thinking or text
 // chunk (after delay_ms when the turn has none), then the turn goes on.
 // usage {input_tokens, output_tokens} is reported as given; absent, it is
-// estimated at 4 bytes a token, the input from the system prompt and the
+// estimated at 4 characters a token, the input from the system prompt and the
 // content, thinking and tool call arguments of each message, the output
 // from the response's. When the turns run out, when_exhausted says what
 // comes next: repeat_last (the default), error (status 400 "script

@@ -45,10 +45,10 @@ func TestStream(t *testing.T) {
 			took: 480 * time.Millisecond,
 		},
 		{
-			name:  "chunks count runes not bytes",
+			name:  "chunks and usage count runes not bytes",
 			turn:  `{"text": "héllo wörld ✓", "chunk_size": 3}`,
 			steps: []string{`0s text "hél"`, `0s text "lo "`, `0s text "wör"`, `0s text "ld "`, `0s text "✓"`},
-			resp:  `end_turn "héllo wörld ✓" usage 0+5=5`,
+			resp:  `end_turn "héllo wörld ✓" usage 0+4=4`,
 		},
 		{
 			name:  "no chunk_size sends the whole text",

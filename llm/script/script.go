@@ -39,8 +39,8 @@ type Turn struct {
 	ChunkDelayMS int64 `json:"chunk_delay_ms,omitempty"`
 	// ToolCalls are emitted, one ChunkToolCall each, right after the text.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// Usage is reported as given; when nil it is estimated at 4 bytes a
-	// token.
+	// Usage is reported as given; when nil it is estimated at 4 characters
+	// a token.
 	Usage *Usage `json:"usage,omitempty"`
 	// Error, when set, fails the request once the rest of the turn played.
 	Error *Failure `json:"error,omitempty"`
