@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -256,5 +257,21 @@ func TestCompactionModelFails(t *testing.T) {
 	h.waitFor("agent_end", 2)
 	if got := contents(h.history()); !slices.Equal(got, []string{"user:p1", "assistant:a1", "user:p2", "assistant:a2"}) {
 		t.Fatalf("history %q", got)
+	}
+}
+
+// TestResponseCompleteCarriesItsCost: a response's usage in
+// response_complete is priced like the token_usage and agent_end that
+// follow: input (cached input at its own price) and output per million
+// tokens. It carried cost_usd 0 before.
+func TestResponseCompleteCarriesItsCost(t *testing.T) {
+	model := scriptModel(t, "", `{"turns":[{"text":"hi","usage":{"input_tokens":1000000,"output_tokens":500000}}]}`)
+	model.Cost = llm.Cost{Input: 0.10, Output: 0.20, CachedInput: 0.05}
+	h := newHarnessModel(t, model, nil)
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	resp := h.waitFor("response_complete", 1).GetResponseComplete().GetUsage()
+	end := h.waitFor("agent_end", 1).GetAgentEnd().GetUsage()
+	if math.Abs(resp.GetCostUsd()-0.2) > 1e-9 || resp.GetCostUsd() != end.GetCostUsd() {
+		t.Fatalf("response_complete cost_usd %v, agent_end %v; want 0.2 both", resp.GetCostUsd(), end.GetCostUsd())
 	}
 }

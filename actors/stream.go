@@ -198,6 +198,7 @@ func (s *session) responseDone(m *streamDone) {
 			s.notes.spending().tokenScale = float64(usage.InputTokens) / float64(est)
 		}
 	}
+	usage.CostUsd = responseCost(usage, p.model.Cost)
 	s.run.overflowed = false
 	msg := stripTags(resp.Message)
 	s.emit(&eventsv1.ResponseComplete{Message: msg, StopReason: resp.StopReason, Usage: usage})
