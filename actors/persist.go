@@ -403,9 +403,11 @@ func (s *session) volatile() *store.Volatile {
 		DetachedTools: s.notes.detached,
 	}
 	s.q.Save(v)
-	if spent := s.notes.usage(); spent.subRan {
+	spent := s.notes.usage()
+	if spent.subRan {
 		v.SubagentUsage = spent.sub.proto()
 	}
+	v.ContextUsed, v.TokenScale = spent.context, spent.tokenScale
 	v.ModelState = modelState(s.spec.Model)
 	if r := s.run; r != nil && r.stream != nil && r.stream.model == s.spec.Model {
 		v.ModelState = r.stream.modelState // the request in flight has not taken its turn for good

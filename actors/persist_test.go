@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
@@ -275,4 +277,28 @@ func TestIdleSessionTrimsItsEvents(t *testing.T) {
 		}
 		return fmt.Errorf("the buffer still holds %d events", len(evs))
 	})
+}
+
+// TestRestoreKeepsTheContextUse: get_state's context reads the same once
+// the session is restored; it read 0 until its next request before.
+func TestRestoreKeepsTheContextUse(t *testing.T) {
+	mem := memory.New()
+	script := `{"context_window":1000,"turns":[{"text":"hi","usage":{"input_tokens":400,"output_tokens":5}}]}`
+	first := storedHarness(t, mem, Spec{Model: scriptModel(t, "", script), Tools: demoSet(t)})
+	first.ok(&eventsv1.Prompt{Text: "go"})
+	first.waitFor("agent_end", 1)
+	before := first.state().GetContext()
+	if before.GetUsed() != 400 || before.GetPercent() != 40 {
+		t.Fatalf("context before %v", before)
+	}
+	waitStored(t, mem, func(s *store.Snapshot) bool { return s.Volatile.ContextUsed == 400 })
+	first.reg.Close("s1")
+	snap, err := mem.Load(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := storedHarness(t, mem, Spec{Model: scriptModel(t, "", script), Tools: demoSet(t), Restore: snap})
+	if after := h.state().GetContext(); !proto.Equal(after, before) {
+		t.Fatalf("context after the restore %v, want %v", after, before)
+	}
 }

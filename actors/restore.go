@@ -36,6 +36,10 @@ func (s *session) recover(snap *store.Snapshot) {
 	if t := tallyOf(snap.Usage); t != (tally{}) {
 		s.notes.spending().total = t
 	}
+	if v.ContextUsed != 0 || v.TokenScale != 0 {
+		spent := s.notes.spending()
+		spent.context, spent.tokenScale = v.ContextUsed, v.TokenScale
+	}
 	s.restoreRules(v.Rules)
 	s.loadModelState(v.ModelState)
 	b, interrupted := s.openBatch(v)

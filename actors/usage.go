@@ -37,7 +37,8 @@ type spent struct {
 	// context is the input tokens of the last request (context_used).
 	context int64
 	// tokenScale is the provider's reported input tokens of the last
-	// request over their 4-bytes-a-token estimate; 0 until one reported.
+	// request over their 4-characters-a-token estimate; 0 until one
+	// reported.
 	tokenScale float64
 }
 

@@ -119,6 +119,12 @@ type Volatile struct {
 	// takes a batch's results in the order the model listed the calls, so
 	// these wait here until the calls before them are answered.
 	Settled []Settled
+	// ContextUsed is the input tokens of the session's last request, how
+	// full its context is (get_state's context.used); TokenScale is what
+	// the provider reported for that request over the estimate at 4
+	// characters a token, 0 until one reported.
+	ContextUsed int64
+	TokenScale  float64
 }
 
 // Settled is the result of a tool call that waits to be committed.

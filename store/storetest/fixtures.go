@@ -154,6 +154,9 @@ func wantVolatile(t *testing.T, what string, got, want *store.Volatile) {
 	if !slices.Equal(got.DetachedTools, want.DetachedTools) {
 		fail("detached tools", got.DetachedTools, want.DetachedTools)
 	}
+	if got.ContextUsed != want.ContextUsed || got.TokenScale != want.TokenScale {
+		fail("context", [2]any{got.ContextUsed, got.TokenScale}, [2]any{want.ContextUsed, want.TokenScale})
+	}
 	if !slices.Equal(got.Settled, want.Settled) {
 		fail("settled results", got.Settled, want.Settled)
 	}

@@ -29,6 +29,8 @@ func fullVolatile(deadline time.Time) *store.Volatile {
 		SubagentUsage: &eventsv1.Usage{InputTokens: 30, OutputTokens: 12, TotalTokens: 42, CostUsd: 0.25},
 		Todos:         []*eventsv1.Todo{{Text: "read the code", Status: "done"}, {Text: "", Status: "pending"}},
 		DetachedTools: []string{"sleep", "ask_user"},
+		ContextUsed:   4321,
+		TokenScale:    1.25,
 		Settled:       []store.Settled{{CallID: "call-3", Content: "slept 50 ms"}, {CallID: "call-4", Content: "no such file", IsError: true}},
 	}
 }

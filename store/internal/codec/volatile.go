@@ -26,6 +26,8 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 		ModelState:    v.ModelState,
 		Todos:         v.Todos,
 		DetachedTools: v.DetachedTools,
+		ContextUsed:   v.ContextUsed,
+		TokenScale:    v.TokenScale,
 	}
 	for _, imgs := range v.PromptImages {
 		pb.PromptImages = append(pb.PromptImages, &storepb.ImageList{Images: imgs})
@@ -69,7 +71,7 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 	v := store.Volatile{PromptQueue: pb.PromptQueue, SteeringQueue: pb.SteeringQueue, RunID: pb.RunId,
 		Counters:      store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds, Subagents: pb.Subagents},
 		SubagentUsage: pb.SubagentUsage, ModelState: pb.ModelState,
-		Todos: pb.Todos, DetachedTools: pb.DetachedTools}
+		Todos: pb.Todos, DetachedTools: pb.DetachedTools, ContextUsed: pb.ContextUsed, TokenScale: pb.TokenScale}
 	for _, l := range pb.PromptImages {
 		v.PromptImages = append(v.PromptImages, l.Images)
 	}

@@ -66,7 +66,11 @@ type Volatile struct {
 	// settled holds the results of a paused batch's calls that came back
 	// while an earlier call waits for a person, in call order, until they
 	// can be committed in the model's order.
-	Settled       []*Settled `protobuf:"bytes,17,rep,name=settled,proto3" json:"settled,omitempty"`
+	Settled []*Settled `protobuf:"bytes,17,rep,name=settled,proto3" json:"settled,omitempty"`
+	// context_used is the input tokens of the last request; token_scale the
+	// provider's count of them over the estimate, 0 until one reported.
+	ContextUsed   int64   `protobuf:"varint,18,opt,name=context_used,json=contextUsed,proto3" json:"context_used,omitempty"`
+	TokenScale    float64 `protobuf:"fixed64,19,opt,name=token_scale,json=tokenScale,proto3" json:"token_scale,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -218,6 +222,20 @@ func (x *Volatile) GetSettled() []*Settled {
 		return x.Settled
 	}
 	return nil
+}
+
+func (x *Volatile) GetContextUsed() int64 {
+	if x != nil {
+		return x.ContextUsed
+	}
+	return 0
+}
+
+func (x *Volatile) GetTokenScale() float64 {
+	if x != nil {
+		return x.TokenScale
+	}
+	return 0
 }
 
 // Settled is store.Settled.
@@ -513,7 +531,7 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xd6\x06\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\x9a\a\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
@@ -533,7 +551,10 @@ const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\x0edetached_tools\x18\x0e \x03(\tR\rdetachedTools\x12=\n" +
 	"\rprompt_images\x18\x0f \x03(\v2\x18.tack.store.v1.ImageListR\fpromptImages\x12T\n" +
 	"\x0fsteering_images\x18\x10 \x03(\v2+.tack.store.v1.Volatile.SteeringImagesEntryR\x0esteeringImages\x120\n" +
-	"\asettled\x18\x11 \x03(\v2\x16.tack.store.v1.SettledR\asettled\x1a[\n" +
+	"\asettled\x18\x11 \x03(\v2\x16.tack.store.v1.SettledR\asettled\x12!\n" +
+	"\fcontext_used\x18\x12 \x01(\x03R\vcontextUsed\x12\x1f\n" +
+	"\vtoken_scale\x18\x13 \x01(\x01R\n" +
+	"tokenScale\x1a[\n" +
 	"\x13SteeringImagesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12.\n" +
 	"\x05value\x18\x02 \x01(\v2\x18.tack.store.v1.ImageListR\x05value:\x028\x01\"W\n" +
