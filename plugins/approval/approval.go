@@ -3,8 +3,11 @@ package approval
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tack-run/tack/plugins"
 )
@@ -51,13 +54,14 @@ func (p *plugin) Handle(ev *plugins.Event) []plugins.Action {
 	return []plugins.Action{hold}
 }
 
-// isSafe reports whether cmd starts with a safe command, word for word,
-// and has no shell operator.
+// isSafe reports whether cmd is plain (see split) and starts with a safe
+// command, word for word. Its first word must be a name, not a path: sh
+// runs a word holding "/" as that file, whatever it starts with.
 func (p *plugin) isSafe(cmd string) bool {
-	if compound(cmd) {
+	words, plain := split(cmd)
+	if !plain || len(words) == 0 || strings.Contains(words[0], "/") {
 		return false
 	}
-	words := strings.Fields(cmd)
 	for _, prefix := range p.safe {
 		if hasPrefix(words, prefix) {
 			return true
@@ -66,14 +70,47 @@ func (p *plugin) isSafe(cmd string) bool {
 	return false
 }
 
-// hint is the one-line description of a call: "tool: detail", whitespace
-// collapsed, cut at maxHint characters.
+// hint is the one-line description of a call: "tool: detail", runs of
+// spaces, tabs and line breaks collapsed to one space, every other
+// character a person could not see or tell from a space (other control
+// characters, Unicode spaces, format characters) written as an escape
+// ("\v", "\u00a0"), cut at maxHint characters. The person approving sees
+// what sh would run, not a look-alike.
 func hint(tool, detail string) string {
-	h := tool + ": " + strings.Join(strings.Fields(detail), " ")
+	var b strings.Builder
+	b.WriteString(tool)
+	b.WriteString(": ")
+	gap := false
+	for _, r := range strings.Trim(detail, " \t\n") {
+		switch {
+		case r == ' ' || r == '\t' || r == '\n':
+			gap = true
+			continue
+		case gap:
+			b.WriteByte(' ')
+			gap = false
+		}
+		if visible(r) {
+			b.WriteRune(r)
+		} else {
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	h := b.String()
 	if r := []rune(h); len(r) > maxHint {
 		h = string(r[:maxHint-1]) + "…"
 	}
 	return h
+}
+
+// visible reports whether r shows as itself: printable ASCII, or a
+// graphic character that is not a space.
+func visible(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 0x20 && r < 0x7f
+	}
+	return r != utf8.RuneError && unicode.IsGraphic(r) && !unicode.IsSpace(r)
 }
 
 // shellCommand reads the command of a shell call's arguments.

@@ -22,8 +22,13 @@ type Config struct {
 	// Tools are the tools whose calls need approval (default ["shell"]).
 	Tools []string `json:"tools"`
 	// SafeCommands are shell command prefixes that never need approval,
-	// matched on whole words: "ls" matches "ls -la", not "lsof";
-	// "git status" matches "git status -s", not "git push".
+	// matched on whole words of a plain command: "ls" matches "ls -la",
+	// not "lsof"; "wc -l" matches "wc -l a.txt", not "wc -c a.txt". The
+	// first word is a command's name, not a path or an assignment. A safe
+	// command runs with any further arguments, in the model's workspace:
+	// name only commands that nothing there (configuration, hooks,
+	// scripts, build files) or in their arguments can make run other
+	// code — never git, make, npm, go, find, sed, env or the like.
 	SafeCommands []string `json:"safe_commands"`
 	// TimeoutMS is how long an approval waits before it times out as
 	// rejected (default 120000).
@@ -49,11 +54,19 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, s := range c.SafeCommands {
+		words, plain := split(s)
 		switch {
-		case len(strings.Fields(s)) == 0:
+		case !plain:
+			errs = append(errs, fmt.Errorf("safe_commands: %q has a shell operator, a quote, a backslash, "+
+				"a control character or a non-ASCII character", s))
+		case len(words) == 0:
 			errs = append(errs, errors.New("safe_commands: a command is empty"))
-		case compound(s):
-			errs = append(errs, fmt.Errorf("safe_commands: %q has a shell operator", s))
+		case isAssignment(words[0]):
+			errs = append(errs, fmt.Errorf("safe_commands: %q starts with a variable assignment", s))
+		case strings.Contains(words[0], "/"):
+			errs = append(errs, fmt.Errorf("safe_commands: %q is a path, not a command's name", words[0]))
+		case strings.ContainsAny(s, nameSpecial):
+			errs = append(errs, fmt.Errorf("safe_commands: %q has one of %s", s, nameSpecial))
 		}
 	}
 	if c.TimeoutMS < 1 {
@@ -80,7 +93,8 @@ func New(raw json.RawMessage) (plugins.Plugin, error) {
 		p.tools[t] = true
 	}
 	for _, s := range c.SafeCommands {
-		p.safe = append(p.safe, strings.Fields(s))
+		words, _ := split(s)
+		p.safe = append(p.safe, words)
 	}
 	return p, nil
 }

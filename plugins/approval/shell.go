@@ -2,35 +2,54 @@ package approval
 
 import "strings"
 
-// operators are the pieces of shell syntax that chain, substitute or
-// redirect commands; a command holding any of them is never safe and its
-// family is the whole command.
-var operators = []string{";", "&", "|", "`", "$(", "<", ">", "\n", "\r"}
+// operators are the characters that make a command not plain wherever
+// they stand: they chain, group, substitute, expand or redirect commands,
+// or quote and escape, so that sh's words are no longer what a split on
+// blanks shows. A line break is refused with every other control
+// character.
+const operators = ";&|<>(){}$`\\'\""
 
-// compound reports whether cmd holds a shell operator.
-func compound(cmd string) bool {
-	for _, op := range operators {
-		if strings.Contains(cmd, op) {
-			return true
+// nameSpecial are the characters that keep a command's name (its first
+// word after assignments) from being a literal name: pathname patterns,
+// tilde expansion, a comment and negation. In later words they only make
+// arguments, which a command could have been given as they are.
+const nameSpecial = "*?[]~#!"
+
+// split splits cmd into words the way sh splits a plain command: on spaces
+// and tabs only. plain is false, and words nil, when cmd holds anything
+// else sh treats specially or that a split on Unicode spaces would read
+// differently: an operator, a quote or backslash, a control character
+// other than tab (line breaks included), DEL, or any byte outside ASCII
+// (U+00A0, U+0085, U+2028, zero-width and direction marks, ...). sh runs
+// "ls\v/../../bin/sh" as one word, a path, not as "ls".
+func split(cmd string) (words []string, plain bool) {
+	for i := 0; i < len(cmd); i++ {
+		b := cmd[i]
+		switch {
+		case b == ' ' || b == '\t':
+		case b < 0x20 || b >= 0x7f:
+			return nil, false
+		case strings.IndexByte(operators, b) >= 0:
+			return nil, false
 		}
 	}
-	return false
+	return strings.FieldsFunc(cmd, func(r rune) bool { return r == ' ' || r == '\t' }), true
 }
 
 // family is the command family an "always" approval of cmd records: the
-// first word after leading VAR=value assignments, or the whole trimmed
-// command when it is compound or holds nothing but assignments.
+// command's name, its first word, when cmd is plain and that name is
+// literal; otherwise the whole command with spaces and tabs trimmed, so
+// that "always" covers only that exact command. A leading VAR=value
+// assignment makes it the whole command too: LD_PRELOAD, PATH and the
+// like change what any command runs, so "always" on ls must not cover
+// LD_PRELOAD=./x.so ls.
 func family(cmd string) string {
-	cmd = strings.TrimSpace(cmd)
-	if compound(cmd) {
-		return cmd
+	whole := strings.Trim(cmd, " \t")
+	words, plain := split(cmd)
+	if !plain || len(words) == 0 || isAssignment(words[0]) || strings.ContainsAny(words[0], nameSpecial) {
+		return whole
 	}
-	for _, w := range strings.Fields(cmd) {
-		if !isAssignment(w) {
-			return w
-		}
-	}
-	return cmd
+	return words[0]
 }
 
 // isAssignment reports whether w is a shell variable assignment, NAME=...

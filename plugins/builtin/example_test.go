@@ -17,7 +17,7 @@ func ExampleRegister() {
 		panic(err)
 	}
 	ps, err := reg.Build([]plugins.Config{
-		{Name: "approval", Config: json.RawMessage(`{"safe_commands": ["ls", "git status"]}`)},
+		{Name: "approval", Config: json.RawMessage(`{"safe_commands": ["ls", "wc -l"]}`)},
 	})
 	if err != nil {
 		panic(err)
