@@ -1,6 +1,7 @@
 package http
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,6 +65,19 @@ func TestCrossOrigin(t *testing.T) {
 	ts.check(t, attacks)
 	if r := ts.send(attack{method: "GET", path: "/v1/sessions", header: map[string]string{"Origin": evil}}); r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Fatalf("a foreign origin may read the answer: %v", r.header)
+	}
+	// A trusted origin's preflight allows every method a route takes —
+	// PUT for the files, PATCH — and its pages may read Retry-After.
+	r := ts.send(attack{method: "OPTIONS", path: "/v1/sessions/s/files/a.txt",
+		header: map[string]string{"Origin": "http://app.example", "Access-Control-Request-Method": "PUT"}})
+	allowed := strings.Split(r.header.Get("Access-Control-Allow-Methods"), ", ")
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		if !slices.Contains(allowed, m) {
+			t.Errorf("the preflight allows %q, not %s", allowed, m)
+		}
+	}
+	if exposed := r.header.Get("Access-Control-Expose-Headers"); !strings.Contains(exposed, "Retry-After") {
+		t.Errorf("exposed headers %q, want Retry-After among them", exposed)
 	}
 }
 
