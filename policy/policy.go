@@ -141,9 +141,13 @@ func (g *Grant) Tool(name string) bool {
 		return true
 	}
 	// A group stands for every tool of its server: a pattern that
-	// matches "<server>/*" read as a name covers them all.
+	// matches "<server>/*" read as a name covers them all, and a grant of
+	// the group covers each of them, "<server>/<tool>".
 	if server, ok := strings.CutPrefix(name, mcpPrefix); ok {
 		return matchAny(g.tools, server+"/*")
+	}
+	if server, _, ok := strings.Cut(name, "/"); ok {
+		return matchAny(g.tools, mcpPrefix+server)
 	}
 	return false
 }

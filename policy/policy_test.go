@@ -76,7 +76,10 @@ func TestGrant(t *testing.T) {
 		}},
 		{"an MCP group by its server's pattern", `{"*": {"tools": ["search/*", "mcp:fs"]}}`, "bob", []check{
 			{"tool", "mcp:search", true}, {"tool", "search/query", true}, {"tool", "mcp:fs", true},
-			{"tool", "fs/read", false}, {"tool", "mcp:other", false},
+			{"tool", "mcp:other", false}, {"tool", "other/read", false},
+		}},
+		{"a group covers each of its tools", `{"*": {"tools": ["mcp:fs", "mcp:s*"]}}`, "bob", []check{
+			{"tool", "fs/read", true}, {"tool", "search/query", true}, {"tool", "fsx/read", false}, {"tool", "other/read", false},
 		}},
 		{"one tool of a server is not the group", `{"*": {"tools": ["search/query"]}}`, "bob", []check{
 			{"tool", "search/query", true}, {"tool", "mcp:search", false},
