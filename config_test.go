@@ -2,10 +2,12 @@ package tack_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/config"
 	"github.com/tack-run/tack/store/memory"
 )
 
@@ -72,5 +74,34 @@ func TestNewFromConfig(t *testing.T) {
 	}
 	if _, err := s.Prompt(ctx, "three"); tack.Code(err) != "queue_full" {
 		t.Fatalf("a second queued prompt with PromptLimit 1: %v, want queue_full", err)
+	}
+}
+
+// TestDefaultModelWithoutItsKey: a session that names no model gets the
+// configured default_model; when that model cannot be had (its key is not
+// set) the answer says so, unknown_model, not that no default_model is
+// configured, which a config without one answers.
+func TestDefaultModelWithoutItsKey(t *testing.T) {
+	c, err := config.Parse([]byte(`{"default_model": "local/m", "providers": {"local": {"base_url": "http://127.0.0.1:1/v1",
+		"api_key_env": "TACK_TEST_KEY_NEVER_SET", "models": {"m": {}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithModels(config.NewResolver(c)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	_, err = rt.Spawn(tack.SessionConfig{})
+	if want := `unknown_model: unknown model "local/m": $TACK_TEST_KEY_NEVER_SET is not set: it holds the API key of provider "local"`; err == nil || err.Error() != want {
+		t.Fatalf("Spawn without a model: %v, want %q", err, want)
+	}
+	none, err := tack.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	if _, err := none.Spawn(tack.SessionConfig{}); tack.Code(err) != "bad_request" || !strings.Contains(err.Error(), "no default_model is configured") {
+		t.Fatalf("Spawn without a model or a default: %v", err)
 	}
 }

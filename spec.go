@@ -94,9 +94,6 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 		}
 	}
 	model, err := rt.resolve(cfg.Model, cfg.Script)
-	if cfg.Model == "" && len(cfg.Script) == 0 && Code(err) == events.CodeUnknownModel {
-		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script, and no default_model is configured"}
-	}
 	if err != nil {
 		return actors.Spec{}, err
 	}
@@ -175,13 +172,18 @@ func pluginTools(ps []plugins.Plugin) []tools.Tool {
 // nothing is unknown_model, a malformed inline script a bad_request.
 func (rt *Runtime) resolve(name string, inline json.RawMessage) (*llm.Model, error) {
 	m, err := rt.models.Resolve(name, inline)
-	if errors.Is(err, llm.ErrUnknownModel) && len(inline) == 0 {
+	var unknown *llm.UnknownModelError
+	switch {
+	case err == nil:
+		return m, nil
+	case name == "" && len(inline) == 0 && errors.As(err, &unknown) && unknown.Name == "":
+		// No resolver put a default model in for the empty name; one that
+		// did names it, and why it could not be had.
+		return nil, &Error{Code: events.CodeBadRequest, Message: "a session needs a model or a script, and no default_model is configured"}
+	case errors.Is(err, llm.ErrUnknownModel) && len(inline) == 0:
 		return nil, &Error{Code: events.CodeUnknownModel, Message: err.Error()}
 	}
-	if err != nil {
-		return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
-	}
-	return m, nil
+	return nil, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 }
 
 // newID generates a session id no loaded or stored session has.
