@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -136,6 +137,33 @@ func TestInvalidToolArgs(t *testing.T) {
 	}
 	if res := h.history()[2]; !res.IsError || res.Content != wantText {
 		t.Errorf("result = %v", res)
+	}
+}
+
+// TestTooManyToolCalls: a response's calls past MaxBatchCalls are not
+// run; each gets an error result saying so, in order with the others, and
+// the run goes on. One script turn of 10,000 read_file calls on a named
+// pipe pinned 10,000 threads and killed the server before.
+func TestTooManyToolCalls(t *testing.T) {
+	const n = MaxBatchCalls + 3
+	calls := make([]string, n)
+	for i := range calls {
+		calls[i] = fmt.Sprintf(`{"name":"echo","args":{"text":"%d"}}`, i)
+	}
+	h := newHarness(t, `{"turns":[{"tool_calls":[`+strings.Join(calls, ",")+`]},{"text":"done"}]}`, nil)
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.Reason != "completed" {
+		t.Fatalf("agent_end %v", end)
+	}
+	results := h.history()[2 : 2+n]
+	for i, r := range results {
+		want := fmt.Sprint(i)
+		if i >= MaxBatchCalls {
+			want = tooManyCalls
+		}
+		if r.Content != want || r.IsError != (i >= MaxBatchCalls) {
+			t.Fatalf("result %d: %q (error %v), want %q", i, r.Content, r.IsError, want)
+		}
 	}
 }
 

@@ -69,6 +69,16 @@ func (c *call) held() bool { return c.result == nil && c.hold != nil }
 // maxAttempts bounds how often plugins may retry one call.
 const maxAttempts = 10
 
+// MaxBatchCalls is how many tool calls of one response run: a call past
+// it is settled at once with an error result (tooManyCalls) that tells
+// the model to call it again later. Without a bound, one response (a
+// script's turn) made as many goroutines, threads or processes as it
+// listed calls, for every user of a server at once.
+const MaxBatchCalls = 128
+
+// tooManyCalls is the result of a call past MaxBatchCalls.
+var tooManyCalls = fmt.Sprintf("not run: a response may call at most %d tools; call it again in a later turn", MaxBatchCalls)
+
 // startBatch validates every call, starts the valid ones, and settles the
 // others at once with an error result.
 func (s *session) startBatch(tcs []*llm.ToolCall) {
@@ -81,10 +91,14 @@ func (s *session) startBatch(tcs []*llm.ToolCall) {
 	for i, tc := range tcs {
 		c := &call{tc: tc, index: i}
 		b.calls[i] = c
-		if stop != nil {
+		if stop != nil || i >= MaxBatchCalls {
+			text := tooManyCalls
+			if stop != nil {
+				text = tools.InterruptedByAbort
+			}
 			s.emit(&eventsv1.ToolExecutionStart{Name: tc.Name, CallId: tc.Id, Args: tc.Args})
 			c.started = s.home.env.now()
-			s.settle(c, tools.Result{Content: tools.InterruptedByAbort, IsError: true}, c.started)
+			s.settle(c, tools.Result{Content: text, IsError: true}, c.started)
 			continue
 		}
 		stop = s.startCall(c)
