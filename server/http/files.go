@@ -101,7 +101,8 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request, id, dir, _ st
 	writeJSON(w, http.StatusOK, map[string]any{"files": list})
 }
 
-// getFile answers with the file's bytes.
+// getFile answers with the file's bytes. A named pipe, socket or device
+// is refused (400) without waiting on it; a directory is no file (404).
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request, id, dir, rel string) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -109,7 +110,7 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request, id, dir, rel st
 		return
 	}
 	defer root.Close()
-	f, err := root.Open(rel)
+	f, err := workspace.Open(root, rel)
 	if err != nil {
 		fileError(w, rel, err)
 		return
@@ -127,7 +128,8 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request, id, dir, rel st
 }
 
 // putFile writes the body to the file, making its directories, and
-// gives both to the workspace's owner.
+// gives both to the workspace's owner. An existing named pipe, socket or
+// device is refused (400), never written into nor waited on.
 func (s *Server) putFile(w http.ResponseWriter, r *http.Request, id, dir, rel string) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -142,7 +144,7 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request, id, dir, rel st
 			return
 		}
 	}
-	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := workspace.Create(root, rel, 0o644)
 	if err != nil {
 		fileError(w, rel, err)
 		return
@@ -194,9 +196,13 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, id, dir, rel
 }
 
 // fileError answers for an error of os.Root about rel: a path that a
-// symbolic link leads out of the workspace is 400, a missing file 404.
+// symbolic link leads out of the workspace is 400, as is one that is not
+// a regular file (a named pipe); a missing file is 404.
 func fileError(w http.ResponseWriter, rel string, err error) {
+	var notRegular *workspace.NotRegularError
 	switch {
+	case errors.As(err, &notRegular):
+		writeError(w, protoError(events.CodeBadRequest, notRegular.Error()))
 	case workspace.Escapes(err):
 		writeError(w, protoError(events.CodeBadRequest, fmt.Sprintf("path %q leads out of the workspace (through a symbolic link)", rel)))
 	case errors.Is(err, fs.ErrNotExist):

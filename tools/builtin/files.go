@@ -16,8 +16,10 @@ import (
 // confined to root: a path that leaves it, through ".." or a symbolic link
 // (an absolute link counts as leaving), is refused with an error saying so.
 // Paths are relative to root; an absolute path is accepted when it lies
-// inside root. root is made absolute now and opened on each call, so it
-// may be created later.
+// inside root. A path that is neither a regular file nor a directory (a
+// named pipe, a socket, a device) is refused at once, never waited on
+// (workspace.Open, workspace.Create). root is made absolute now and
+// opened on each call, so it may be created later.
 func Files(root string) []tools.Tool {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
@@ -103,7 +105,10 @@ func (r fileRoot) open() (*os.Root, error) {
 
 // explain rewords the errors of os.Root for a model.
 func (r fileRoot) explain(p string, err error) error {
+	var notRegular *workspace.NotRegularError
 	switch {
+	case errors.As(err, &notRegular):
+		return &workspace.NotRegularError{Path: p, Mode: notRegular.Mode}
 	case workspace.Escapes(err):
 		return fmt.Errorf("path %q leads outside the root directory %s (through a symbolic link)", p, r.dir)
 	case errors.Is(err, fs.ErrNotExist):
@@ -117,6 +122,8 @@ func (r fileRoot) explain(p string, err error) error {
 
 // openFile opens path p (file or directory) inside the root, with the
 // errors a model can act on; closing the file releases the root too.
+// Anything else (a named pipe the session's shell made, a socket) is
+// refused at once rather than waited on (workspace.Open).
 func (r fileRoot) openFile(ctx context.Context, p string) (*rootedFile, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -129,7 +136,7 @@ func (r fileRoot) openFile(ctx context.Context, p string) (*rootedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := root.Open(rel)
+	f, err := workspace.Open(root, rel)
 	if err != nil {
 		root.Close()
 		return nil, r.explain(p, err)

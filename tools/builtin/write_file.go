@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/workspace"
 )
 
 const writeFileSchema = `{
@@ -62,7 +63,17 @@ func (r fileRoot) write(ctx context.Context, p, content string) (string, error) 
 			return "", r.explain(p, err)
 		}
 	}
-	if err := root.WriteFile(rel, []byte(content), 0o644); err != nil {
+	// Never root.WriteFile: it would wait for ever on a named pipe
+	// without a reader, and write into one with a reader.
+	f, err := workspace.Create(root, rel, 0o644)
+	if err != nil {
+		return "", r.explain(p, err)
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return "", r.explain(p, err)
 	}
 	if err := r.own(root, rel); err != nil {

@@ -12,6 +12,11 @@
 // [Shared] makes every session work in one directory; Remove and Copy do
 // nothing then.
 //
+// A workspace holds whatever its session's shell leaves there, named
+// pipes included: [Open] and [Create] open a path of it through an
+// os.Root without ever waiting on one, and refuse what is not a regular
+// file; the file tools, the HTTP files routes and Copy use them.
+//
 // # Concurrency
 //
 // A Workspaces holds no mutable state; its methods may be called from any
@@ -182,12 +187,15 @@ func (w *Workspaces) Remove(id string) error {
 // Copy makes the workspace of session to a copy of from's (a fork's
 // choice: each then goes its own way). Regular files, directories and
 // symbolic links are copied, the links as they are; a from without a
-// workspace yet gives none. Both workspaces are opened as os.Roots, so
-// nothing outside them is read or written, even while from's own
-// session changes it: a file or directory swapped for a link to
-// elsewhere between its listing and its reading (a shell can do that
-// as the fork runs) fails the copy instead of copying what the link
-// points at.
+// workspace yet gives none. Named pipes, sockets and devices are not
+// workspace content: they are skipped and the rest is copied, also when
+// a file becomes one between its listing and its opening (a pipe is
+// opened without waiting for a writer, so the copy never hangs on one).
+// Both workspaces are opened as os.Roots, so nothing outside them is
+// read or written, even while from's own session changes it: a file or
+// directory swapped for a link to elsewhere between its listing and its
+// reading (a shell can do that as the fork runs) fails the copy instead
+// of copying what the link points at.
 func (w *Workspaces) Copy(from, to string) error {
 	if w.shared {
 		return nil
@@ -248,9 +256,13 @@ func (w *Workspaces) own(root *os.Root, p string, err error) error {
 
 // copyFile copies the regular file p of root in to p in root out. What p
 // is when it is opened decides: something else by then (a directory, a
-// device) is not copied.
+// named pipe, a device) is not copied, and opening it does not block.
 func copyFile(in, out *os.Root, p string) error {
-	src, err := in.Open(p)
+	src, err := Open(in, p)
+	var notRegular *NotRegularError
+	if errors.As(err, &notRegular) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
