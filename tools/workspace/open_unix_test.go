@@ -205,3 +205,49 @@ func TestCopySkipsNamedPipes(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyDirectorySwapped: a directory d of the source is, by turns, a
+// directory, a named pipe and a link to the workspace itself, each renamed
+// over it in one step, while forks copy it. Each copy ends promptly: the
+// pipe is not waited on (fs.WalkDir opened a directory it had listed with
+// a plain open(2), which waited for ever on the pipe, from the first or
+// second fork), and the link, met where a directory was listed, is not
+// walked round and round.
+func TestCopyDirectorySwapped(t *testing.T) {
+	ws := workspace.PerSession(t.TempDir())
+	src, err := ws.Make("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The spares wait outside the workspace, so that a listing sees d or
+	// nothing.
+	d, spare := filepath.Join(src, "d"), t.TempDir()
+	dir, pipe, link := filepath.Join(spare, "dir"), filepath.Join(spare, "pipe"), filepath.Join(spare, "link")
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mkfifo(t, pipe)
+	if err := os.Symlink(".", link); err != nil { // as d: the workspace itself
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(d) })
+	var stop atomic.Bool
+	swapping := make(chan struct{})
+	go func() {
+		defer close(swapping)
+		for !stop.Load() {
+			for _, p := range []string{dir, pipe, link} {
+				_ = os.Rename(p, d)
+				_ = os.Rename(d, p)
+			}
+		}
+	}()
+	defer func() { stop.Store(true); <-swapping }()
+	for i := range 300 {
+		fork := fmt.Sprintf("fork-%d", i)
+		_ = promptly(t, d, func() error { return ws.Copy("a", fork) }) // may fail as things change under it
+		if err := ws.Remove(fork); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -30,8 +30,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -224,25 +226,59 @@ func (w *Workspaces) Copy(from, to string) error {
 		return err
 	}
 	defer out.Close()
-	return fs.WalkDir(in.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == "." {
-			return err
-		}
+	return w.copyDir(in, out, ".", nil)
+}
+
+// copyDir copies the entries of directory dir of in into out, depth
+// first; seen holds the directories opened on the way down. A directory
+// is opened with Open, which never blocks: fs.WalkDir opened it with a
+// plain open(2), which a directory swapped for a named pipe after its
+// listing held for ever, one OS thread a fork. What is by then no
+// directory is not copied, nor is a directory met twice (swapped for a
+// link to one above it), so the copy ends.
+func (w *Workspaces) copyDir(in, out *os.Root, dir string, seen []fs.FileInfo) error {
+	f, err := Open(in, dir)
+	var notRegular *NotRegularError
+	if errors.As(err, &notRegular) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	info, err := f.Stat()
+	if err != nil || !info.IsDir() || slices.ContainsFunc(seen, func(s fs.FileInfo) bool { return os.SameFile(s, info) }) {
+		f.Close()
+		return err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	seen = append(seen, info)
+	for _, d := range entries {
+		p := path.Join(dir, d.Name())
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
 			link, err := in.Readlink(p)
 			if err == nil {
 				err = out.Symlink(link, p)
 			}
-			return w.own(out, p, err)
+			err = w.own(out, p, err)
 		case d.IsDir():
-			return w.own(out, p, out.Mkdir(p, 0o755))
+			if err = w.own(out, p, out.Mkdir(p, 0o755)); err == nil {
+				err = w.copyDir(in, out, p, seen)
+			}
 		case d.Type().IsRegular():
-			return w.own(out, p, copyFile(in, out, p))
+			err = w.own(out, p, copyFile(in, out, p))
 		default:
-			return nil // devices, sockets, pipes: not workspace content
+			// devices, sockets, pipes: not workspace content
 		}
-	})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // own gives what Copy made at p in root to the owner, unless making it
