@@ -418,7 +418,7 @@ func (s *session) volatile() *store.Volatile {
 	if s.run == nil {
 		return v
 	}
-	v.RunID = s.run.id
+	v.RunID, v.RunEnd = s.run.id, string(s.run.end)
 	if s.run.batch != nil {
 		v.Settled = s.run.batch.uncommitted()
 	}

@@ -302,3 +302,40 @@ func TestRestoreKeepsTheContextUse(t *testing.T) {
 		t.Fatalf("context after the restore %v, want %v", after, before)
 	}
 }
+
+// TestRestoredRejectionStillEndsTheRun: c-2 of a paused batch is rejected
+// (without auto_resume: the run is to end once the batch is done) while
+// c-1 still waits; after a restart, approving c-1 ends the run rejected,
+// with no further model turn. The restore forgot the rejection before,
+// and the model was called again.
+func TestRestoredRejectionStillEndsTheRun(t *testing.T) {
+	mem := memory.New()
+	spec := func(restore *store.Snapshot) Spec {
+		script := `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"one"}},{"name":"echo","args":{"text":"two"}}]},{"text":"done"}]}`
+		if restore != nil {
+			script = `{"turns":[{"text":"done"}]}`
+		}
+		return Spec{Model: scriptModel(t, "", script), Tools: demoSet(t), Restore: restore,
+			Plugins: []plugins.Plugin{plugin(t, approval.New, `{"tools":["echo"]}`)}}
+	}
+	h := storedHarness(t, mem, spec(nil))
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	first := h.waitFor("approval_required", 1).GetApprovalRequired()
+	h.ok(&eventsv1.Reject{ApprovalId: h.waitFor("approval_required", 2).GetApprovalRequired().ApprovalId})
+	waitStored(t, mem, func(s *store.Snapshot) bool { return s.Volatile.RunEnd == "rejected" && len(s.Volatile.Settled) == 1 })
+	h.reg.Close("s1")
+	snap, err := mem.Load(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = storedHarness(t, mem, spec(snap))
+	h.waitFor("agent_recovered", 1)
+	h.ok(&eventsv1.Approve{ApprovalId: first.ApprovalId})
+	if end := h.waitFor("agent_end", 1).GetAgentEnd(); end.Reason != "rejected" {
+		t.Fatalf("agent_end %v, want rejected", end)
+	}
+	got := contents(h.history())
+	if want := []string{"user:go", "assistant:", "tool:one", "tool:rejected: rejected by the user"}; !slices.Equal(got, want) {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+}

@@ -59,6 +59,7 @@ func (s *session) recover(snap *store.Snapshot) {
 		// stopped, which gave its place back.
 		s.countRun()
 		s.run.batch = b
+		s.run.end = events.EndReason(v.RunEnd) // a rejection that ends the run once the batch is done
 		s.run.ctl.from = recoveredFrom(s.hist.Messages())
 		s.emit(rec)
 		s.commitSettled(b)

@@ -119,6 +119,10 @@ type Volatile struct {
 	// takes a batch's results in the order the model listed the calls, so
 	// these wait here until the calls before them are answered.
 	Settled []Settled
+	// RunEnd is the reason the run in progress ends with once its batch
+	// is done (a rejected approval that does not resume it); "" when it
+	// goes on.
+	RunEnd string
 	// ContextUsed is the input tokens of the session's last request, how
 	// full its context is (get_state's context.used); TokenScale is what
 	// the provider reported for that request over the estimate at 4

@@ -154,6 +154,9 @@ func wantVolatile(t *testing.T, what string, got, want *store.Volatile) {
 	if !slices.Equal(got.DetachedTools, want.DetachedTools) {
 		fail("detached tools", got.DetachedTools, want.DetachedTools)
 	}
+	if got.RunEnd != want.RunEnd {
+		fail("run end", got.RunEnd, want.RunEnd)
+	}
 	if got.ContextUsed != want.ContextUsed || got.TokenScale != want.TokenScale {
 		fail("context", [2]any{got.ContextUsed, got.TokenScale}, [2]any{want.ContextUsed, want.TokenScale})
 	}

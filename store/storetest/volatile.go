@@ -30,6 +30,7 @@ func fullVolatile(deadline time.Time) *store.Volatile {
 		Todos:         []*eventsv1.Todo{{Text: "read the code", Status: "done"}, {Text: "", Status: "pending"}},
 		DetachedTools: []string{"sleep", "ask_user"},
 		ContextUsed:   4321,
+		RunEnd:        "rejected",
 		TokenScale:    1.25,
 		Settled:       []store.Settled{{CallID: "call-3", Content: "slept 50 ms"}, {CallID: "call-4", Content: "no such file", IsError: true}},
 	}

@@ -69,8 +69,12 @@ type Volatile struct {
 	Settled []*Settled `protobuf:"bytes,17,rep,name=settled,proto3" json:"settled,omitempty"`
 	// context_used is the input tokens of the last request; token_scale the
 	// provider's count of them over the estimate, 0 until one reported.
-	ContextUsed   int64   `protobuf:"varint,18,opt,name=context_used,json=contextUsed,proto3" json:"context_used,omitempty"`
-	TokenScale    float64 `protobuf:"fixed64,19,opt,name=token_scale,json=tokenScale,proto3" json:"token_scale,omitempty"`
+	ContextUsed int64   `protobuf:"varint,18,opt,name=context_used,json=contextUsed,proto3" json:"context_used,omitempty"`
+	TokenScale  float64 `protobuf:"fixed64,19,opt,name=token_scale,json=tokenScale,proto3" json:"token_scale,omitempty"`
+	// run_end is the reason the run in progress ends with once its batch
+	// is done (a rejected approval that does not resume it); empty when it
+	// goes on.
+	RunEnd        string `protobuf:"bytes,20,opt,name=run_end,json=runEnd,proto3" json:"run_end,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -236,6 +240,13 @@ func (x *Volatile) GetTokenScale() float64 {
 		return x.TokenScale
 	}
 	return 0
+}
+
+func (x *Volatile) GetRunEnd() string {
+	if x != nil {
+		return x.RunEnd
+	}
+	return ""
 }
 
 // Settled is store.Settled.
@@ -531,7 +542,7 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\x9a\a\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xb3\a\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
@@ -554,7 +565,8 @@ const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\asettled\x18\x11 \x03(\v2\x16.tack.store.v1.SettledR\asettled\x12!\n" +
 	"\fcontext_used\x18\x12 \x01(\x03R\vcontextUsed\x12\x1f\n" +
 	"\vtoken_scale\x18\x13 \x01(\x01R\n" +
-	"tokenScale\x1a[\n" +
+	"tokenScale\x12\x17\n" +
+	"\arun_end\x18\x14 \x01(\tR\x06runEnd\x1a[\n" +
 	"\x13SteeringImagesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12.\n" +
 	"\x05value\x18\x02 \x01(\v2\x18.tack.store.v1.ImageListR\x05value:\x028\x01\"W\n" +
