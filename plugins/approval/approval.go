@@ -3,6 +3,7 @@ package approval
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -71,19 +72,20 @@ func (p *plugin) isSafe(cmd string) bool {
 }
 
 // hint is the one-line description of a call: "tool: detail", runs of
-// spaces, tabs and line breaks collapsed to one space, every other
-// character a person could not see or tell from a space (other control
+// spaces and tabs collapsed to one space, every other character a person
+// could not see or tell from a space (line breaks, other control
 // characters, Unicode spaces, format characters) written as an escape
-// ("\v", "\u00a0"), cut at maxHint characters. The person approving sees
-// what sh would run, not a look-alike.
+// ("\n", "\v", "\u00a0"), cut at maxHint characters with the count of
+// those cut ("… [+42 chars]"). The person approving sees what sh would
+// run, not a look-alike: "echo ok\nrm -rf ~" is two commands.
 func hint(tool, detail string) string {
 	var b strings.Builder
 	b.WriteString(tool)
 	b.WriteString(": ")
 	gap := false
-	for _, r := range strings.Trim(detail, " \t\n") {
+	for _, r := range strings.Trim(detail, " \t") {
 		switch {
-		case r == ' ' || r == '\t' || r == '\n':
+		case r == ' ' || r == '\t':
 			gap = true
 			continue
 		case gap:
@@ -97,11 +99,11 @@ func hint(tool, detail string) string {
 			b.WriteString(q[1 : len(q)-1])
 		}
 	}
-	h := b.String()
-	if r := []rune(h); len(r) > maxHint {
-		h = string(r[:maxHint-1]) + "…"
+	h := []rune(b.String())
+	if len(h) <= maxHint {
+		return string(h)
 	}
-	return h
+	return fmt.Sprintf("%s… [+%d chars]", string(h[:maxHint]), len(h)-maxHint)
 }
 
 // visible reports whether r shows as itself: printable ASCII, or a

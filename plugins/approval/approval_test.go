@@ -51,8 +51,8 @@ func TestHandle(t *testing.T) {
 			want: hold("shell: LD_PRELOAD=./x.so BAR_2=x ls", "LD_PRELOAD=./x.so BAR_2=x ls")},
 		{name: "only assignments", ev: shell("FOO=1"), want: hold("shell: FOO=1", "FOO=1")},
 		{name: "not an assignment", ev: shell("=x ls"), want: hold("shell: =x ls", "=x")},
-		{name: "multi-line hint on one line", ev: shell("  echo a\n\techo b  "),
-			want: hold("shell: echo a echo b", "echo a\n\techo b")},
+		{name: "multi-line hint on one line, its line break shown", ev: shell("  echo a\n\techo b  "),
+			want: hold(`shell: echo a\n echo b`, "echo a\n\techo b")},
 		{name: "safe command", config: safe, ev: shell("ls -la")},
 		{name: "safe command alone", config: safe, ev: shell("  ls  ")},
 		{name: "safe prefix of two words", config: safe, ev: shell("wc -l a.txt")},
@@ -68,7 +68,7 @@ func TestHandle(t *testing.T) {
 		{name: "backticks", config: safe, ev: shell("ls `rm x`"), want: hold("shell: ls `rm x`", "ls `rm x`")},
 		{name: "substitution", config: safe, ev: shell("ls $(rm x)"), want: hold("shell: ls $(rm x)", "ls $(rm x)")},
 		{name: "redirection", config: safe, ev: shell("cat a > b"), want: hold("shell: cat a > b", "cat a > b")},
-		{name: "line break", config: safe, ev: shell("ls\nrm x"), want: hold("shell: ls rm x", "ls\nrm x")},
+		{name: "line break", config: safe, ev: shell("ls\nrm x"), want: hold(`shell: ls\nrm x`, "ls\nrm x")},
 		{name: "other tool held with the whole tool as family", config: `{"tools": ["shell", "write_file"]}`,
 			ev:   call("write_file", `{"path": "a.txt", "content": "hi"}`),
 			want: hold(`write_file: {"path":"a.txt","content":"hi"}`, "")},
@@ -97,9 +97,9 @@ func TestHintIsCut(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("Handle = %+v, want one hold", got)
 	}
-	h := []rune(got[0].Hint)
-	if len(h) != 200 || !strings.HasPrefix(got[0].Hint, "shell: echo éé") || h[199] != '…' {
-		t.Errorf("hint = %q (%d characters), want 200 characters ending in …", got[0].Hint, len(h))
+	// "shell: echo " and 300 é are 312 characters: 200 shown, 112 cut.
+	if want := "shell: echo " + strings.Repeat("é", 188) + "… [+112 chars]"; got[0].Hint != want {
+		t.Errorf("hint = %q, want %q", got[0].Hint, want)
 	}
 }
 

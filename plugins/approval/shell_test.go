@@ -51,8 +51,8 @@ func TestPlainCommand(t *testing.T) {
 		{name: "NUL", cmd: "ls\x00x", hint: `shell: ls\x00x`, fam: "ls\x00x"},
 		{name: "escape", cmd: "ls \x1b[2Jx", hint: `shell: ls \x1b[2Jx`, fam: "ls \x1b[2Jx"},
 		{name: "DEL", cmd: "ls\x7f", hint: `shell: ls\x7f`, fam: "ls\x7f"},
-		{name: "trailing newline", cmd: "ls\n", hint: "shell: ls", fam: "ls\n"},
-		{name: "newline", cmd: "ls\nsh evil.sh", hint: "shell: ls sh evil.sh", fam: "ls\nsh evil.sh"},
+		{name: "trailing newline", cmd: "ls\n", hint: `shell: ls\n`, fam: "ls\n"},
+		{name: "newline", cmd: "ls\nsh evil.sh", hint: `shell: ls\nsh evil.sh`, fam: "ls\nsh evil.sh"},
 
 		{name: "absolute path", cmd: "/bin/sh evil.sh", hint: "shell: /bin/sh evil.sh", fam: "/bin/sh"},
 		{name: "relative path", cmd: "./ls", hint: "shell: ./ls", fam: "./ls"},
