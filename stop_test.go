@@ -266,10 +266,14 @@ func TestCloseWaitsForTheWriteUnderWay(t *testing.T) {
 		}
 		return l
 	}
-	if got := agree("restored"); len(got) == 0 || got[0] != "user:one" {
-		t.Fatalf("restored with %q, want the accepted prompt first", got)
+	restored := agree("restored")
+	if len(restored) == 0 || restored[0] != "user:one" {
+		t.Fatalf("restored with %q, want the accepted prompt first", restored)
 	}
-	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}})
+	// The replay may hold the first run's agent_end and answer (or the
+	// restore's, when the close cut the first run short): wait for the
+	// answer to "two" itself, after it, told once stored.
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"message_committed"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +281,11 @@ func TestCloseWaitsForTheWriteUnderWay(t *testing.T) {
 	if _, err := s.Prompt(ctx, "two"); err != nil {
 		t.Fatal(err)
 	}
-	<-sub.C
+	for ev := range sub.C {
+		if c := ev.GetMessageCommitted(); int(c.GetIndex()) == len(restored)+1 && c.GetMessage().GetRole() == "assistant" {
+			break
+		}
+	}
 	agree("after the next run")
 }
 
