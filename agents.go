@@ -1,13 +1,18 @@
 package tack
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/placement"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/spec"
+	"github.com/tack-run/tack/store"
 )
 
 // Agent is a named session template (docs/agents.md): what a session made
@@ -145,4 +150,39 @@ func (rt *Runtime) permitAgent(user, agent string) error {
 		return err
 	}
 	return permitToolsOf(g, cfg, ps)
+}
+
+// Agent returns the agent the session was made of (SessionConfig.Agent,
+// kept with its configuration): "" for a session made without one, a
+// sub-agent, an imported session, or one stored before the agent was
+// kept. A session that does not exist is invalid_session. With a store
+// it reads the session's record (the agent never changes), without one it
+// asks the session.
+func (s *Session) Agent(ctx context.Context) (string, error) {
+	rt := s.rt
+	if st := rt.env.Store; st != nil {
+		snap, err := st.Get(ctx, s.id)
+		if errors.Is(err, store.ErrInvalid) { // an id no session can have
+			err = placement.ErrNoSession
+		}
+		if err != nil {
+			return "", registryError(s.id, err)
+		}
+		cfg, err := spec.FromStored(s.id, snap.Config)
+		if err != nil {
+			return "", &Error{Code: events.CodeInternal, Message: err.Error()}
+		}
+		return cfg.Agent, nil
+	}
+	// By id, not by the handle's actor: a session deleted or closed (gone,
+	// without a store) is invalid_session.
+	pid, err := rt.registry.Get(ctx, s.id)
+	if err != nil {
+		return "", registryError(s.id, err)
+	}
+	e, err := rt.exported(ctx, s.id, pid)
+	if err != nil {
+		return "", err
+	}
+	return e.Config.Agent, nil
 }

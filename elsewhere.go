@@ -148,6 +148,9 @@ func (remote) export(ctx context.Context, s *Session) (*eventsv1.SessionExport, 
 // delete asks the session's process to delete it.
 func (r remote) delete(ctx context.Context, id string) error {
 	_, err := r.request(ctx, id, &eventsv1.DeleteSession{})
+	if err == nil {
+		r.rt.deletions.tell(id)
+	}
 	return err
 }
 

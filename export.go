@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/actors"
@@ -33,15 +33,26 @@ func (s *Session) Export(ctx context.Context) (*eventsv1.SessionExport, error) {
 
 // export asks the session's actor for what it has committed.
 func (l *local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport, error) {
-	timeout := s.rt.timeout
-	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
-	}
 	pid, err := l.actor(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.rt.system.Root.RequestFuture(pid, &actors.ExportPoint{}, timeout).Result()
+	e, err := s.rt.exported(ctx, s.id, pid)
+	if err != nil {
+		return nil, err
+	}
+	return &eventsv1.SessionExport{Format: ExportFormat, Session: s.id, Config: &eventsv1.RawJSON{Json: e.Config.Export()},
+		Messages: e.Messages, Todos: e.Todos, Title: e.Title, Usage: e.Usage, SubagentUsage: e.SubagentUsage,
+		ExportedAt: eventjson.Timestamp(s.rt.now())}, nil
+}
+
+// exported asks pid, the actor of session id, for what it has committed
+// and its configuration (actors.ExportPoint).
+func (rt *Runtime) exported(ctx context.Context, id string, pid *actor.PID) (*actors.Exported, error) {
+	res, err := rt.system.Root.RequestFuture(pid, &actors.ExportPoint{}, rt.timeoutFor(ctx)).Result()
+	if errors.Is(err, actor.ErrDeadLetter) { // gone meanwhile
+		return nil, registryError(id, placement.ErrNoSession)
+	}
 	if err != nil {
 		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
 	}
@@ -49,9 +60,7 @@ func (l *local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport
 	if !ok {
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
 	}
-	return &eventsv1.SessionExport{Format: ExportFormat, Session: s.id, Config: &eventsv1.RawJSON{Json: e.Config.Export()},
-		Messages: e.Messages, Todos: e.Todos, Title: e.Title, Usage: e.Usage, SubagentUsage: e.SubagentUsage,
-		ExportedAt: eventjson.Timestamp(s.rt.now())}, nil
+	return e, nil
 }
 
 // History is what an imported session starts from besides its

@@ -3,6 +3,7 @@ package tack
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -17,8 +18,53 @@ import (
 // leave memory and the store, and its workspace (WithWorkspaces) goes
 // with everything in it. Afterwards id is invalid_session
 // everywhere, and may be used again. A session that lives elsewhere
-// (WithSessionsElsewhere) is deleted where it lives.
+// (WithSessionsElsewhere) is deleted where it lives. What OnDelete
+// registered is told.
 func (rt *Runtime) Delete(ctx context.Context, id string) error { return rt.reach.delete(ctx, id) }
+
+// OnDelete has f told the id of each session this runtime deletes
+// (Delete, and Sweep's deletions), once the session is gone: what a
+// server keeps of a session besides the runtime (A2A tasks) goes with it.
+// Its sub-agents (<id>/sub-N) went with it and are not told apart. f runs
+// on the deleting goroutine and must not block. stop ends the telling.
+func (rt *Runtime) OnDelete(f func(id string)) (stop func()) { return rt.deletions.add(f) }
+
+// deletions are the functions OnDelete registered.
+type deletions struct {
+	mu   sync.Mutex
+	next int
+	fs   map[int]func(id string)
+}
+
+// add registers f until the returned stop is called.
+func (d *deletions) add(f func(id string)) (stop func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.fs == nil {
+		d.fs = map[int]func(string){}
+	}
+	key := d.next
+	d.next++
+	d.fs[key] = f
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		delete(d.fs, key)
+	}
+}
+
+// tell tells every registered function that session id was deleted.
+func (d *deletions) tell(id string) {
+	d.mu.Lock()
+	fs := make([]func(string), 0, len(d.fs))
+	for _, f := range d.fs {
+		fs = append(fs, f)
+	}
+	d.mu.Unlock()
+	for _, f := range fs {
+		f(id)
+	}
+}
 
 // Delete removes the session for good: Runtime.Delete.
 func (s *Session) Delete(ctx context.Context) error { return s.rt.Delete(ctx, s.id) }
@@ -37,6 +83,7 @@ func (l *local) remove(ctx context.Context, id string, opt placement.DeleteOptio
 		}
 		return registryError(id, err)
 	}
+	rt.deletions.tell(id)
 	rt.mcpGroups.Delete(id)
 	if rt.workspaces != nil {
 		if err := rt.workspaces.Remove(id); err != nil {

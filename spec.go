@@ -78,9 +78,9 @@ const generatedTries = 8
 
 // stored is the configuration session id keeps, as spec.FromStored gives
 // it back: cfg with its model named as it resolved (agent templates were
-// applied already).
+// applied already; the agent's name stays, for Session.Agent).
 func stored(id string, cfg SessionConfig, model string) SessionConfig {
-	cfg.ID, cfg.Model, cfg.Agent = id, model, ""
+	cfg.ID, cfg.Model = id, model
 	return cfg
 }
 

@@ -59,6 +59,8 @@ type Runtime struct {
 	agents map[string]Agent
 	// defaultAgent names the default of agents; "" for none.
 	defaultAgent string
+	// deletions are told of the sessions deleted (OnDelete).
+	deletions deletions
 }
 
 // New returns a runtime made of DefaultConfig and opts. With no options

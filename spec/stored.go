@@ -18,7 +18,7 @@ import (
 // refuses as store.ErrInvalid.
 func (s *Session) Stored(model string) store.Config {
 	c := store.Config{Model: model, User: s.User}
-	switch b, err := json.Marshal(s.settings()); {
+	switch b, err := json.Marshal(storedSettings{settings: s.settings(), Agent: s.Agent}); {
 	case err != nil:
 		c.Spec = notJSON
 	case string(b) != "{}":
@@ -40,11 +40,11 @@ func FromStored(id string, c store.Config) (Session, error) {
 	if len(c.Spec) == 0 {
 		return s, nil
 	}
-	var o settings
+	var o storedSettings
 	if err := json.Unmarshal(c.Spec, &o); err != nil {
 		return Session{}, fmt.Errorf("stored settings of %s: %v", id, err)
 	}
-	s.System, s.Context, s.Subagents, s.QueueMode = o.System, o.Context, o.Subagents, o.QueueMode
+	s.System, s.Context, s.Subagents, s.QueueMode, s.Agent = o.System, o.Context, o.Subagents, o.QueueMode, o.Agent
 	if len(o.Tools) > 0 {
 		s.Tools = o.Tools
 	}
@@ -69,6 +69,15 @@ type settings struct {
 	Context   *llm.ContextConfig `json:"context,omitempty"`
 	Subagents *Subagents         `json:"subagents,omitempty"`
 	QueueMode events.QueueMode   `json:"queue_mode,omitempty"`
+}
+
+// storedSettings is what the store keeps besides the model and the user:
+// the settings, and the agent the session was made of (which an export's
+// config leaves out: an import makes a session of no agent). A record
+// written before the agent was kept reads as a session of no agent.
+type storedSettings struct {
+	settings
+	Agent string `json:"agent,omitempty"`
 }
 
 // settings is the settings of s.

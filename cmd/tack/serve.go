@@ -173,7 +173,7 @@ func serve(args []string) error {
 			return err
 		}
 	}
-	a2a, err := a2aserver.New(rt, a2aserver.Options{TaskDir: a2aTasks, Auth: authFile != "", User: httpserver.User})
+	a2a, err := a2aserver.New(rt, a2aserver.Options{TaskDir: a2aTasks, Auth: authFile != "", User: httpserver.User, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/server/agentrun"
@@ -37,6 +38,9 @@ type Options struct {
 	// AbortTimeout bounds how long a cancel waits for its session to take
 	// the abort (default 5 s).
 	AbortTimeout time.Duration
+	// Logger logs what fails out of any request's way (removing a deleted
+	// session's task files); nil logs nothing.
+	Logger *zap.Logger
 }
 
 // Server serves the agents.
@@ -45,6 +49,8 @@ type Server struct {
 	opt    Options
 	mux    *http.ServeMux
 	routes []Route
+	// stores are the agents' task stores, by agent.
+	stores map[string]*taskStore
 }
 
 // Route is one route of a Server: a pattern of net/http's ServeMux and
@@ -59,7 +65,7 @@ func New(rt *tack.Runtime, opt Options) (*Server, error) {
 	if opt.AbortTimeout <= 0 {
 		opt.AbortTimeout = 5 * time.Second
 	}
-	s := &Server{rt: rt, opt: opt, mux: http.NewServeMux()}
+	s := &Server{rt: rt, opt: opt, mux: http.NewServeMux(), stores: map[string]*taskStore{}}
 	for _, name := range rt.AgentNames() {
 		dir := ""
 		if opt.TaskDir != "" {
@@ -69,6 +75,7 @@ func New(rt *tack.Runtime, opt Options) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.stores[name] = store
 		h := a2asrv.NewHandler(&executor{rt: rt, agent: name, abortTimeout: opt.AbortTimeout},
 			a2asrv.WithTaskStore(store), a2asrv.WithCallInterceptors(callers{s}))
 		s.route("POST /a2a/"+name, a2asrv.NewJSONRPCHandler(ownedSubscriptions{settledCancels{h}}, a2asrv.WithTransportKeepAlive(15*time.Second)))
@@ -77,7 +84,22 @@ func New(rt *tack.Runtime, opt Options) (*Server, error) {
 	if def := rt.DefaultAgent(); def != "" {
 		s.route("GET "+a2asrv.WellKnownAgentCardPath, s.cardHandler(def))
 	}
+	rt.OnDelete(s.forget)
 	return s, nil
+}
+
+// forget removes the tasks of deleted session id (a context of some
+// agent) and of its sub-agents from every agent's store, memory and
+// files: afterwards GetTask and ListTasks know none of them. A task
+// still streaming has seen its run aborted and its session gone; its
+// last update finds the task gone, and its stream ends.
+func (s *Server) forget(id string) {
+	for name, st := range s.stores {
+		if err := st.forget(id); err != nil && s.opt.Logger != nil {
+			s.opt.Logger.Warn("a2a: the tasks of a deleted session are not all removed", zap.String("agent", name),
+				zap.String("session", id), zap.Error(err))
+		}
+	}
 }
 
 // route adds a route.

@@ -36,19 +36,34 @@ func user(ec *a2asrv.ExecutorContext) string {
 }
 
 // session is the context's session, made of the agent at the context's
-// first message; another user's session is as if it did not exist.
+// first message; another user's session, and a session of another agent
+// (or of none), are as if they did not exist.
 func (e *executor) session(ctx context.Context, ec *a2asrv.ExecutorContext, create bool) (*tack.Session, error) {
 	id, u := ec.ContextID, user(ec)
 	owner, err := e.rt.User(ctx, id)
 	switch {
 	case err == nil && owner != u:
-		return nil, a2a.NewError(a2a.ErrTaskNotFound, fmt.Sprintf("no context %q", id))
+		return nil, noContext(id)
 	case err == nil:
-		return e.rt.Session(id)
+		s, err := e.rt.Session(id)
+		if err != nil {
+			return nil, err
+		}
+		if agent, err := s.Agent(ctx); err != nil {
+			return nil, err
+		} else if agent != e.agent {
+			return nil, noContext(id)
+		}
+		return s, nil
 	case tack.Code(err) == events.CodeInvalidSession && create:
 		return e.rt.Spawn(tack.SessionConfig{ID: id, Agent: e.agent, User: u})
 	}
 	return nil, err
+}
+
+// noContext is the error of a context that is not the caller's to use.
+func noContext(id string) error {
+	return a2a.NewError(a2a.ErrTaskNotFound, fmt.Sprintf("no context %q", id))
 }
 
 // Execute prompts the context's session with the message (or answers the

@@ -17,7 +17,7 @@ func (s *Server) a2aRoutes() {
 	a := s.opts.a2a
 	if a == nil {
 		var err error
-		if a, err = a2aserver.New(s.rt, a2aserver.Options{Auth: s.opts.auth != nil, User: User}); err != nil {
+		if a, err = a2aserver.New(s.rt, a2aserver.Options{Auth: s.opts.auth != nil, User: User, Logger: s.opts.logger}); err != nil {
 			panic("http: " + err.Error()) // tasks in memory: cannot fail
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -203,5 +204,103 @@ func TestMCPBatchCountsEachCall(t *testing.T) {
 		if n := len(ts.rt.Sessions()); n != 0 {
 			t.Fatalf("the refused batch followed by %q made %d sessions", after, n)
 		}
+	}
+}
+
+// TestMCPErrorsAreJSON: the MCP SDK's own error answers at /mcp are the
+// server's JSON error body, as every route's are, with their status and
+// headers: bob naming alice's MCP session (403 forbidden), an unknown
+// MCP session (404 unknown_command), a wrong method (405 unknown_command,
+// with Allow) and a body without its Content-Type (415 bad_request). They
+// were text/plain.
+func TestMCPErrorsAreJSON(t *testing.T) {
+	ts := startWith(t, nil, agentruntest.Options(t), WithAuth(aliceAndBob(t)))
+	alices := connectMCP(ts, "tk_alice")(t, nil)
+	initialized := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	for _, tc := range []struct {
+		name, method, token, session, contentType string
+		status                                    int
+		code, message, allow                      string
+	}{
+		{"another user's MCP session", "POST", "tk_bob", alices.ID(), "application/json", 403, "forbidden", "session user mismatch", ""},
+		{"an unknown MCP session", "POST", "tk_alice", "nope", "application/json", 404, "unknown_command", "session not found", ""},
+		{"a wrong method", "PUT", "tk_alice", alices.ID(), "application/json", 405, "unknown_command", "Method Not Allowed", "GET, POST, DELETE"},
+		{"no Content-Type", "POST", "tk_alice", alices.ID(), "", 415, "bad_request", "Content-Type must be 'application/json'", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(tc.method, ts.url+"/mcp", strings.NewReader(initialized))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+			req.Header.Set("Mcp-Session-Id", tc.session)
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			res, err := ts.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			var body struct {
+				Error struct{ Code, Message string }
+			}
+			if res.StatusCode != tc.status || res.Header.Get("Content-Type") != "application/json" ||
+				json.Unmarshal(b, &body) != nil || body.Error.Code != tc.code || body.Error.Message != tc.message ||
+				res.Header.Get("Allow") != tc.allow {
+				t.Errorf("%d %s (Allow %q) %s, want %d application/json %s %q (Allow %q)", res.StatusCode, res.Header.Get("Content-Type"),
+					res.Header.Get("Allow"), b, tc.status, tc.code, tc.message, tc.allow)
+			}
+		})
+	}
+	// The session still works for its user: a JSON-RPC answer passes.
+	if _, err := alices.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("alice's session: %v", err)
+	}
+}
+
+// TestJSONErrorsPassWhatIsNotAPlainError: jsonErrors leaves alone an
+// error body that is JSON already (a JSON-RPC error), a success, and a
+// stream, which it flushes as it goes.
+func TestJSONErrorsPassWhatIsNotAPlainError(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		h      http.HandlerFunc
+		status int
+		ctype  string
+		body   string
+	}{
+		{"a JSON-RPC error", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(404)
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`))
+		}, 404, "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`},
+		{"a success", func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(202)
+		}, 202, "", ""},
+		{"a stream", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: 1\n\n"))
+			if err := http.NewResponseController(w).Flush(); err != nil {
+				panic(err)
+			}
+			_, _ = w.Write([]byte("data: 2\n\n"))
+		}, 200, "text/event-stream", "data: 1\n\ndata: 2"},
+		{"a plain error with no body", func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(500)
+		}, 500, "application/json", `{"error":{"code":"internal","message":"Internal Server Error"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			jsonErrors(tc.h).ServeHTTP(rec, httptest.NewRequest("POST", "/mcp", nil))
+			if rec.Code != tc.status || rec.Header().Get("Content-Type") != tc.ctype || strings.TrimSpace(rec.Body.String()) != tc.body {
+				t.Errorf("%d %q %q, want %d %q %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String(), tc.status, tc.ctype, tc.body)
+			}
+			if tc.name == "a stream" && !rec.Flushed {
+				t.Error("the stream was not flushed")
+			}
+		})
 	}
 }

@@ -146,18 +146,30 @@ type tool struct {
 func (t *tool) user(req *sdk.CallToolRequest) string { return caller(req.Extra, t.opt.User) }
 
 // session is the session a call continues, or a new one of the agent.
+// Another user's session, and a session of another agent (or of none),
+// are refused as a session that does not exist is.
 func (t *tool) session(ctx context.Context, user, id string) (*tack.Session, error) {
 	if id == "" {
 		return t.rt.Spawn(tack.SessionConfig{Agent: t.agent, User: user})
 	}
+	none := &tack.Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
 	owner, err := t.rt.User(ctx, id)
 	if err == nil && owner != user {
-		err = &tack.Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
+		err = none
 	}
 	if err != nil {
 		return nil, err
 	}
-	return t.rt.Session(id)
+	s, err := t.rt.Session(id)
+	if err != nil {
+		return nil, err
+	}
+	if agent, err := s.Agent(ctx); err != nil {
+		return nil, err
+	} else if agent != t.agent {
+		return nil, none
+	}
+	return s, nil
 }
 
 // call prompts the session and follows its run to its end, or to an
