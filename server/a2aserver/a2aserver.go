@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/server/agentrun"
 )
 
@@ -76,7 +77,7 @@ func New(rt *tack.Runtime, opt Options) (*Server, error) {
 			return nil, err
 		}
 		s.stores[name] = store
-		h := a2asrv.NewHandler(&executor{rt: rt, agent: name, abortTimeout: opt.AbortTimeout},
+		h := a2asrv.NewHandler(&executor{rt: rt, agent: name, abortTimeout: opt.AbortTimeout, forget: s.forget},
 			a2asrv.WithTaskStore(store), a2asrv.WithCallInterceptors(callers{s}))
 		s.route("POST /a2a/"+name, a2asrv.NewJSONRPCHandler(ownedSubscriptions{settledCancels{h}}, a2asrv.WithTransportKeepAlive(15*time.Second)))
 		s.route("GET /a2a/"+name+a2asrv.WellKnownAgentCardPath, s.cardHandler(name))
@@ -85,7 +86,28 @@ func New(rt *tack.Runtime, opt Options) (*Server, error) {
 		s.route("GET "+a2asrv.WellKnownAgentCardPath, s.cardHandler(def))
 	}
 	rt.OnDelete(s.forget)
+	s.forgetGone()
 	return s, nil
+}
+
+// forgetGone forgets the tasks read back from files whose session is
+// gone: deleted while no server of this process listened (by tack rpc on
+// the same store, or on another node).
+func (s *Server) forgetGone() {
+	gone := map[string]bool{}
+	for _, st := range s.stores {
+		for _, id := range st.contexts() {
+			if _, seen := gone[id]; !seen {
+				_, err := s.rt.User(context.Background(), id)
+				gone[id] = tack.Code(err) == events.CodeInvalidSession
+			}
+		}
+	}
+	for id, g := range gone {
+		if g {
+			s.forget(id)
+		}
+	}
 }
 
 // forget removes the tasks of deleted session id (a context of some

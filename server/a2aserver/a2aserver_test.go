@@ -3,10 +3,12 @@ package a2aserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/server/a2aserver"
 	"github.com/tack-run/tack/server/a2aserver/a2aservertest"
 	"github.com/tack-run/tack/server/agentrun/agentruntest"
@@ -80,12 +83,15 @@ func inContext(id, text string) *a2a.SendMessageRequest {
 // sweep) removes the tasks of its context from every agent's store:
 // getting them is task-not-found, listing the context finds none, and
 // their text is gone from the task files; another context's tasks stay,
-// also across a restart.
+// also across a restart. A session deleted while no server listened (by
+// tack rpc on the same store) has its tasks forgotten when a server reads
+// them back.
 func TestDeleteForgetsTasks(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	rt, err := tack.New(append(agentruntest.Options(t), append(agentruntest.Plugins(), tack.WithStore(memory.New(store.WithClock(clock))), tack.WithClock(clock))...)...)
+	mem := memory.New(store.WithClock(clock))
+	rt, err := tack.New(append(agentruntest.Options(t), append(agentruntest.Plugins(), tack.WithStore(mem), tack.WithClock(clock))...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,15 +111,16 @@ func TestDeleteForgetsTasks(t *testing.T) {
 	now = now.Add(time.Hour)
 	mu.Unlock()
 	kept := send("kept", "KEPT-TEXT") // changed since: not swept
+	offline := send("offline", "OFFLINE-TEXT")
 	if err := rt.Delete(t.Context(), "gone"); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := rt.Sweep(t.Context(), time.Minute); err != nil || !slices.Equal(ids, []string{"swept"}) {
 		t.Fatalf("Sweep = %v, %v", ids, err)
 	}
-	check := func(c *a2aclient.Client) {
+	check := func(c *a2aclient.Client, gone ...a2a.TaskID) {
 		t.Helper()
-		for _, task := range []a2a.TaskID{deleted, swept} {
+		for _, task := range append([]a2a.TaskID{deleted, swept}, gone...) {
 			if got, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: task}); !errors.Is(err, a2a.ErrTaskNotFound) {
 				t.Errorf("GetTask of a deleted session's task: %+v, %v", got, err)
 			}
@@ -128,17 +135,83 @@ func TestDeleteForgetsTasks(t *testing.T) {
 		}
 	}
 	check(c)
+	texts := func() string {
+		var texts strings.Builder
+		files, _ := filepath.Glob(filepath.Join(dir, "*", "*"))
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			texts.Write(b)
+		}
+		return texts.String()
+	}
+	if s := texts(); strings.Contains(s, "SECRET") || !strings.Contains(s, "KEPT-TEXT") || !strings.Contains(s, "OFFLINE-TEXT") {
+		t.Errorf("the task files hold %s", s)
+	}
+	// offline is deleted from the store while no server listens.
+	if s, err := rt.Session("offline"); err == nil {
+		s.Close()
+	}
+	if err := mem.Delete(t.Context(), "offline"); err != nil {
+		t.Fatal(err)
+	}
+	// Restarted, the server reads the tasks back: the kept one alone.
+	check(serve(t, rt, a2aserver.Options{TaskDir: dir}).Client(t, "hello"), offline)
+	if s := texts(); strings.Contains(s, "OFFLINE-TEXT") || !strings.Contains(s, "KEPT-TEXT") {
+		t.Errorf("after the restart the task files hold %s", s)
+	}
+}
+
+// TestDeleteRacingTheFirstMessage: a context deleted as its first
+// message makes its task (the deletion forgets the context's tasks before
+// that one is stored) keeps no task and no text once the execution is
+// over. 18 of 60 such contexts kept theirs before.
+func TestDeleteRacingTheFirstMessage(t *testing.T) {
+	rt, err := tack.New(append(agentruntest.Options(t), agentruntest.Plugins()...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	dir := t.TempDir()
+	c := serve(t, rt, a2aserver.Options{TaskDir: dir}).Client(t, "hello")
+	for i := range 60 {
+		id := fmt.Sprintf("race-%d", i)
+		deleted := make(chan bool)
+		go func() {
+			for range 20000 {
+				if _, err := rt.User(t.Context(), id); err == nil {
+					deleted <- rt.Delete(t.Context(), id) == nil
+					return
+				}
+				runtime.Gosched()
+			}
+			deleted <- false
+		}()
+		_, _ = c.SendMessage(t.Context(), inContext(id, "SECRET-"+id))
+		if !<-deleted {
+			continue
+		}
+		eventually.Within(t, 5*time.Second, func() error {
+			if _, err := rt.User(t.Context(), id); err == nil {
+				return nil // made again after the deletion: its task is its own
+			}
+			if list, err := c.ListTasks(t.Context(), &a2a.ListTasksRequest{ContextID: id}); err != nil || len(list.Tasks) > 0 {
+				return fmt.Errorf("%s deleted, yet ListTasks = %+v, %v", id, list, err)
+			}
+			return nil
+		})
+	}
 	var texts strings.Builder
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "*"))
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		texts.Write(b)
 	}
-	if s := texts.String(); strings.Contains(s, "SECRET") || !strings.Contains(s, "KEPT-TEXT") {
-		t.Errorf("the task files (%v) hold %s", files, s)
+	for i := range 60 {
+		id := fmt.Sprintf("race-%d", i)
+		if _, err := rt.User(t.Context(), id); err != nil && strings.Contains(texts.String(), `"SECRET-`+id+`"`) {
+			t.Errorf("the task files hold the text of %s, deleted", id)
+		}
 	}
-	// Restarted, the server reads the tasks back: the kept one alone.
-	check(serve(t, rt, a2aserver.Options{TaskDir: dir}).Client(t, "hello"))
 }
 
 // TestDeleteEndsStream: a task streaming when its session is deleted

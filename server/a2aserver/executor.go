@@ -25,6 +25,19 @@ type executor struct {
 	agent string
 	// abortTimeout bounds the wait for a session to take an abort.
 	abortTimeout time.Duration
+	// forget forgets the tasks of a context whose session is gone
+	// (Server.forget).
+	forget func(id string)
+}
+
+// Cleanup runs once an execution's events are all stored. A session
+// deleted while its task was being made (the deletion forgot the
+// context's tasks before this one was stored) has that task forgotten
+// now; one deleted later had it forgotten then.
+func (e *executor) Cleanup(ctx context.Context, ec *a2asrv.ExecutorContext, _ a2a.SendMessageResult, _ error) {
+	if _, err := e.rt.User(context.WithoutCancel(ctx), ec.ContextID); tack.Code(err) == events.CodeInvalidSession {
+		e.forget(ec.ContextID)
+	}
 }
 
 // user is the caller of an execution.

@@ -263,6 +263,21 @@ func decodePageToken(token string) (time.Time, a2a.TaskID, error) {
 	return at, a2a.TaskID(id), nil
 }
 
+// contexts lists the contexts the store holds tasks of.
+func (s *taskStore) contexts() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	seen := map[string]bool{}
+	var ids []string
+	for _, st := range s.tasks {
+		if id := st.task.ContextID; !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // forget removes the tasks of context id, and of its sub-agents'
 // contexts (id/...), from memory and from their files.
 func (s *taskStore) forget(id string) error {

@@ -55,6 +55,9 @@ func (w *jsonErrorWriter) WriteHeader(code int) {
 	switch {
 	case w.passed || w.status != 0:
 		return // a second status: net/http ignores it too
+	case code < 200:
+		w.ResponseWriter.WriteHeader(code) // informational: the final status comes after
+		return
 	case code >= 400 && !isJSON(w.Header().Get("Content-Type")):
 		w.status = code
 		return
@@ -74,9 +77,10 @@ func (w *jsonErrorWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// Flush flushes what passed; an error held back waits for finish.
+// Flush flushes what passed; before the status, nothing (flushing then
+// would send a 200), and an error held back waits for finish.
 func (w *jsonErrorWriter) Flush() {
-	if w.status == 0 {
+	if w.passed {
 		_ = http.NewResponseController(w.ResponseWriter).Flush()
 	}
 }

@@ -291,6 +291,10 @@ func TestJSONErrorsPassWhatIsNotAPlainError(t *testing.T) {
 		{"a plain error with no body", func(w http.ResponseWriter, _ *http.Request) {
 			w.WriteHeader(500)
 		}, 500, "application/json", `{"error":{"code":"internal","message":"Internal Server Error"}}`},
+		{"a flush before a plain error", func(w http.ResponseWriter, _ *http.Request) {
+			w.(http.Flusher).Flush() // would send a 200 if it went through
+			http.Error(w, "nope", http.StatusNotFound)
+		}, 404, "application/json", `{"error":{"code":"unknown_command","message":"nope"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
@@ -302,5 +306,28 @@ func TestJSONErrorsPassWhatIsNotAPlainError(t *testing.T) {
 				t.Error("the stream was not flushed")
 			}
 		})
+	}
+}
+
+// TestJSONErrorsAfterEarlyHints: an informational status (103) goes out as
+// it is and is not taken for the final one: the plain error after it
+// still becomes JSON, with its own status. (httptest's recorder keeps the
+// 103 as the code, so this one runs a server.)
+func TestJSONErrorsAfterEarlyHints(t *testing.T) {
+	hs := httptest.NewServer(jsonErrors(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = w.Write([]byte("teapot"))
+	})))
+	defer hs.Close()
+	res, err := http.Get(hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if want := `{"error":{"code":"bad_request","message":"teapot"}}`; res.StatusCode != http.StatusTeapot || strings.TrimSpace(string(b)) != want {
+		t.Fatalf("%d %q, want 418 %q", res.StatusCode, b, want)
 	}
 }
