@@ -74,6 +74,14 @@ func newStore(dir string) (*taskStore, error) {
 	}
 	now := time.Now()
 	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json.tmp") {
+			// A write the process did not finish: its task's file is the
+			// one before it. It may hold text of a task since forgotten.
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return nil, fmt.Errorf("a2a: task store: %w", err)
+			}
+			continue
+		}
 		if !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
@@ -88,7 +96,11 @@ func newStore(dir string) (*taskStore, error) {
 		if _, ok := s.tasks[f.Task.ID]; ok {
 			return nil, fmt.Errorf("a2a: task store: %s: %w", e.Name(), taskstore.ErrTaskAlreadyExists)
 		}
-		s.tasks[f.Task.ID] = &storedTask{task: f.Task, version: 1, user: f.User, updated: now}
+		updated := now // the order of ListTasks, latest first: the task's own time when it has one
+		if ts := f.Task.Status.Timestamp; ts != nil {
+			updated = *ts
+		}
+		s.tasks[f.Task.ID] = &storedTask{task: f.Task, version: 1, user: f.User, updated: updated}
 	}
 	return s, nil
 }
