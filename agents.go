@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
@@ -155,12 +156,15 @@ func (rt *Runtime) permitAgent(user, agent string) error {
 // Agent returns the agent the session was made of (SessionConfig.Agent,
 // kept with its configuration): "" for a session made without one, a
 // sub-agent, an imported session, or one stored before the agent was
-// kept. A session that does not exist is invalid_session. With a store
-// it reads the session's record (the agent never changes), without one it
-// asks the session.
+// kept. A session that does not exist is invalid_session. A session
+// loaded here answers from memory; another, with a store, is read from
+// its record (the agent never changes), and without one (parked) is woken
+// to answer. A2A and MCP ask it at every message that names a session:
+// it never copies the history.
 func (s *Session) Agent(ctx context.Context) (string, error) {
 	rt := s.rt
-	if st := rt.env.Store; st != nil {
+	pid, loaded := rt.registry.Lookup(s.id)
+	if st := rt.env.Store; st != nil && !loaded {
 		snap, err := st.Get(ctx, s.id)
 		if errors.Is(err, store.ErrInvalid) { // an id no session can have
 			err = placement.ErrNoSession
@@ -174,15 +178,17 @@ func (s *Session) Agent(ctx context.Context) (string, error) {
 		}
 		return cfg.Agent, nil
 	}
-	// By id, not by the handle's actor: a session deleted or closed (gone,
-	// without a store) is invalid_session.
-	pid, err := rt.registry.Get(ctx, s.id)
-	if err != nil {
-		return "", registryError(s.id, err)
+	if !loaded {
+		// By id, not by the handle's actor: a session deleted or closed
+		// (gone, without a store) is invalid_session.
+		var err error
+		if pid, err = rt.registry.Get(ctx, s.id); err != nil {
+			return "", registryError(s.id, err)
+		}
 	}
-	e, err := rt.exported(ctx, s.id, pid)
+	cfg, err := askActor[*spec.Session](ctx, rt, s.id, pid, &actors.ConfigPoint{})
 	if err != nil {
 		return "", err
 	}
-	return e.Config.Agent, nil
+	return cfg.Agent, nil
 }

@@ -49,18 +49,26 @@ func (l *local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport
 // exported asks pid, the actor of session id, for what it has committed
 // and its configuration (actors.ExportPoint).
 func (rt *Runtime) exported(ctx context.Context, id string, pid *actor.PID) (*actors.Exported, error) {
-	res, err := rt.system.Root.RequestFuture(pid, &actors.ExportPoint{}, rt.timeoutFor(ctx)).Result()
+	return askActor[*actors.Exported](ctx, rt, id, pid, &actors.ExportPoint{})
+}
+
+// askActor asks pid, the actor of session id, msg, whose answer is a T.
+// A session gone meanwhile is invalid_session, one that does not answer
+// in time not_alive.
+func askActor[T any](ctx context.Context, rt *Runtime, id string, pid *actor.PID, msg any) (T, error) {
+	var zero T
+	res, err := rt.system.Root.RequestFuture(pid, msg, rt.timeoutFor(ctx)).Result()
 	if errors.Is(err, actor.ErrDeadLetter) { // gone meanwhile
-		return nil, registryError(id, placement.ErrNoSession)
+		return zero, registryError(id, placement.ErrNoSession)
 	}
 	if err != nil {
-		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
+		return zero, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
 	}
-	e, ok := res.(*actors.Exported)
+	t, ok := res.(T)
 	if !ok {
-		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
+		return zero, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
 	}
-	return e, nil
+	return t, nil
 }
 
 // History is what an imported session starts from besides its

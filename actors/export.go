@@ -31,6 +31,10 @@ type Exported struct {
 	SubagentUsage *eventsv1.Usage
 }
 
+// ConfigPoint asks a session for its configuration as the store keeps it
+// (Exported's Config, without the rest); the answer is a *spec.Session.
+type ConfigPoint struct{}
+
 // exportPoint answers ExportPoint.
 func (s *session) exportPoint(ctx actor.Context) {
 	st := s.state()

@@ -161,6 +161,9 @@ func (s *session) common(ctx actor.Context) bool {
 		s.deliver(ctx, &eventsv1.Reply{})
 	case *ExportPoint:
 		s.exportPoint(ctx)
+	case *ConfigPoint:
+		cfg := s.spec.Stored
+		ctx.Respond(&cfg)
 	case *InUse:
 		ctx.Respond(&eventsv1.Reply{Error: s.use()})
 	case *idleTrim:
