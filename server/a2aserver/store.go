@@ -342,8 +342,9 @@ func fileName(id a2a.TaskID) string {
 	return b.String() + ".json"
 }
 
-// validTask refuses no task: what a2a-go's stores check besides is
-// metadata that refers to itself, which tasks made of JSON cannot hold.
+// validTask refuses a nil task, as a2a-go's stores do; what they check
+// besides is metadata that refers to itself, which tasks made of JSON
+// cannot hold.
 func validTask(t *a2a.Task) error {
 	if t == nil {
 		return errors.New("task is nil")

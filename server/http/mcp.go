@@ -77,9 +77,12 @@ func (w *jsonErrorWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// Flush flushes what passed; before the status, nothing (flushing then
-// would send a 200), and an error held back waits for finish.
+// Flush flushes what passed; a flush before any status sends a 200, as
+// net/http does; an error held back waits for finish.
 func (w *jsonErrorWriter) Flush() {
+	if !w.passed && w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
 	if w.passed {
 		_ = http.NewResponseController(w.ResponseWriter).Flush()
 	}

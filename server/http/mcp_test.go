@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -291,10 +293,6 @@ func TestJSONErrorsPassWhatIsNotAPlainError(t *testing.T) {
 		{"a plain error with no body", func(w http.ResponseWriter, _ *http.Request) {
 			w.WriteHeader(500)
 		}, 500, "application/json", `{"error":{"code":"internal","message":"Internal Server Error"}}`},
-		{"a flush before a plain error", func(w http.ResponseWriter, _ *http.Request) {
-			w.(http.Flusher).Flush() // would send a 200 if it went through
-			http.Error(w, "nope", http.StatusNotFound)
-		}, 404, "application/json", `{"error":{"code":"unknown_command","message":"nope"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
@@ -329,5 +327,30 @@ func TestJSONErrorsAfterEarlyHints(t *testing.T) {
 	b, _ := io.ReadAll(res.Body)
 	if want := `{"error":{"code":"bad_request","message":"teapot"}}`; res.StatusCode != http.StatusTeapot || strings.TrimSpace(string(b)) != want {
 		t.Fatalf("%d %q, want 418 %q", res.StatusCode, b, want)
+	}
+}
+
+// TestJSONErrorsFlushSendsTheHeaders: a stream that flushes before it
+// writes anything sends its headers then, as net/http does: its client
+// is not left waiting for a first event.
+func TestJSONErrorsFlushSendsTheHeaders(t *testing.T) {
+	received := make(chan struct{})
+	hs := httptest.NewServer(jsonErrors(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		<-received // the first event waits for the client to have the headers
+	})))
+	defer hs.Close()
+	defer close(received)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", hs.URL, nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("the headers did not come: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("%d %q", res.StatusCode, res.Header.Get("Content-Type"))
 	}
 }
