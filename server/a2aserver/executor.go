@@ -53,25 +53,14 @@ func user(ec *a2asrv.ExecutorContext) string {
 // (or of none), are as if they did not exist.
 func (e *executor) session(ctx context.Context, ec *a2asrv.ExecutorContext, create bool) (*tack.Session, error) {
 	id, u := ec.ContextID, user(ec)
-	owner, err := e.rt.User(ctx, id)
+	s, err := agentrun.Continue(ctx, e.rt, id, u, e.agent)
 	switch {
-	case err == nil && owner != u:
+	case errors.Is(err, agentrun.ErrNotTheirs):
 		return nil, noContext(id)
-	case err == nil:
-		s, err := e.rt.Session(id)
-		if err != nil {
-			return nil, err
-		}
-		if agent, err := s.Agent(ctx); err != nil {
-			return nil, err
-		} else if agent != e.agent {
-			return nil, noContext(id)
-		}
-		return s, nil
 	case tack.Code(err) == events.CodeInvalidSession && create:
 		return e.rt.Spawn(tack.SessionConfig{ID: id, Agent: e.agent, User: u})
 	}
-	return nil, err
+	return s, err
 }
 
 // noContext is the error of a context that is not the caller's to use.

@@ -54,6 +54,35 @@ type Follower struct {
 	err     string
 }
 
+// ErrNotTheirs is Continue's refusal of a session that exists but is not
+// the caller's to continue: another user's, or of another agent (or of
+// none). A transport answers it as it answers a session that does not
+// exist, so that it tells nothing.
+var ErrNotTheirs = errors.New("not the caller's session of this agent")
+
+// Continue returns session id for user to continue at agent's endpoint:
+// the runtime's error when there is no such session (invalid_session),
+// ErrNotTheirs when it is another user's or another agent's.
+func Continue(ctx context.Context, rt *tack.Runtime, id, user, agent string) (*tack.Session, error) {
+	owner, err := rt.User(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if owner != user {
+		return nil, ErrNotTheirs
+	}
+	s, err := rt.Session(id)
+	if err != nil {
+		return nil, err
+	}
+	if a, err := s.Agent(ctx); err != nil {
+		return nil, err
+	} else if a != agent {
+		return nil, ErrNotTheirs
+	}
+	return s, nil
+}
+
 // live subscribes to what happens from now on, none of the past.
 const live = math.MaxUint64
 

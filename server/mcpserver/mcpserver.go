@@ -152,24 +152,11 @@ func (t *tool) session(ctx context.Context, user, id string) (*tack.Session, err
 	if id == "" {
 		return t.rt.Spawn(tack.SessionConfig{Agent: t.agent, User: user})
 	}
-	none := &tack.Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
-	owner, err := t.rt.User(ctx, id)
-	if err == nil && owner != user {
-		err = none
+	s, err := agentrun.Continue(ctx, t.rt, id, user, t.agent)
+	if errors.Is(err, agentrun.ErrNotTheirs) {
+		err = &tack.Error{Code: events.CodeInvalidSession, Message: fmt.Sprintf("no session %q", id)}
 	}
-	if err != nil {
-		return nil, err
-	}
-	s, err := t.rt.Session(id)
-	if err != nil {
-		return nil, err
-	}
-	if agent, err := s.Agent(ctx); err != nil {
-		return nil, err
-	} else if agent != t.agent {
-		return nil, none
-	}
-	return s, nil
+	return s, err
 }
 
 // call prompts the session and follows its run to its end, or to an
