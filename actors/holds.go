@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -194,7 +195,7 @@ func (s *session) supersede() {
 // all survive a restart.
 func (s *session) pause() {
 	s.commitSettled(s.run.batch)
-	if len(s.run.batch.uncommitted()) > 0 {
+	if slices.ContainsFunc(s.run.batch.calls, (*call).uncommitted) {
 		s.touch() // the store keeps them (Volatile.Settled)
 	}
 	if s.machine.Current() != fsm.Idle {

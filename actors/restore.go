@@ -148,7 +148,7 @@ func (s *session) commitSettled(b *batch) {
 func (b *batch) uncommitted() []store.Settled {
 	var out []store.Settled
 	for _, c := range b.calls {
-		if c.result != nil && !c.committed {
+		if c.uncommitted() {
 			out = append(out, store.Settled{CallID: c.tc.Id, Content: c.result.Content, IsError: c.result.IsError})
 		}
 	}

@@ -63,6 +63,10 @@ const (
 // running reports whether the call waits for its tool.
 func (c *call) running() bool { return c.result == nil && c.hold == nil }
 
+// uncommitted reports whether the call has a result the history does not
+// hold yet.
+func (c *call) uncommitted() bool { return c.result != nil && !c.committed }
+
 // held reports whether the call waits for a person.
 func (c *call) held() bool { return c.result == nil && c.hold != nil }
 
