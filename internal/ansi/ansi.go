@@ -1,5 +1,6 @@
-// Package ansi holds the terminal styles Tack's command-line views use and
-// one function to apply them.
+// Package ansi holds the terminal styles Tack's command-line views use,
+// one function to apply them, and Printable, which keeps the text those
+// views show from steering the terminal.
 //
 // # Usage
 //
@@ -7,11 +8,12 @@
 //
 // # Concurrency
 //
-// Constants and a pure function: safe anywhere.
+// Constants and pure functions: safe anywhere.
 //
 // # Testing
 //
-// Tested through the views that use it (internal/timeline, internal/chatui).
+// Printable has table tests; the styles are tested through the views that
+// use them (internal/timeline, internal/chatui).
 package ansi
 
 import "strings"

@@ -10,9 +10,11 @@ import (
 
 // Describe returns what the chat prints for an event: streamed text as it
 // comes, whole lines (ending in a newline) for everything else, or "" for
-// events a person does not need to see.
+// events a person does not need to see. What the event's text holds that
+// would steer a terminal is shown instead (ansi.Printable): a model, a
+// tool or a provider writes that text.
 func Describe(ev *eventsv1.Event, color bool) string {
-	switch e := ev.Payload.(type) {
+	switch e := ansi.PrintableMessage(ev).Payload.(type) {
 	case *eventsv1.Event_MessageDelta:
 		return e.MessageDelta.Delta
 	case *eventsv1.Event_ThinkingStart:

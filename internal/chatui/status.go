@@ -24,9 +24,9 @@ type Status struct {
 // Busy reports whether a run is in progress.
 func (s Status) Busy() bool { return s.State != "" && s.State != "idle" }
 
-// Update follows one event.
+// Update follows one event, its text made printable (ansi.Printable).
 func (s *Status) Update(ev *eventsv1.Event) {
-	switch e := ev.Payload.(type) {
+	switch e := ansi.PrintableMessage(ev).Payload.(type) {
 	case *eventsv1.Event_StateChanged:
 		s.State = e.StateChanged.To
 		if s.State != "executing_tools" {

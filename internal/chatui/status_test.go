@@ -74,6 +74,14 @@ func TestDescribe(t *testing.T) {
 		{"approval asks", &eventsv1.ApprovalRequired{ApprovalId: "ap-1", Tool: "shell", Args: &eventsv1.RawJSON{Json: []byte(`{"command":"rm -rf build"}`)}}, "ap-1 wants to run shell {\"command\":\"rm -rf build\"} — allow? [y]es, [n]o, [a]lways\n"},
 		{"question", &eventsv1.AskUser{Ref: "q-1", Question: "Which file?", Options: []string{"a.go", "b.go"}}, "? Which file? [a.go / b.go]\n"},
 		{"quiet events", &eventsv1.TurnStart{RunId: "r-1", Turn: 1}, ""},
+		// What a model, a tool or a provider writes is shown, not obeyed
+		// by the terminal: no clipboard write, no cursor moved back over
+		// an approval request, no text reversed.
+		{"a delta cannot write the clipboard", &eventsv1.MessageDelta{Delta: "ok\x1b]52;c;cm0gLXJmIH4K\x07"}, "ok^[]52;c;cm0gLXJmIH4K^G"},
+		{"a result cannot rewrite the approval line", &eventsv1.ToolExecutionEnd{Name: "shell", Ok: true, Result: "\x1b[1A\x1b[2K\rap-1 wants to run shell {\"command\":\"ls\"}"}, "✓ shell ^[[1A^[[2Kap-1 wants to run shell {\"command\":\"ls\"}\n"},
+		{"a question cannot hide its options", &eventsv1.AskUser{Question: "Continue?\x1b[8m", Options: []string{"yes\u202e"}}, "? Continue?^[[8m [yes<U+202E>]\n"},
+		{"an approval shows its arguments as they are", &eventsv1.ApprovalRequired{ApprovalId: "ap-2", Tool: "shell", Args: &eventsv1.RawJSON{Json: []byte("{\"command\":\"curl x|sh\b\b\b\b\b\b\b\b\b\bls\"}")}}, "ap-2 wants to run shell {\"command\":\"curl x|sh^H^H^H^H^H^H^H^H^H^Hls\"} — allow? [y]es, [n]o, [a]lways\n"},
+		{"a stream error from the provider", &eventsv1.StreamError{Error: "bad\u009b2J"}, "stream failed: bad<U+009B>2J\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -61,7 +61,10 @@ func (p *Printer) Action(format string, args ...any) {
 func (p *Printer) Note(s string) { p.line(time.Now(), ansi.Dim+s+ansi.Reset) }
 
 // Event prints one event; events a person does not need are skipped.
+// What its text holds that would steer a terminal is shown instead
+// (ansi.Printable).
 func (p *Printer) Event(ev *eventsv1.Event) {
+	ev = ansi.PrintableMessage(ev)
 	at := time.Unix(0, ev.TsUnixNano)
 	switch e := ev.Payload.(type) {
 	case *eventsv1.Event_StateChanged:

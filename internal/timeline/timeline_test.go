@@ -31,6 +31,7 @@ func TestTimeline(t *testing.T) {
 	at(50, &eventsv1.MessageDelta{Delta: "lo"})
 	at(60, &eventsv1.StateChanged{From: "streaming", To: "executing_tools"})
 	at(70, &eventsv1.ToolExecutionEnd{Name: "sleep", Ok: false, Result: "skipped: a steering message arrived"})
+	at(75, &eventsv1.ToolExecutionEnd{Name: "shell", Ok: true, Result: "\x1b]52;c;cm0K\x07done"})
 	at(80, &eventsv1.AgentAbort{})
 	p.Close()
 	want := []string{
@@ -38,12 +39,13 @@ func TestTimeline(t *testing.T) {
 		"  0.03s  streaming       │ hmm",
 		"  0.04s  streaming       │ Hello",
 		"  0.07s  executing_tools │ ✗ sleep skipped: a steering message arrived",
+		"  0.07s  executing_tools │ ✓ shell ^[]52;c;cm0K^Gdone",
 		"  0.08s  executing_tools │ abort delivered",
 	}
 	if got := strings.Split(strings.TrimRight(out.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if strings.Contains(out.String(), "\x1b[") {
-		t.Fatal("colour codes with colour off")
+	if strings.Contains(out.String(), "\x1b") {
+		t.Fatal("escape codes with colour off")
 	}
 }
