@@ -20,6 +20,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/output"
 )
 
 // Prefix begins the name of each remote agent's tool.
@@ -28,6 +29,12 @@ const Prefix = "a2a:"
 // CancelTimeout bounds how long a cancelled call waits for the remote
 // server to take the cancel.
 const CancelTimeout = 5 * time.Second
+
+// MaxAnswer bounds what a call keeps of a remote agent's answer, and what
+// it streams of it as updates: its head and tail, as the shell tool keeps
+// a command's output. A remote agent is a third party; one that streams
+// without end must not fill the server's memory or the session's history.
+const MaxAnswer = output.DefaultLimit
 
 // Agent is one remote agent of the config file's a2a_agents.
 type Agent struct {
@@ -133,7 +140,8 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string
 	}
 	defer c.Destroy()
 	var task sdk.TaskID
-	var answer strings.Builder
+	answer := output.NewCapped(MaxAnswer)
+	streamed := 0
 	var last *sdk.TaskStatus
 	req := &sdk.SendMessageRequest{Message: sdk.NewMessage(sdk.MessageRoleUser, sdk.NewTextPart(in.Task))}
 	for ev, err := range c.SendStreamingMessage(ctx, req) {
@@ -151,8 +159,9 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string
 		case *sdk.TaskArtifactUpdateEvent:
 			task = e.TaskID
 			piece := text(e.Artifact.Parts)
-			answer.WriteString(piece)
-			if piece != "" {
+			_, _ = answer.Write([]byte(piece))
+			if piece != "" && streamed < MaxAnswer {
+				streamed += len(piece)
 				update(piece)
 			}
 		}
@@ -166,7 +175,9 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string
 	}
 	said := ""
 	if last.Message != nil {
-		said = text(last.Message.Parts)
+		kept := output.NewCapped(MaxAnswer)
+		_, _ = kept.Write([]byte(text(last.Message.Parts)))
+		said = kept.String()
 	}
 	switch last.State {
 	case sdk.TaskStateCompleted:

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/output"
 )
 
 const (
@@ -83,7 +84,7 @@ func (r fileRoot) read(ctx context.Context, p string, offset, limit int) (string
 			if line >= offset {
 				if out.Len() == 0 && len(s) > maxReadBytes {
 					fmt.Fprintf(&out, "%s\n[line %d is cut at %d bytes; read_file with offset %d for what follows]",
-						trimPartialRune([]byte(s[:maxReadBytes])), line, maxReadBytes, line+1)
+						output.TrimPartialRune([]byte(s[:maxReadBytes])), line, maxReadBytes, line+1)
 					return out.String(), nil
 				}
 				if line-offset == limit || out.Len()+len(s) > maxReadBytes {

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/output"
 	"github.com/tack-run/tack/tools/sandbox"
 )
 
 // DefaultMaxOutput is how much of a command's output the shell tool keeps
 // by default (head and tail: 1 MiB) and streams as updates.
-const DefaultMaxOutput = 1 << 20
+const DefaultMaxOutput = output.DefaultLimit
 
 // waitDelay bounds how long the shell tool keeps reading output once the
 // command has exited or been cancelled, in case a process that left the
@@ -115,9 +116,7 @@ func (c shellConfig) run(ctx context.Context, args json.RawMessage, update func(
 			return "", fmt.Errorf("shell: working directory: %w", err)
 		}
 	}
-	buf := newCappedBuffer(c.maxOutput)
-	stream := &lineStreamer{update: update, budget: c.maxOutput}
-	out := &teeWriter{buf: buf, stream: stream}
+	out := output.New(c.maxOutput, update)
 
 	cmd, done, err := c.command(ctx, dir, a.Command)
 	if err != nil {
@@ -128,8 +127,8 @@ func (c shellConfig) run(ctx context.Context, args json.RawMessage, update func(
 	cmd.WaitDelay = waitDelay
 	err = cmd.Run()
 	done()
-	stream.flush()
-	output := buf.String()
+	out.Flush()
+	output := out.String()
 
 	if ctxErr := ctx.Err(); ctxErr != nil && err != nil {
 		return "", fmt.Errorf("%scommand cancelled: %w", withNewline(output), ctxErr)

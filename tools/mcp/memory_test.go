@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -38,7 +39,8 @@ func answer(res *sdk.CallToolResult) sdk.ToolHandler {
 
 var objectSchema = json.RawMessage(`{"type":"object"}`)
 
-// TestResults: each kind of content, isError and a protocol error.
+// TestResults: each kind of content, isError, a protocol error and a
+// result past MaxResult.
 func TestResults(t *testing.T) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "mem"}, nil)
 	size := int64(3)
@@ -52,6 +54,8 @@ func TestResults(t *testing.T) {
 	}}))
 	srv.AddTool(&sdk.Tool{Name: "structured", InputSchema: objectSchema}, answer(&sdk.CallToolResult{Content: []sdk.Content{}, StructuredContent: map[string]any{"n": 1}}))
 	srv.AddTool(&sdk.Tool{Name: "fails", InputSchema: objectSchema}, answer(&sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "disk full"}}}))
+	huge := strings.Repeat("h", mcp.MaxResult) + strings.Repeat("m", mcp.MaxResult) + strings.Repeat("t", mcp.MaxResult)
+	srv.AddTool(&sdk.Tool{Name: "huge", InputSchema: objectSchema}, answer(&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: huge}}}))
 	m := memory(t, srv, mcp.Options{})
 
 	tests := []struct {
@@ -62,6 +66,9 @@ func TestResults(t *testing.T) {
 			"[resource link: file:///srv/a.txt (a.txt)]\n[resource file:///srv/b.txt]\nB\n[resource file:///srv/c.bin: application/octet-stream, 2 bytes, not shown]"}},
 		{"mem/structured", tools.Result{Content: `{"n":1}`}},
 		{"mem/fails", tools.Result{Content: "disk full", IsError: true}},
+		// A server's answer goes into the history, which every later
+		// request sends: its middle is cut past MaxResult.
+		{"mem/huge", tools.Result{Content: strings.Repeat("h", mcp.MaxResult/2) + fmt.Sprintf("\n[output truncated: %d bytes]\n", 2*mcp.MaxResult) + strings.Repeat("t", mcp.MaxResult/2)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tack-run/tack/tools"
+	"github.com/tack-run/tack/tools/output"
 )
 
 // tool is one tool of an MCP server, as a tools.Tool named
@@ -54,7 +55,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string
 // not passed on), resource links as their URI, embedded resources as
 // their text (or a description for binary ones). Parts are joined by
 // newlines. A result with no content but structured content gives that
-// content's JSON.
+// content's JSON. What passes MaxResult is cut out of the middle.
 func render(res *sdk.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
@@ -78,8 +79,16 @@ func render(res *sdk.CallToolResult) string {
 		b, _ := json.Marshal(res.StructuredContent)
 		parts = append(parts, string(b))
 	}
-	return strings.Join(parts, "\n")
+	kept := output.NewCapped(MaxResult)
+	_, _ = kept.Write([]byte(strings.Join(parts, "\n")))
+	return kept.String()
 }
+
+// MaxResult bounds the text of a tools/call result: its head and tail,
+// as the shell tool keeps a command's output. An MCP server is a third
+// party; its answer goes into the session's history, which every later
+// request sends to the model.
+const MaxResult = output.DefaultLimit
 
 // resource describes an embedded resource: its URI then its text, or its
 // type and size when it is binary.

@@ -1,4 +1,4 @@
-package builtin
+package output
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestCappedBuffer(t *testing.T) {
+func TestCapped(t *testing.T) {
 	tests := []struct {
 		name   string
 		limit  int
@@ -26,7 +26,7 @@ func TestCappedBuffer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newCappedBuffer(tt.limit)
+			b := NewCapped(tt.limit)
 			for _, w := range tt.writes {
 				b.Write([]byte(w))
 			}

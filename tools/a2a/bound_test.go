@@ -1,0 +1,77 @@
+package a2a_test
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/tack-run/tack/tools/a2a"
+)
+
+// flood is a remote agent that answers every task with pieces pieces of
+// size bytes each, then completes.
+type flood struct{ pieces, size int }
+
+func (f flood) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[sdk.Event, error] {
+	return func(yield func(sdk.Event, error) bool) {
+		if !yield(sdk.NewSubmittedTask(ec, ec.Message), nil) || !yield(sdk.NewStatusUpdateEvent(ec, sdk.TaskStateWorking, nil), nil) {
+			return
+		}
+		var id sdk.ArtifactID
+		for i := range f.pieces {
+			piece := sdk.NewTextPart(strings.Repeat(string(rune('a'+i%26)), f.size))
+			var ev sdk.Event
+			if id == "" {
+				a := sdk.NewArtifactEvent(ec, piece)
+				id, ev = a.Artifact.ID, a
+			} else {
+				a := sdk.NewArtifactUpdateEvent(ec, id, piece)
+				a.Append, ev = true, a
+			}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		yield(sdk.NewStatusUpdateEvent(ec, sdk.TaskStateCompleted, nil), nil)
+	}
+}
+
+func (flood) Cancel(context.Context, *a2asrv.ExecutorContext) iter.Seq2[sdk.Event, error] {
+	return func(func(sdk.Event, error) bool) {}
+}
+
+// TestAnswerIsBounded: a remote agent that answers without end fills
+// neither the call's result nor its updates past a2a.MaxAnswer; the
+// result keeps the answer's head and tail and says what it left out.
+func TestAnswerIsBounded(t *testing.T) {
+	const pieces, size = 40, 64 << 10 // 2.5 MiB
+	mux := http.NewServeMux()
+	mux.Handle("POST /a2a/flood", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(flood{pieces, size})))
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+
+	updates, end := call(t, delegating(t, hs.URL, "flood"), nil)
+	res := end.GetResult()
+	if !end.GetOk() {
+		t.Fatalf("end %v", end)
+	}
+	if len(res) > a2a.MaxAnswer+100 || !strings.Contains(res, "[output truncated: ") {
+		t.Fatalf("result of %d bytes for an answer of %d (bound %d): %.80q…", len(res), pieces*size, a2a.MaxAnswer, res)
+	}
+	if !strings.HasPrefix(res, "aaaa") || !strings.HasSuffix(res, strings.Repeat(string(rune('a'+(pieces-1)%26)), 100)) {
+		t.Errorf("the result lost the answer's head or tail: %.20q … %.20q", res[:20], res[len(res)-20:])
+	}
+	streamed := 0
+	for _, u := range updates {
+		streamed += len(u)
+	}
+	if streamed > a2a.MaxAnswer+size {
+		t.Errorf("%d bytes streamed as updates, bound %d", streamed, a2a.MaxAnswer)
+	}
+}
