@@ -95,11 +95,22 @@ func (rt *Runtime) Agent(name string) (Agent, bool) {
 func (rt *Runtime) DefaultAgent() string { return rt.defaultAgent }
 
 // withAgent is cfg with the fields it leaves empty taken from its agent;
-// an unknown agent is bad_request.
+// an unknown agent is bad_request, and one that holds what cfg.User is
+// not granted is forbidden, whatever cfg overrides: a session of the
+// agent is the agent's, whose system prompt and plugins an export shows.
 func (rt *Runtime) withAgent(cfg SessionConfig) (SessionConfig, error) {
 	if cfg.Agent == "" {
 		return cfg, nil
 	}
+	if err := rt.permitAgent(cfg.User, cfg.Agent); err != nil {
+		return cfg, err
+	}
+	return rt.agentDefaults(cfg)
+}
+
+// agentDefaults is cfg with the fields it leaves empty taken from its
+// agent; an unknown agent is bad_request.
+func (rt *Runtime) agentDefaults(cfg SessionConfig) (SessionConfig, error) {
 	a, ok := rt.agents[cfg.Agent]
 	if !ok {
 		return cfg, &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf("unknown agent %q (agents: %v)", cfg.Agent, rt.AgentNames())}
@@ -139,7 +150,7 @@ func (rt *Runtime) permitAgent(user, agent string) error {
 	if g == nil {
 		return nil
 	}
-	cfg, err := rt.withAgent(SessionConfig{Agent: agent, User: user})
+	cfg, err := rt.agentDefaults(SessionConfig{Agent: agent, User: user})
 	if err != nil {
 		return err
 	}

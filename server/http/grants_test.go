@@ -251,9 +251,17 @@ func TestAgentsOverHTTP(t *testing.T) {
 	}{
 		{`{"agent":"admin"}`, 403, `{"error":{"code":"forbidden","message":"the tool \"shell\" is not granted to bob"}}`},
 		{`{"agent":"nobody"}`, 400, `{"error":{"code":"bad_request","message":"unknown agent \"nobody\" (agents: [admin demo])"}}`},
+		// The agent is checked as it is, not as the request overrides
+		// it: a session of it is the agent's, whose system prompt and
+		// plugins its export shows.
+		{`{"agent":"admin","tools":["echo"]}`, 403, `{"error":{"code":"forbidden","message":"the tool \"shell\" is not granted to bob"}}`},
 	} {
 		if r := ts.do("POST", "/v1/sessions", bobToken, tc.body); r.status != tc.status || r.body != tc.want {
 			t.Errorf("%s: %d %s\nwant %d %s", tc.body, r.status, r.body, tc.status, tc.want)
 		}
+	}
+	doc := `{"format":"tack.session/v1","config":{"agent":"admin","tools":["echo"]},"messages":[]}`
+	if r := ts.do("POST", "/v1/sessions/import?session=b2", bobToken, doc); r.status != 403 || !strings.Contains(r.body, `"forbidden"`) {
+		t.Errorf("bob imported a session of admin with its tools overridden: %d %s", r.status, r.body)
 	}
 }
