@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -195,9 +196,38 @@ func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
 	if usage == nil {
 		usage = &eventsv1.Usage{}
 	}
+	if err := checkUsage(usage); err != nil {
+		return nil, bad("usage: %v", err)
+	}
+	if err := checkUsage(h.SubagentUsage); err != nil {
+		return nil, bad("subagent_usage: %v", err)
+	}
 	return &store.Snapshot{
 		Session:  store.Session{State: "idle", MessageCount: len(msgs), HistoryStart: start, Title: h.Title, Usage: usage},
 		Volatile: store.Volatile{Todos: h.Todos, SubagentUsage: h.SubagentUsage},
 		Messages: msgs,
 	}, nil
+}
+
+// checkUsage refuses usage that no session could have spent: a negative
+// count or a cost that is negative or not a number. A session's limits
+// (the limits plugin's max_session_tokens) count from it.
+func checkUsage(u *eventsv1.Usage) error {
+	if u == nil {
+		return nil
+	}
+	counts := []struct {
+		name string
+		n    int64
+	}{{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens}, {"total_tokens", u.TotalTokens},
+		{"cached_input_tokens", u.CachedInputTokens}, {"reasoning_tokens", u.ReasoningTokens}}
+	for _, c := range counts {
+		if c.n < 0 {
+			return fmt.Errorf("%s is negative (%d)", c.name, c.n)
+		}
+	}
+	if c := u.CostUsd; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		return fmt.Errorf("cost_usd is %v: want a finite amount, at least 0", c)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package tack_test
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -248,4 +249,40 @@ func TestImportWithoutStore(t *testing.T) {
 		t.Fatalf("an import over a taken id: %v", err)
 	}
 	promptAndWait(t, rt, "i", "go on", "r-1")
+}
+
+// TestImportRefusesImpossibleUsage: usage no session could have spent —
+// a negative count, a negative or infinite cost — is bad_request naming
+// it; the limits plugin's budget counts from what an import brings.
+func TestImportRefusesImpossibleUsage(t *testing.T) {
+	rt, err := tack.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	cfg := tack.SessionConfig{Script: json.RawMessage(`{"turns":[{"text":"next"}]}`)}
+	for _, c := range []struct {
+		h    tack.History
+		want string
+	}{
+		{tack.History{Usage: &eventsv1.Usage{InputTokens: -9e18, TotalTokens: -9e18}}, "usage: input_tokens is negative (-9000000000000000000)"},
+		{tack.History{Usage: &eventsv1.Usage{CostUsd: -1e300}}, "usage: cost_usd is -1e+300: want a finite amount, at least 0"},
+		{tack.History{Usage: &eventsv1.Usage{CostUsd: math.Inf(1)}}, "usage: cost_usd is +Inf: want a finite amount, at least 0"},
+		{tack.History{SubagentUsage: &eventsv1.Usage{ReasoningTokens: -1}}, "subagent_usage: reasoning_tokens is negative (-1)"},
+	} {
+		_, err := rt.Import(t.Context(), cfg, c.h)
+		if tack.Code(err) != events.CodeBadRequest || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("import with %v: %v, want bad_request %q", c.h.Usage, err, c.want)
+		}
+	}
+	if ids := rt.Sessions(); len(ids) != 0 {
+		t.Errorf("refused imports left sessions %v", ids)
+	}
+	s, err := rt.Import(t.Context(), cfg, tack.History{Usage: &eventsv1.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15, CostUsd: 0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.State(t.Context()); err != nil || st.Usage.GetTotalTokens() != 15 {
+		t.Fatalf("state %v, %v", st, err)
+	}
 }
