@@ -204,7 +204,7 @@ func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
 	}
 	return &store.Snapshot{
 		Session:  store.Session{State: "idle", MessageCount: len(msgs), HistoryStart: start, Title: h.Title, Usage: usage},
-		Volatile: store.Volatile{Todos: h.Todos, SubagentUsage: h.SubagentUsage},
+		Volatile: store.Volatile{Todos: h.Todos, SubagentUsage: h.SubagentUsage, Imported: true},
 		Messages: msgs,
 	}, nil
 }

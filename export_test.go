@@ -2,7 +2,9 @@ package tack_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -284,5 +286,89 @@ func TestImportRefusesImpossibleUsage(t *testing.T) {
 	}
 	if st, err := s.State(t.Context()); err != nil || st.Usage.GetTotalTokens() != 15 {
 		t.Fatalf("state %v, %v", st, err)
+	}
+}
+
+// TestImportStartsAsANewSession: an import is a new session, not a
+// restore. Its events start at 1 with session_created, with no
+// agent_recovered and no events_lost before them; its history is the
+// document's, a call left without its result (an export taken while the
+// call waited for a person) included; the next run goes on from it. With
+// a store, a later restore numbers its events past those told.
+func TestImportStartsAsANewSession(t *testing.T) {
+	byName := map[string]storeCase{}
+	for _, sc := range everyStore {
+		byName[sc.name] = sc
+	}
+	for _, name := range []string{"none", "memory", "sqlite"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			var opts []tack.Option
+			if name != "none" {
+				st := byName[name].open(t, time.Now)
+				defer st.Close()
+				opts = append(opts, tack.WithStore(st))
+			}
+			rt, err := tack.New(opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			h := tack.History{Messages: []*eventsv1.Message{{Role: "user", Content: "go"},
+				{Role: "assistant", ToolCalls: []*eventsv1.ToolCall{{Id: "c-1", Name: "echo", Args: &eventsv1.RawJSON{Json: []byte(`{"text":"x"}`)}}}}}}
+			s, err := rt.Import(ctx, tack.SessionConfig{ID: "copy", Script: json.RawMessage(`{"turns":[{"text":"done"}]}`)}, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := s.AllMessages(ctx)
+			if err != nil || len(all) != 2 || !proto.Equal(all[0], h.Messages[0]) || !proto.Equal(all[1], h.Messages[1]) {
+				t.Fatalf("imported history %v, %v; want the document's %v", all, err, h.Messages)
+			}
+			sub, err := s.Subscribe(ctx, tack.SubscribeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
+			if _, err := s.Prompt(ctx, "go on"); err != nil {
+				t.Fatal(err)
+			}
+			var told []string
+			var last uint64
+			for ev := range sub.C {
+				told = append(told, fmt.Sprintf("%d %s", ev.Seq, events.Type(ev)))
+				last = ev.Seq
+				if ev.GetAgentEnd() != nil {
+					break
+				}
+			}
+			if told[0] != "1 session_created" || slices.ContainsFunc(told, func(s string) bool {
+				return strings.HasSuffix(s, " agent_recovered") || strings.HasSuffix(s, " events_lost")
+			}) {
+				t.Fatalf("events of the import: %v", told)
+			}
+			msgs, err := s.AllMessages(ctx)
+			if err != nil || msgs[len(msgs)-1].GetContent() != "done" {
+				t.Fatalf("after the next run: %v, %v", msgs, err)
+			}
+			if name == "none" {
+				return
+			}
+			s.Close()
+			again, err := rt.Session("copy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub2, err := again.Subscribe(ctx, tack.SubscribeOptions{Buffered: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub2.Close()
+			if _, err := again.Prompt(ctx, "more"); err != nil {
+				t.Fatal(err)
+			}
+			if ev := <-sub2.C; ev.Seq <= last || events.Type(ev) == "session_created" {
+				t.Fatalf("the restored import told %d %s after %d was told", ev.Seq, events.Type(ev), last)
+			}
+		})
 	}
 }

@@ -100,10 +100,13 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 		s.home.self, s.home.root = ctx.Self(), ctx.ActorSystem().Root
 		s.home.env.observer().SessionStarted()
 		s.notes.updated = s.stamp()
-		if s.spec.Restore != nil {
-			s.p.kept = &s.spec.Restore.Volatile
-			s.recover(s.spec.Restore)
-			s.spec.Restore = nil
+		if r := s.spec.Restore; r != nil {
+			s.p.kept, s.spec.Restore = &r.Volatile, nil
+			if r.Volatile.Imported {
+				s.startImported(r)
+			} else {
+				s.recover(r)
+			}
 		} else {
 			s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
 			s.startFork()

@@ -21,27 +21,8 @@ import (
 // are answered. What it finds is written back at once, so the store too
 // shows the session as it is now.
 func (s *session) recover(snap *store.Snapshot) {
+	s.takeUp(snap)
 	v := snap.Volatile
-	s.hist = history.Restore(snap.Messages, snap.HistoryStart)
-	s.p.savedSeq = snap.EventSeq
-	s.p.savedTitle, s.notes.updated = snap.Title, snap.UpdatedAt.UnixNano()
-	s.restoreTitle()
-	s.q, s.notes.todos = queue.Restore(&v), v.Todos
-	s.restoreDetached(v.DetachedTools)
-	s.notes.ids = v.Counters
-	if v.SubagentUsage != nil {
-		spent := s.notes.spending()
-		spent.sub, spent.subRan = tallyOf(v.SubagentUsage), true
-	}
-	if t := tallyOf(snap.Usage); t != (tally{}) {
-		s.notes.spending().total = t
-	}
-	if v.ContextUsed != 0 || v.TokenScale != 0 {
-		spent := s.notes.spending()
-		spent.context, spent.tokenScale = v.ContextUsed, v.TokenScale
-	}
-	s.restoreRules(v.Rules)
-	s.loadModelState(v.ModelState)
 	b, interrupted := s.openBatch(v)
 	held := b != nil && b.holding()
 	if snap.State == string(fsm.Idle) && interrupted == 0 && !held && v.RunID == "" {
@@ -74,6 +55,46 @@ func (s *session) recover(snap *store.Snapshot) {
 		s.home.env.observer().RunEnded(events.EndInterrupted)
 		s.emit(&eventsv1.AgentEnd{RunId: v.RunID, Reason: string(events.EndInterrupted), Usage: (tally{}).proto()})
 	}
+}
+
+// startImported starts a session import_session made from snap: a new
+// session whose history, todos, title and usage are the document's. It
+// is told as a new session is (session_created, its events numbered from
+// 1: newStream), and takes the history as it is: a call the document
+// left without its result (exported while it waited for a person) stays
+// so, and the next request to the model repairs it, as for any history;
+// nothing was interrupted here. Its first write stores it without
+// Imported, so that a later restore is a restore.
+func (s *session) startImported(snap *store.Snapshot) {
+	s.takeUp(snap)
+	s.touch()
+	s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+}
+
+// takeUp makes what snap holds the session's: history, queues, title,
+// todos, detached tools, counters, usage, rules and the model's state.
+func (s *session) takeUp(snap *store.Snapshot) {
+	v := snap.Volatile
+	s.hist = history.Restore(snap.Messages, snap.HistoryStart)
+	s.p.savedSeq = snap.EventSeq
+	s.p.savedTitle, s.notes.updated = snap.Title, snap.UpdatedAt.UnixNano()
+	s.restoreTitle()
+	s.q, s.notes.todos = queue.Restore(&v), v.Todos
+	s.restoreDetached(v.DetachedTools)
+	s.notes.ids = v.Counters
+	if v.SubagentUsage != nil {
+		spent := s.notes.spending()
+		spent.sub, spent.subRan = tallyOf(v.SubagentUsage), true
+	}
+	if t := tallyOf(snap.Usage); t != (tally{}) {
+		s.notes.spending().total = t
+	}
+	if v.ContextUsed != 0 || v.TokenScale != 0 {
+		spent := s.notes.spending()
+		spent.context, spent.tokenScale = v.ContextUsed, v.TokenScale
+	}
+	s.restoreRules(v.Rules)
+	s.loadModelState(v.ModelState)
 }
 
 // openBatch rebuilds the batch of the last assistant message if any of its

@@ -129,6 +129,11 @@ type Volatile struct {
 	// characters a token, 0 until one reported.
 	ContextUsed int64
 	TokenScale  float64
+	// Imported marks a session import_session made that has not started
+	// yet: its first start is a new session's (session_created, events
+	// from 1, the history as the document has it), not a restore's. The
+	// session's first write clears it.
+	Imported bool
 }
 
 // Settled is the result of a tool call that waits to be committed.

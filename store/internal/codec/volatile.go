@@ -29,6 +29,7 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 		ContextUsed:   v.ContextUsed,
 		TokenScale:    v.TokenScale,
 		RunEnd:        v.RunEnd,
+		Imported:      v.Imported,
 	}
 	for _, imgs := range v.PromptImages {
 		pb.PromptImages = append(pb.PromptImages, &storepb.ImageList{Images: imgs})
@@ -72,7 +73,8 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 	v := store.Volatile{PromptQueue: pb.PromptQueue, SteeringQueue: pb.SteeringQueue, RunID: pb.RunId,
 		Counters:      store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds, Subagents: pb.Subagents},
 		SubagentUsage: pb.SubagentUsage, ModelState: pb.ModelState,
-		Todos: pb.Todos, DetachedTools: pb.DetachedTools, ContextUsed: pb.ContextUsed, TokenScale: pb.TokenScale, RunEnd: pb.RunEnd}
+		Todos: pb.Todos, DetachedTools: pb.DetachedTools, ContextUsed: pb.ContextUsed, TokenScale: pb.TokenScale, RunEnd: pb.RunEnd,
+		Imported: pb.Imported}
 	for _, l := range pb.PromptImages {
 		v.PromptImages = append(v.PromptImages, l.Images)
 	}

@@ -74,7 +74,10 @@ type Volatile struct {
 	// run_end is the reason the run in progress ends with once its batch
 	// is done (a rejected approval that does not resume it); empty when it
 	// goes on.
-	RunEnd        string `protobuf:"bytes,20,opt,name=run_end,json=runEnd,proto3" json:"run_end,omitempty"`
+	RunEnd string `protobuf:"bytes,20,opt,name=run_end,json=runEnd,proto3" json:"run_end,omitempty"`
+	// imported marks an imported session that has not started yet: its
+	// first start is a new session's, with its events from 1.
+	Imported      bool `protobuf:"varint,21,opt,name=imported,proto3" json:"imported,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -247,6 +250,13 @@ func (x *Volatile) GetRunEnd() string {
 		return x.RunEnd
 	}
 	return ""
+}
+
+func (x *Volatile) GetImported() bool {
+	if x != nil {
+		return x.Imported
+	}
+	return false
 }
 
 // Settled is store.Settled.
@@ -542,7 +552,7 @@ var File_store_internal_storepb_volatile_proto protoreflect.FileDescriptor
 
 const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\n" +
-	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xb3\a\n" +
+	"%store/internal/storepb/volatile.proto\x12\rtack.store.v1\x1a\x18events/v1/commands.proto\x1a\x16events/v1/events.proto\"\xcf\a\n" +
 	"\bVolatile\x12!\n" +
 	"\fprompt_queue\x18\x01 \x03(\tR\vpromptQueue\x12C\n" +
 	"\x0esteering_queue\x18\x02 \x03(\v2\x1c.tack.events.v1.SteeringItemR\rsteeringQueue\x125\n" +
@@ -566,7 +576,8 @@ const file_store_internal_storepb_volatile_proto_rawDesc = "" +
 	"\fcontext_used\x18\x12 \x01(\x03R\vcontextUsed\x12\x1f\n" +
 	"\vtoken_scale\x18\x13 \x01(\x01R\n" +
 	"tokenScale\x12\x17\n" +
-	"\arun_end\x18\x14 \x01(\tR\x06runEnd\x1a[\n" +
+	"\arun_end\x18\x14 \x01(\tR\x06runEnd\x12\x1a\n" +
+	"\bimported\x18\x15 \x01(\bR\bimported\x1a[\n" +
 	"\x13SteeringImagesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12.\n" +
 	"\x05value\x18\x02 \x01(\v2\x18.tack.store.v1.ImageListR\x05value:\x028\x01\"W\n" +
