@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"golang.org/x/sync/semaphore"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
@@ -61,7 +62,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	// The request's context ends with this handler only: the socket's
 	// goroutines get their own, with the request's values (the user).
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	ws := &wsConn{srv: s, c: c, r: r.WithContext(ctx), id: r.PathValue("id")}
+	ws := &wsConn{srv: s, c: c, r: r.WithContext(ctx), id: r.PathValue("id"), ahead: semaphore.NewWeighted(s.opts.maxBody)}
 	frames := make(chan wsFrame, commandQueue)
 	var wg sync.WaitGroup
 	wg.Go(func() { ws.read(ctx, frames); cancel() })
@@ -90,6 +91,9 @@ type wsConn struct {
 	// so that a socket whose session closes answers close_session before
 	// it closes.
 	running sync.Mutex
+	// ahead holds the bytes of the frames read and not yet run: at most
+	// the body limit (read).
+	ahead *semaphore.Weighted
 }
 
 // write sends the feed's events until the session closes, the feed falls
@@ -137,7 +141,10 @@ func (ws *wsConn) send(ctx context.Context, b []byte) error {
 
 // commandQueue is how many frames a socket reads ahead of the command
 // that runs: reading goes on while a command runs, so that pongs are
-// read.
+// read. The frames waiting hold at most the body limit in all
+// (wsConn.ahead): a client that sends frames of the largest size while
+// its commands wait (its socket unread, their responses not taken) made
+// the server hold 65 of them.
 const commandQueue = 64
 
 // wsFrame is a frame the client sent.
@@ -146,11 +153,17 @@ type wsFrame struct {
 	data []byte
 }
 
-// read reads the client's frames into frames until the socket closes.
+// read reads the client's frames into frames until the socket closes,
+// while those waiting to run hold less than the body limit: past it, it
+// reads nothing until commands have run, not even pongs, so a client
+// whose commands stay stuck is dropped by ping.
 func (ws *wsConn) read(ctx context.Context, frames chan<- wsFrame) {
 	for {
 		typ, data, err := ws.c.Read(ctx)
 		if err != nil {
+			return
+		}
+		if ws.ahead.Acquire(ctx, int64(len(data))) != nil {
 			return
 		}
 		select {
@@ -175,6 +188,7 @@ func (ws *wsConn) runAll(ctx context.Context, frames <-chan wsFrame) {
 		}
 		ws.running.Lock()
 		h, data, err := ws.run(ctx, f.typ, f.data)
+		ws.ahead.Release(int64(len(f.data)))
 		buf = command.AppendResponse(buf[:0], h, data, err)
 		err = ws.send(ctx, buf)
 		ws.running.Unlock()
@@ -187,8 +201,14 @@ func (ws *wsConn) runAll(ctx context.Context, frames <-chan wsFrame) {
 // run runs the command in one frame. Every command is about the path's
 // session: a frame may leave session out, and one naming another session
 // is bad_request. Each command checks the session's owner again, as a
-// REST request does.
+// REST request does. Every frame counts toward requests_per_minute,
+// one refused as not a command too.
 func (ws *wsConn) run(ctx context.Context, typ websocket.MessageType, frame []byte) (command.Header, proto.Message, error) {
+	if e := ws.srv.overLimit(ws.r); e != nil {
+		h, _, _ := command.Parse(frame) // for the response's id, when the frame has one
+		ws.srv.auditRefused(ws.r, h.Cmd, e.err)
+		return h, nil, e.err
+	}
 	if typ != websocket.MessageText {
 		return command.Header{}, nil, protoError(events.CodeBadRequest, "a binary frame is not a command: send commands as JSON in text frames")
 	}
@@ -199,10 +219,6 @@ func (ws *wsConn) run(ctx context.Context, typ websocket.MessageType, frame []by
 	if h.Session != "" && h.Session != ws.id {
 		return h, nil, protoError(events.CodeBadRequest,
 			fmt.Sprintf("this socket is session %q's: \"session\" must be left out or be %q, not %q", ws.id, ws.id, h.Session))
-	}
-	if e := ws.srv.overLimit(ws.r); e != nil {
-		ws.srv.auditRefused(ws.r, h.Cmd, e.err)
-		return h, nil, e.err
 	}
 	ctx, cancel := context.WithTimeout(ctx, ws.srv.opts.requestTimeout)
 	defer cancel()

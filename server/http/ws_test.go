@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	nethttp "net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +294,76 @@ func TestWSShutdown(t *testing.T) {
 	}
 	if n := ts.srv.sockets.open(); n != 0 {
 		t.Fatalf("%d sockets open after Serve", n)
+	}
+}
+
+// TestWebSocketCountsEveryFrame: every frame a WebSocket carries counts
+// toward requests_per_minute, one refused as not a command too (a frame
+// that does not parse, a binary frame, one naming another session): bob,
+// at 3 requests a minute, is rate_limited within his 60 bad frames, and
+// his next command is refused too.
+func TestWebSocketCountsEveryFrame(t *testing.T) {
+	ts, _ := startGrants(t, grantsAuth(t, `{"bob": {"requests_per_minute": 3}}`), t.TempDir())
+	ts.must("POST", "/v1/sessions", bobToken, `{"session":"b","model":"script:demo"}`, 201) // 1
+	wc := ts.ws("/v1/sessions/b/ws", bobToken)                                              // 2
+	for i := 0; i < 20; i++ {
+		wc.send(`{"x":1}`)                                          // no cmd
+		wc.sendType(websocket.MessageBinary, `{"cmd":"get_state"}`) // binary
+		wc.send(`{"cmd":"get_state","session":"other"}`)            // another session
+	}
+	rateLimited := 0
+	for i := 0; i < 60; i++ {
+		m := wc.msg()
+		for m.Type != "response" {
+			m = wc.msg()
+		}
+		if strings.Contains(m.raw, `"rate_limited"`) {
+			rateLimited++
+		}
+	}
+	wc.send(`{"cmd":"get_state","id":"last"}`)
+	got := wc.response(`"last"`)
+	if rateLimited < 59 || !strings.Contains(got, `"rate_limited"`) {
+		t.Fatalf("60 refused frames, %d rate_limited, at bob's 3 requests a minute; the next command: %.120s", rateLimited, got)
+	}
+}
+
+// TestWebSocketReadAheadIsBounded: a client that does not read its
+// socket blocks the command runner (the replay of a big session fills
+// the connection) while it sends frames of the largest size. The server
+// reads ahead at most the body limit in frames, not commandQueue (64) of
+// them: 65 MiB held before, for one socket, until the write timeout.
+func TestWebSocketReadAheadIsBounded(t *testing.T) {
+	ts, _ := startGrants(t, grantsAuth(t, `{"bob": {"requests_per_minute": 100}}`), t.TempDir())
+	ts.must("POST", "/v1/sessions", bobToken, `{"session":"b","script":{"turns":[{"text":"ok"}]}}`, 201)
+	big := strings.Repeat("x", 900_000)
+	for i := 0; i < 12; i++ {
+		ts.must("POST", "/v1/sessions/b/prompt", bobToken, `{"text":"`+big+`"}`, 200)
+		ts.waitState("/v1/sessions/b", bobToken, "idle")
+	}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	// Never read: the replay fills the connection, the runner blocks on
+	// its first response. Writes go on until the server stops reading
+	// (one that takes 2 s).
+	wc := ts.dialWS("ws"+strings.TrimPrefix(ts.url, "http")+"/v1/sessions/b/ws?since=0", bobToken, false, nil)
+	frame := []byte(`{"cmd":"get_state","pad":"` + strings.Repeat("a", DefaultMaxBodyBytes-64) + `"}`)
+	sent := 0
+	for ; sent < 66; sent++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err := wc.c.Write(ctx, websocket.MessageText, frame)
+		cancel()
+		if err != nil {
+			break
+		}
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapInuse) - int64(before.HeapInuse)
+	t.Logf("frames written: %d; heap held after GC: %d MiB", sent, held>>20)
+	if held > 16<<20 {
+		t.Fatalf("one socket whose client does not read made the server hold %d MiB of unread frames (max body %d)", held>>20, DefaultMaxBodyBytes)
 	}
 }
