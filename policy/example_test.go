@@ -18,5 +18,5 @@ func Example() {
 	// Output:
 	// false true true false true
 	// true true false
-	// {MaxSessions:100 MaxRunning:0 RequestsPerMinute:600}
+	// {MaxSessions:100 MaxRunning:0 RequestsPerMinute:600 MaxOpenRequests:0}
 }

@@ -199,13 +199,18 @@ type Limit struct {
 	// RequestsPerMinute bounds the user's requests in any minute, refused
 	// ones included.
 	RequestsPerMinute int `json:"requests_per_minute,omitempty"`
+	// MaxOpenRequests bounds the user's requests open at once: event
+	// streams, WebSockets and the rest while they are answered. The rate
+	// bounds how fast a user opens streams, not how many stay open.
+	MaxOpenRequests int `json:"max_open_requests,omitempty"`
 }
 
 func (l Limit) validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"max_sessions", l.MaxSessions}, {"max_running", l.MaxRunning}, {"requests_per_minute", l.RequestsPerMinute}} {
+	}{{"max_sessions", l.MaxSessions}, {"max_running", l.MaxRunning}, {"requests_per_minute", l.RequestsPerMinute},
+		{"max_open_requests", l.MaxOpenRequests}} {
 		if f.v < 0 {
 			return fmt.Errorf("%s must not be negative, not %d", f.name, f.v)
 		}
@@ -224,6 +229,7 @@ func (l Limits) For(user string) Limit {
 		MaxSessions:       cmp(own.MaxSessions, all.MaxSessions),
 		MaxRunning:        cmp(own.MaxRunning, all.MaxRunning),
 		RequestsPerMinute: cmp(own.RequestsPerMinute, all.RequestsPerMinute),
+		MaxOpenRequests:   cmp(own.MaxOpenRequests, all.MaxOpenRequests),
 	}
 }
 

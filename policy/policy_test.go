@@ -117,11 +117,11 @@ func TestNilAllowsEverything(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
-	l := Limits{"*": {MaxSessions: 5, RequestsPerMinute: 60}, "alice": {MaxSessions: 50, MaxRunning: 2}}
-	if got, want := l.For("alice"), (Limit{MaxSessions: 50, MaxRunning: 2, RequestsPerMinute: 60}); got != want {
+	l := Limits{"*": {MaxSessions: 5, RequestsPerMinute: 60, MaxOpenRequests: 10}, "alice": {MaxSessions: 50, MaxRunning: 2, MaxOpenRequests: 100}}
+	if got, want := l.For("alice"), (Limit{MaxSessions: 50, MaxRunning: 2, RequestsPerMinute: 60, MaxOpenRequests: 100}); got != want {
 		t.Errorf("alice: %+v, want %+v", got, want)
 	}
-	if got, want := l.For("bob"), (Limit{MaxSessions: 5, RequestsPerMinute: 60}); got != want {
+	if got, want := l.For("bob"), (Limit{MaxSessions: 5, RequestsPerMinute: 60, MaxOpenRequests: 10}); got != want {
 		t.Errorf("bob: %+v, want %+v", got, want)
 	}
 }
@@ -136,6 +136,7 @@ func TestValidate(t *testing.T) {
 		{"fine", &Policy{Grants: Grants{"*": {Tools: []string{"echo"}}}, Limits: Limits{"*": {MaxRunning: 1}}}, ""},
 		{"empty pattern", &Policy{Grants: Grants{"bob": {Models: []string{""}}}}, `grants["bob"]: an empty name or pattern`},
 		{"negative limit", &Policy{Limits: Limits{"*": {RequestsPerMinute: -1}}}, `limits["*"]: requests_per_minute must not be negative, not -1`},
+		{"negative open requests", &Policy{Limits: Limits{"bob": {MaxOpenRequests: -2}}}, `limits["bob"]: max_open_requests must not be negative, not -2`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.p.Validate()

@@ -59,7 +59,7 @@ func serve(args []string) error {
 	fs.StringVar(&authFile, "auth", "", `JSON file of users and what they may do: {"tokens": {"TOKEN": "user"}, `+
 		`"jwt": {"hs256_secret_env": "VAR", "jwks_url": "https://...", "issuer": "...", "audience": "..."}, `+
 		`"grants": {"*": {"models": [...], "tools": [...], "scripts": true}, "USER": {...}}, `+
-		`"limits": {"*": {"max_sessions": N, "max_running": N, "requests_per_minute": N}, "USER": {...}}} `+
+		`"limits": {"*": {"max_sessions": N, "max_running": N, "requests_per_minute": N, "max_open_requests": N}, "USER": {...}}} `+
 		`(without grants every user has every configured model, scripts, and every tool but shell and MCP tools; see docs/security.md)`)
 	fs.StringVar(&origins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose web pages may call the server: CORS headers, and\n"+
 		"their POST/DELETE requests and WebSockets are not refused as cross-origin (* for any, only with --auth;\n"+

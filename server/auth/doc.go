@@ -15,7 +15,7 @@
 //	 "jwt": {"hs256_secret_env": "TACK_JWT_SECRET", "jwks_url": "https://id.example/.well-known/jwks.json",
 //	         "issuer": "https://id.example", "audience": "tack"},
 //	 "grants": {"*": {"tools": ["echo"]}, "alice": {"tools": ["*"]}},
-//	 "limits": {"*": {"max_sessions": 20, "max_running": 2, "requests_per_minute": 600}}}
+//	 "limits": {"*": {"max_sessions": 20, "max_running": 2, "requests_per_minute": 600, "max_open_requests": 50}}}
 //
 // Every part may be absent (tokens or jwt must be there); unknown fields
 // are an error. A JWT must be signed with HS256 by the secret in the named

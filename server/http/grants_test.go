@@ -2,6 +2,7 @@ package http
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/server/auth"
 	"github.com/tack-run/tack/store/storetest"
 )
@@ -195,6 +197,32 @@ func TestRequestsPerMinuteOverAWebSocket(t *testing.T) {
 		`"message":"bob sent more than 3 requests in a minute (requests_per_minute): retry in 60 s"}}`; got != want {
 		t.Fatalf("the command past the limit: %s\nwant %s", got, want)
 	}
+}
+
+// TestMaxOpenRequests: event streams and WebSockets stay open, so the
+// rate alone does not bound them: with max_open_requests 2, bob's third
+// open request is 429 with Retry-After 1 while two streams are open,
+// whatever route it takes, and goes through once one ends; alice is
+// apart.
+func TestMaxOpenRequests(t *testing.T) {
+	ts, _ := startGrants(t, grantsAuth(t, `{"bob": {"max_open_requests": 2}}`), t.TempDir())
+	ts.must("POST", "/v1/sessions", bobToken, `{"session":"b","model":"script:demo"}`, 201)
+	events := ts.open("/v1/sessions/b/events", bobToken, "")
+	ts.ws("/v1/sessions/b/ws", bobToken)
+	const want = `{"error":{"code":"rate_limited","message":"bob has 2 requests open, event streams and WebSockets included (max_open_requests): close one first"}}`
+	for _, path := range []string{"/v1/sessions", "/v1/sessions/b/events"} {
+		if r := ts.do("GET", path, bobToken, ""); r.status != 429 || r.header.Get("Retry-After") != "1" || r.body != want {
+			t.Fatalf("GET %s with two streams open: %d (Retry-After %q) %s", path, r.status, r.header.Get("Retry-After"), r.body)
+		}
+	}
+	ts.must("GET", "/v1/sessions", aliceToken, "", 200)
+	events.close()
+	eventually.Within(t, 5*time.Second, func() error {
+		if r := ts.do("GET", "/v1/sessions", bobToken, ""); r.status != 200 {
+			return fmt.Errorf("after a stream ended: %d %s", r.status, r.body)
+		}
+		return nil
+	})
 }
 
 // TestLimitsOfTheRuntimeOverHTTP: max_sessions and max_running answer 429

@@ -20,7 +20,8 @@ import (
 // WebSocket upgrades, each command a WebSocket carries and each message
 // of an MCP batch — refused ones included. Past it the answer is 429
 // rate_limited with Retry-After: when the oldest request of the last
-// minute leaves it.
+// minute leaves it. Their max_open_requests bounds the requests they
+// have open at once, streams included: past it the answer is 429 too.
 
 // requestWindow is one user's latest requests, at most their limit.
 type requestWindow struct {
@@ -99,15 +100,61 @@ func (s *Server) overLimit(r *http.Request) *retryError {
 }
 
 // limitRequests answers 429 to a request past its user's
-// requests_per_minute.
+// requests_per_minute or max_open_requests; a request let through holds
+// its place among the open ones until it is answered (an event stream or
+// a WebSocket until it ends).
 func (s *Server) limitRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if e := s.overLimit(r); e != nil {
 			s.refuseOverLimit(w, r, e)
 			return
 		}
+		done, e := s.openRequest(r)
+		if e != nil {
+			s.refuseOverLimit(w, r, e)
+			return
+		}
+		defer done()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// openRequests counts each user's requests open at once.
+type openRequests struct {
+	mu sync.Mutex
+	by map[string]int
+}
+
+// openRequest counts a request of the request's user among the open ones
+// and returns what ends it; past their max_open_requests it answers the
+// error instead, with a retry in a second (when one may have ended).
+func (s *Server) openRequest(r *http.Request) (done func(), e *retryError) {
+	user := userOf(r)
+	if s.opts.auth == nil || user == "" {
+		return func() {}, nil
+	}
+	limit := s.opts.auth.Policy().Limit(user).MaxOpenRequests
+	if limit <= 0 {
+		return func() {}, nil
+	}
+	o := &s.open
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.by[user] >= limit {
+		return nil, &retryError{after: time.Second, err: &tack.Error{Code: events.CodeRateLimited,
+			Message: fmt.Sprintf("%s has %d requests open, event streams and WebSockets included (max_open_requests): close one first", user, limit)}}
+	}
+	if o.by == nil {
+		o.by = map[string]int{}
+	}
+	o.by[user]++
+	return func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.by[user]--; o.by[user] == 0 {
+			delete(o.by, user)
+		}
+	}, nil
 }
 
 // refuseOverLimit answers a request past its user's limit with 429 and

@@ -53,8 +53,10 @@ type Server struct {
 	// the trusted ones (guard); anyOrigin trusts every origin.
 	crossOrigin *http.CrossOriginProtection
 	anyOrigin   bool
-	// requests counts each user's requests against requests_per_minute.
+	// requests counts each user's requests against requests_per_minute;
+	// open, those open at once against max_open_requests.
 	requests *requestLimiter
+	open     openRequests
 }
 
 // Option configures a Server.
