@@ -123,7 +123,6 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request, id, dir, rel st
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(rel)))
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	http.ServeContent(w, r, "", info.ModTime(), f)
 }
 

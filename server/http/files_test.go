@@ -46,7 +46,8 @@ func TestFiles(t *testing.T) {
 		t.Fatalf("list: %+v", list)
 	}
 	r := ts.do("GET", "/v1/sessions/a/files/docs/in.txt", aliceToken, "")
-	if r.status != 200 || r.body != "hello file" || r.header.Get("Content-Disposition") != `attachment; filename="in.txt"` {
+	if r.status != 200 || r.body != "hello file" || r.header.Get("Content-Disposition") != `attachment; filename="in.txt"` ||
+		r.header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("get: %d %q %v", r.status, r.body, r.header)
 	}
 

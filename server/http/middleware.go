@@ -60,6 +60,16 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	})
 }
 
+// noSniff has browsers take every answer as the type it says: an answer
+// echoing what a request sent (an error naming a path) is never read as
+// a page.
+func noSniff(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
+}
+
 // traceContext puts the request's W3C trace context (the traceparent
 // header) in its context, so the run a prompt starts is traced under it.
 func traceContext(next http.Handler) http.Handler {

@@ -177,7 +177,7 @@ func New(rt *tack.Runtime, opts ...Option) *Server {
 		}
 	}
 	s.routes()
-	s.handler = s.logRequests(s.recoverPanics(s.guard(s.cors(s.authenticate(s.limitRequests(s.limitBody(traceContext(http.HandlerFunc(s.route)))))))))
+	s.handler = s.logRequests(noSniff(s.recoverPanics(s.guard(s.cors(s.authenticate(s.limitRequests(s.limitBody(traceContext(http.HandlerFunc(s.route))))))))))
 	return s
 }
 

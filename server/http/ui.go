@@ -82,7 +82,6 @@ func (f *uiFile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", f.ctype)
 	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", uiPolicy)
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Add("Vary", "Accept-Encoding")
