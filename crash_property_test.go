@@ -201,6 +201,12 @@ func checkTold(ctx context.Context, restored *tack.Session, told []*eventsv1.Eve
 			started[ev.GetAgentStart().RunId] = true
 		case ev.GetAgentEnd() != nil:
 			ended[ev.GetAgentEnd().RunId] = true
+		case ev.GetToolExecutionEnd() != nil:
+			if e := ev.GetToolExecutionEnd(); !slices.ContainsFunc(all, func(m *eventsv1.Message) bool {
+				return m.ToolCallId == e.CallId && m.Content == e.Result
+			}) && len(state.PendingApprovals) == 0 && state.PendingQuestion == nil {
+				return fmt.Errorf("call %s was told ended with %q, and the restored history has no such result", e.CallId, e.Result)
+			}
 		case ev.GetPromptReceived() != nil:
 			accepted[ev.GetPromptReceived().Text] = true
 		case ev.GetPromptQueued() != nil:

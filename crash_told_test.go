@@ -51,6 +51,16 @@ func TestCrashTakesBackNothingTold(t *testing.T) {
 			rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
 		},
 	}, {
+		// A call's tool_execution_end went out while the batch's other
+		// call ran, and only the next write, at the batch's end, stored
+		// its result: the restore answered it "interrupted".
+		name:   "a result told while its batch runs",
+		script: `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":10}},{"name":"sleep","args":{"ms":60000}}]},{"text":"done"}]}`,
+		until: func(ctx context.Context, t *testing.T, s *tack.Session, rec *recorder) {
+			mustPrompt(ctx, t, s, "first", tack.PromptOptions{})
+			rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetToolExecutionEnd().GetCallId() == "c-1" })
+		},
+	}, {
 		// prompt_received and agent_start went out before the prompt was
 		// stored: the process dies while that write is under way.
 		name:    "prompt before its write lands",

@@ -302,9 +302,12 @@ func (s *session) toolDone(m *toolDone) {
 	s.batchProgress()
 }
 
-// settle gives a call its result and reports its end.
+// settle gives a call its result, to be stored, and reports its end.
 func (s *session) settle(c *call, r tools.Result, ended time.Time) {
 	c.result = &r
+	// The result is stored (Volatile.Settled, until the batch commits)
+	// before tool_execution_end tells it: a crash must not take it back.
+	s.touch()
 	s.endSubagent(c, r.Content)
 	if c.tool != nil {
 		s.home.env.observer().ToolDone(c.tc.Name, ended.Sub(c.started), !r.IsError)
