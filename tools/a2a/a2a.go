@@ -122,8 +122,16 @@ func (b bearer) Before(ctx context.Context, req *a2aclient.Request) (context.Con
 // the final answer. A remote task that ends other than completed is an
 // error result; one that asks for input (an approval, a question) is
 // cancelled and an error result says what it asked, since the call has
-// nobody to answer it.
+// nobody to answer it. What the remote agent sends is bounded by
+// MaxAnswer: the answer kept, the updates, an error's text.
 func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string)) (string, error) {
+	answer, err := t.delegate(ctx, args, output.Updates(MaxAnswer, update))
+	return answer, output.CapError(err, MaxAnswer)
+}
+
+// delegate does Run's work; Run bounds what it streams and the error it
+// returns.
+func (t *tool) delegate(ctx context.Context, args json.RawMessage, update func(string)) (string, error) {
 	var in struct {
 		Task string `json:"task"`
 	}
@@ -141,7 +149,6 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string
 	defer c.Destroy()
 	var task sdk.TaskID
 	answer := output.NewCapped(MaxAnswer)
-	streamed := 0
 	var last *sdk.TaskStatus
 	req := &sdk.SendMessageRequest{Message: sdk.NewMessage(sdk.MessageRoleUser, sdk.NewTextPart(in.Task))}
 	for ev, err := range c.SendStreamingMessage(ctx, req) {
@@ -160,10 +167,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string
 			task = e.TaskID
 			piece := text(e.Artifact.Parts)
 			_, _ = answer.Write([]byte(piece))
-			if piece != "" && streamed < MaxAnswer {
-				streamed += len(piece)
-				update(piece)
-			}
+			update(piece)
 		}
 	}
 	if ctx.Err() != nil {
@@ -175,9 +179,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string
 	}
 	said := ""
 	if last.Message != nil {
-		kept := output.NewCapped(MaxAnswer)
-		_, _ = kept.Write([]byte(text(last.Message.Parts)))
-		said = kept.String()
+		said = output.Cap(text(last.Message.Parts), MaxAnswer)
 	}
 	switch last.State {
 	case sdk.TaskStateCompleted:

@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -73,5 +74,44 @@ func TestAnswerIsBounded(t *testing.T) {
 	}
 	if streamed > a2a.MaxAnswer+size {
 		t.Errorf("%d bytes streamed as updates, bound %d", streamed, a2a.MaxAnswer)
+	}
+}
+
+// failing is a remote agent that answers every task with an error of msg.
+type failing struct{ msg string }
+
+func (f failing) Execute(context.Context, *a2asrv.ExecutorContext) iter.Seq2[sdk.Event, error] {
+	return func(yield func(sdk.Event, error) bool) { yield(nil, errors.New(f.msg)) }
+}
+
+func (failing) Cancel(context.Context, *a2asrv.ExecutorContext) iter.Seq2[sdk.Event, error] {
+	return func(func(sdk.Event, error) bool) {}
+}
+
+// TestOnePieceAndAnErrorAreBounded: a single artifact piece past
+// MaxAnswer streams no more than MaxAnswer of updates, in pieces of at
+// most 4 KiB; an error the remote agent answers with, which becomes the
+// call's result, keeps at most MaxAnswer of its text.
+func TestOnePieceAndAnErrorAreBounded(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("POST /a2a/flood", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(flood{1, 3 * a2a.MaxAnswer})))
+	mux.Handle("POST /a2a/fails", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(failing{strings.Repeat("E", 3*a2a.MaxAnswer)})))
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+
+	updates, end := call(t, delegating(t, hs.URL, "flood"), nil)
+	streamed := 0
+	for _, u := range updates {
+		streamed += len(u)
+		if len(u) > 4096 {
+			t.Fatalf("an update of %d bytes", len(u))
+		}
+	}
+	if streamed > a2a.MaxAnswer+100 || len(end.GetResult()) > a2a.MaxAnswer+100 {
+		t.Errorf("one piece of %d bytes: %d bytes of updates, a result of %d (bound %d)", 3*a2a.MaxAnswer, streamed, len(end.GetResult()), a2a.MaxAnswer)
+	}
+	_, end = call(t, delegating(t, hs.URL, "fails"), nil)
+	if end.GetOk() || len(end.GetResult()) > a2a.MaxAnswer+100 || !strings.Contains(end.GetResult(), "[output truncated: ") {
+		t.Errorf("an error answer of %d bytes: ok %v, a result of %d bytes (bound %d)", 3*a2a.MaxAnswer, end.GetOk(), len(end.GetResult()), a2a.MaxAnswer)
 	}
 }

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tack-run/tack/tools"
@@ -179,5 +181,36 @@ func TestBadToolName(t *testing.T) {
 	}
 	if len(ts) != 1 || ts[0].Spec().Name != "mem/ok" {
 		t.Errorf("tools = %v, want mem/ok only", ts)
+	}
+}
+
+// TestErrorsAndProgressAreBounded: what an MCP server answers as a
+// protocol error or a tool's error (the call's result then) and what it
+// sends as progress are bounded by MaxResult, as its results are.
+func TestErrorsAndProgressAreBounded(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "mem"}, nil)
+	huge := strings.Repeat("e", 3*mcp.MaxResult)
+	srv.AddTool(&sdk.Tool{Name: "rpcerr", InputSchema: objectSchema}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: -32000, Message: huge}
+	})
+	srv.AddTool(&sdk.Tool{Name: "plainerr", InputSchema: objectSchema}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return nil, errors.New(huge)
+	})
+	srv.AddTool(&sdk.Tool{Name: "progress", InputSchema: objectSchema}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		for i := range 3 {
+			_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i), Message: huge})
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
+	})
+	m := memory(t, srv, mcp.Options{})
+	for _, name := range []string{"mem/rpcerr", "mem/plainerr", "mem/progress"} {
+		res, updates := run(t, get(t, m, name), `{}`)
+		streamed := 0
+		for _, u := range updates {
+			streamed += len(u)
+		}
+		if len(res.Content) > mcp.MaxResult+200 || streamed > mcp.MaxResult+200 {
+			t.Errorf("%s: past MaxResult: result %d, updates %d", name, len(res.Content), streamed)
+		}
 	}
 }

@@ -45,9 +45,12 @@ func newTool(s *server, t *sdk.Tool) (*tool, error) {
 // Spec implements tools.Tool.
 func (t *tool) Spec() tools.Spec { return t.spec }
 
-// Run implements tools.Tool: one tools/call.
+// Run implements tools.Tool: one tools/call. What the server sends is
+// bounded by MaxResult: the result, an error's text (which becomes the
+// result), and the progress messages streamed as updates.
 func (t *tool) Run(ctx context.Context, args json.RawMessage, update func(string)) (string, error) {
-	return t.s.call(ctx, t.remote, args, update)
+	text, err := t.s.call(ctx, t.remote, args, output.Updates(MaxResult, update))
+	return text, output.CapError(err, MaxResult)
 }
 
 // render turns a tools/call result into the text of a tool result: text

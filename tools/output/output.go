@@ -25,6 +25,7 @@ package output
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -79,6 +80,44 @@ func (b *Capped) String() string {
 	}
 	omitted := b.total - int64(len(head)) - int64(len(tail))
 	return fmt.Sprintf("%s\n[output truncated: %d bytes]\n%s", head, omitted, tail)
+}
+
+// Cap is s cut as a Capped of limit bytes keeps it: s itself when it
+// fits.
+func Cap(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	c := NewCapped(limit)
+	_, _ = c.Write([]byte(s))
+	return c.String()
+}
+
+// CapError is err, or an error whose text is err's cut by Cap when it
+// passes limit: a third party's error becomes a tool's result too.
+func CapError(err error, limit int) error {
+	if err == nil || len(err.Error()) <= limit {
+		return err
+	}
+	return errors.New(Cap(err.Error(), limit))
+}
+
+// Updates returns a function that passes pieces of text on to update as
+// they come, in pieces of at most 4 KiB, until limit bytes have gone;
+// then it says once that the rest is not streamed. A Writer streams by
+// line; this streams what a third party sends as it sends it.
+func Updates(limit int, update func(string)) func(string) {
+	s := &lineStreamer{update: update, budget: limit}
+	return func(piece string) {
+		for p := []byte(piece); len(p) > 0 && s.budget > 0; {
+			n := len(p)
+			if n > maxUpdate {
+				n = len(TrimPartialRune(p[:maxUpdate]))
+			}
+			s.send(p[:n])
+			p = p[n:]
+		}
+	}
 }
 
 // TrimPartialRune drops an incomplete UTF-8 sequence from the end of b:

@@ -1,9 +1,11 @@
 package output
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCapped(t *testing.T) {
@@ -71,4 +73,49 @@ func TestLineStreamer(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestUpdates(t *testing.T) {
+	var got []string
+	send := Updates(10, func(p string) { got = append(got, p) })
+	send("abc")
+	send("")
+	send(strings.Repeat("é", 4)) // 8 bytes: the budget passes within it
+	send("never")
+	want := []string{"abc", "éééé", "[further output is not streamed; it is in the result]\n"}
+	if !slices.Equal(got, want) {
+		t.Errorf("updates %q, want %q", got, want)
+	}
+	got = nil
+	Updates(1<<20, func(p string) { got = append(got, p) })(strings.Repeat("é", maxUpdate)) // 8 KiB
+	if len(got) != 2 || len(got[0]) > maxUpdate || !utf8.ValidString(got[0]) || got[0]+got[1] != strings.Repeat("é", maxUpdate) {
+		t.Errorf("one long piece: %d updates of %v bytes", len(got), lens(got))
+	}
+}
+
+func TestCap(t *testing.T) {
+	if got := Cap("short", 10); got != "short" {
+		t.Errorf("Cap of what fits: %q", got)
+	}
+	if got := Cap("abcdefghijkl", 6); got != "abc\n[output truncated: 6 bytes]\njkl" {
+		t.Errorf("Cap: %q", got)
+	}
+	if err := CapError(nil, 4); err != nil {
+		t.Errorf("CapError(nil) = %v", err)
+	}
+	short := errors.New("fine")
+	if err := CapError(short, 4); err != short {
+		t.Errorf("CapError of what fits: %v", err)
+	}
+	if err := CapError(errors.New("abcdefghijkl"), 6); err.Error() != "abc\n[output truncated: 6 bytes]\njkl" {
+		t.Errorf("CapError: %v", err)
+	}
+}
+
+func lens(s []string) []int {
+	var n []int
+	for _, x := range s {
+		n = append(n, len(x))
+	}
+	return n
 }
