@@ -209,9 +209,15 @@ func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
 	}, nil
 }
 
+// maxTokens bounds each token count of an imported usage: 2^53, far
+// past what a session spends, and small enough that the totals a session
+// adds up from it never wrap around.
+const maxTokens = 1 << 53
+
 // checkUsage refuses usage that no session could have spent: a negative
-// count or a cost that is negative or not a number. A session's limits
-// (the limits plugin's max_session_tokens) count from it.
+// count or one past maxTokens, a cost that is negative or not a number. A
+// session's limits (the limits plugin's max_session_tokens) count from
+// it.
 func checkUsage(u *eventsv1.Usage) error {
 	if u == nil {
 		return nil
@@ -222,8 +228,11 @@ func checkUsage(u *eventsv1.Usage) error {
 	}{{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens}, {"total_tokens", u.TotalTokens},
 		{"cached_input_tokens", u.CachedInputTokens}, {"reasoning_tokens", u.ReasoningTokens}}
 	for _, c := range counts {
-		if c.n < 0 {
+		switch {
+		case c.n < 0:
 			return fmt.Errorf("%s is negative (%d)", c.name, c.n)
+		case c.n > maxTokens:
+			return fmt.Errorf("%s is %d: more than any session spends (%d)", c.name, c.n, int64(maxTokens))
 		}
 	}
 	if c := u.CostUsd; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {

@@ -271,6 +271,9 @@ func TestImportRefusesImpossibleUsage(t *testing.T) {
 		{tack.History{Usage: &eventsv1.Usage{CostUsd: -1e300}}, "usage: cost_usd is -1e+300: want a finite amount, at least 0"},
 		{tack.History{Usage: &eventsv1.Usage{CostUsd: math.Inf(1)}}, "usage: cost_usd is +Inf: want a finite amount, at least 0"},
 		{tack.History{SubagentUsage: &eventsv1.Usage{ReasoningTokens: -1}}, "subagent_usage: reasoning_tokens is negative (-1)"},
+		// Counts that would wrap the total around (and the limits
+		// plugin's budget with it).
+		{tack.History{Usage: &eventsv1.Usage{InputTokens: 1<<63 - 1, OutputTokens: 1}}, "usage: input_tokens is 9223372036854775807: more than any session spends (9007199254740992)"},
 	} {
 		_, err := rt.Import(t.Context(), cfg, c.h)
 		if tack.Code(err) != events.CodeBadRequest || !strings.Contains(err.Error(), c.want) {

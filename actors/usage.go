@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"math"
+
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 )
@@ -50,20 +52,29 @@ type tally struct {
 
 // add counts one response's usage at the model's price.
 func (t *tally) add(u *llm.Usage, price llm.Cost) {
-	t.input += u.InputTokens
-	t.output += u.OutputTokens
-	t.cached += u.CachedInputTokens
-	t.reasoning += u.ReasoningTokens
-	t.cost += responseCost(u, price)
+	t.merge(tally{input: u.InputTokens, output: u.OutputTokens, cached: u.CachedInputTokens,
+		reasoning: u.ReasoningTokens, cost: responseCost(u, price)})
 }
 
-// merge adds another tally (a sub-agent's run) to t.
+// merge adds another tally (a sub-agent's run) to t. Counts stop at the
+// largest int64 instead of wrapping around to negative totals, which a
+// budget (the limits plugin's max_session_tokens) would never reach: a
+// provider, or a script, may report any count.
 func (t *tally) merge(o tally) {
-	t.input += o.input
-	t.output += o.output
-	t.cached += o.cached
-	t.reasoning += o.reasoning
+	t.input = saturated(t.input, o.input)
+	t.output = saturated(t.output, o.output)
+	t.cached = saturated(t.cached, o.cached)
+	t.reasoning = saturated(t.reasoning, o.reasoning)
 	t.cost += o.cost
+}
+
+// saturated is a+b for counts that are not negative, math.MaxInt64 where
+// the sum would wrap around.
+func saturated(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // tallyOf is the tally a stored usage total stands for.
@@ -72,7 +83,7 @@ func tallyOf(u *eventsv1.Usage) tally {
 		reasoning: u.GetReasoningTokens(), cost: u.GetCostUsd()}
 }
 
-func (t tally) total() int64 { return t.input + t.output }
+func (t tally) total() int64 { return saturated(t.input, t.output) }
 
 func (t tally) proto() *eventsv1.Usage {
 	return &eventsv1.Usage{
