@@ -144,7 +144,7 @@ func (c *Chat) lines(ev *eventsv1.Event, out string) string {
 func (c *Chat) interrupt(ctx context.Context) {
 	if st := c.snapshot(); st.Busy() {
 		if err := c.Session.Abort(ctx, tack.AbortOptions{}); err != nil {
-			c.print(paint(c.Color, ansi.Red, err.Error()) + "\n")
+			c.printError(err)
 		}
 		return
 	}
@@ -171,7 +171,7 @@ func (c *Chat) handle(ctx context.Context, line string) bool {
 		_, err = c.Session.Prompt(ctx, line)
 	}
 	if err != nil {
-		c.print(paint(c.Color, ansi.Red, err.Error()) + "\n")
+		c.printError(err)
 	}
 	return false
 }
@@ -226,7 +226,7 @@ func (c *Chat) command(ctx context.Context, line string) bool {
 		c.print(Help)
 	}
 	if err != nil {
-		c.print(paint(c.Color, ansi.Red, err.Error()) + "\n")
+		c.printError(err)
 	}
 	return false
 }
@@ -276,6 +276,12 @@ func (c *Chat) snapshot() Status {
 func (c *Chat) setPrompt() {
 	st := c.snapshot()
 	c.Term.SetPrompt(st.Render(c.Color) + " › ")
+}
+
+// printError prints err in red, its text made printable (ansi.Printable):
+// it may quote what a server or a provider said.
+func (c *Chat) printError(err error) {
+	c.print(paint(c.Color, ansi.Red, ansi.Printable(err.Error())) + "\n")
 }
 
 func (c *Chat) print(s string) {

@@ -1,11 +1,13 @@
 package chatui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
-	"github.com/tack-run/tack/internal/ansi"
 	"strings"
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/ansi"
 )
 
 // Describe returns what the chat prints for an event: streamed text as it
@@ -24,7 +26,7 @@ func Describe(ev *eventsv1.Event, color bool) string {
 	case *eventsv1.Event_ResponseComplete:
 		return "\n"
 	case *eventsv1.Event_ToolExecutionStart:
-		return paint(color, ansi.Blue, "⚙ "+e.ToolExecutionStart.Name) + " " + string(e.ToolExecutionStart.GetArgs().GetJson()) + "\n"
+		return paint(color, ansi.Blue, "⚙ "+e.ToolExecutionStart.Name) + " " + oneLine(e.ToolExecutionStart.GetArgs().GetJson()) + "\n"
 	case *eventsv1.Event_ToolExecutionEnd:
 		mark, col := "✓", ansi.Green
 		if !e.ToolExecutionEnd.Ok {
@@ -51,7 +53,7 @@ func Describe(ev *eventsv1.Event, color bool) string {
 		return paint(color, ansi.Dim, fmt.Sprintf("(model %s → %s)", e.ModelSwitched.From, e.ModelSwitched.To)) + "\n"
 	case *eventsv1.Event_ApprovalRequired:
 		a := e.ApprovalRequired
-		return paint(color, ansi.Bold+ansi.Yellow, fmt.Sprintf("%s wants to run %s %s", a.ApprovalId, a.Tool, a.GetArgs().GetJson())) +
+		return paint(color, ansi.Bold+ansi.Yellow, fmt.Sprintf("%s wants to run %s %s", a.ApprovalId, a.Tool, oneLine(a.GetArgs().GetJson()))) +
 			" — allow? [y]es, [n]o, [a]lways\n"
 	case *eventsv1.Event_AskUser:
 		q := e.AskUser
@@ -64,6 +66,18 @@ func Describe(ev *eventsv1.Event, color bool) string {
 		return paint(color, ansi.Red, fmt.Sprintf("(events %d–%d were not shown)", e.EventsLost.From, e.EventsLost.To)) + "\n"
 	}
 	return ""
+}
+
+// oneLine is a call's arguments on one line: JSON as the model wrote it
+// may put line feeds between its tokens, and enough of them would push
+// what an approval asks about off the screen above the question. JSON
+// that does not parse has its line breaks shown as \n.
+func oneLine(args []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, args) == nil {
+		return b.String()
+	}
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(string(args))
 }
 
 // summary is the first line of a tool result, shortened.

@@ -24,16 +24,18 @@ type Status struct {
 // Busy reports whether a run is in progress.
 func (s Status) Busy() bool { return s.State != "" && s.State != "idle" }
 
-// Update follows one event, its text made printable (ansi.Printable).
+// Update follows one event. What the status line shows of it is made
+// printable (ansi.Printable); the approval and the question are kept as
+// they are, to be answered by their ids.
 func (s *Status) Update(ev *eventsv1.Event) {
-	switch e := ansi.PrintableMessage(ev).Payload.(type) {
+	switch e := ev.Payload.(type) {
 	case *eventsv1.Event_StateChanged:
 		s.State = e.StateChanged.To
 		if s.State != "executing_tools" {
 			s.Tool = ""
 		}
 	case *eventsv1.Event_AgentStatus:
-		s.Tool = e.AgentStatus.GetToolName()
+		s.Tool = ansi.Printable(e.AgentStatus.GetToolName())
 	case *eventsv1.Event_TokenUsage:
 		s.ContextUsed = e.TokenUsage.ContextUsed
 		s.ContextWindow = e.TokenUsage.ContextWindow

