@@ -17,7 +17,7 @@ import (
 
 // A user's requests_per_minute (the auth file's limits) bounds the
 // requests they send in any minute — REST requests, event streams,
-// WebSocket upgrades, each command a WebSocket carries and each message
+// WebSocket upgrades, each frame a WebSocket carries and each message
 // of an MCP batch — refused ones included. Past it the answer is 429
 // rate_limited with Retry-After: when the oldest request of the last
 // minute leaves it. Their max_open_requests bounds the requests they
