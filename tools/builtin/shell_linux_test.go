@@ -121,3 +121,15 @@ func TestShellBackgroundHoldsOutput(t *testing.T) {
 		t.Errorf("returned after %v, want about half a second", elapsed)
 	}
 }
+
+// TestShellHasNoControllingTerminal: an unsandboxed command runs in a
+// session of its own (its session id is its pid), so it has no
+// controlling terminal: in the session of tack, started from a terminal,
+// it could push input into that terminal with TIOCSTI.
+func TestShellHasNoControllingTerminal(t *testing.T) {
+	res, _ := runShell(t, builtin.Shell(), `echo $$; cut -d')' -f2 /proc/$$/stat | cut -d' ' -f5`)
+	lines := strings.Fields(res.Content)
+	if len(lines) != 2 || lines[0] != lines[1] {
+		t.Fatalf("pid and session id: %q, want the same number twice", res.Content)
+	}
+}

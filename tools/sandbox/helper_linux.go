@@ -41,7 +41,7 @@ func Main() {
 const newRoot = "/tmp"
 
 // devices are the files of /dev a command may use.
-var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+var devices = []string{"null", "zero", "full", "random", "urandom"}
 
 // enter builds the sandbox and executes the command in it.
 func (p *plan) enter() error {
@@ -116,6 +116,13 @@ func (p *plan) enter() error {
 	}
 	if err := p.becomeUser(); err != nil {
 		return err
+	}
+	// The kernel forgets the parent-death signal (SysProcAttr.Pdeathsig)
+	// when the ids change: ask for it again, or the command outlives a
+	// server that is killed. A server that died in between, in the
+	// microseconds since the helper started, is not seen.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("parent-death signal: %w", err)
 	}
 	// The limits come last, and nothing in this process may ask the
 	// kernel for memory or a thread after them: the helper is a Go
@@ -223,7 +230,7 @@ func makeDev() error {
 			return err
 		}
 		if err := unix.Mount("/dev/"+d, dev+"/"+d, "", unix.MS_BIND, ""); err != nil {
-			os.Remove(dev + "/" + d) // a /dev/tty without a terminal
+			os.Remove(dev + "/" + d)
 		}
 	}
 	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
@@ -314,7 +321,7 @@ func (p *plan) landlock(system []string, proc bool) error {
 		{^uint64(0), []string{Mount, "/tmp", "/var/tmp"}},
 		{unix.LANDLOCK_ACCESS_FS_READ_FILE, []string{"/dev/random", "/dev/urandom"}},
 		{unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV,
-			[]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}},
+			[]string{"/dev/null", "/dev/zero", "/dev/full"}},
 	}
 	for _, s := range steps {
 		if err := r.allow(s.access, s.paths...); err != nil {

@@ -60,8 +60,12 @@ func command1(ctx context.Context, helper string, p plan, env []string) (cmd *ex
 		// Root's supplementary groups are dropped (Groups is empty);
 		// another user may not change its own.
 		Credential: &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: !root},
-		Setpgid:    true,
-		Pdeathsig:  syscall.SIGKILL,
+		// A session of its own, so no controlling terminal: a server
+		// started from a terminal (tack serve in the foreground, tack
+		// chat) would give its commands that terminal, whose input
+		// TIOCSTI fills with commands the operator's shell then runs.
+		Setsid:    true,
+		Pdeathsig: syscall.SIGKILL,
 	}
 	// The helper is the PID namespace's first process (then sh is):
 	// killing it kills every process of the call.
