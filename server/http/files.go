@@ -72,33 +72,39 @@ func (s *Server) files(h fileHandler) http.Handler {
 	})
 }
 
-// listFiles answers with every regular file of the workspace, walked
-// without following symbolic links.
+// maxListed bounds the entries a listing of the files looks at
+// (workspace.List): past it the answer says "truncated": true.
+const maxListed = 10000
+
+// listFiles answers with the regular files of the workspace, walked
+// without following symbolic links and through the workspace's root, at
+// most maxListed entries looked at.
 func (s *Server) listFiles(w http.ResponseWriter, r *http.Request, id, dir, _ string) {
-	list := []fileEntry{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == dir {
-				return filepath.SkipAll // no workspace yet: no files
-			}
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		list = append(list, fileEntry{Path: filepath.ToSlash(rel), Size: info.Size(), Modified: info.ModTime().UTC()})
-		return nil
-	})
-	if err != nil {
-		writeError(w, protoError(events.CodeInternal, "listing the workspace: "+err.Error()))
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) { // no workspace yet: no files
+		writeJSON(w, http.StatusOK, map[string]any{"files": []fileEntry{}})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"files": list})
+	var files []workspace.File
+	var more bool
+	if err == nil {
+		files, more, err = workspace.List(root, maxListed)
+		root.Close()
+	}
+	if err != nil {
+		s.opts.logger.Warn("listing a workspace failed", zap.String("session", id), zap.Error(err))
+		writeError(w, protoError(events.CodeInternal, "listing the workspace failed"))
+		return
+	}
+	list := make([]fileEntry, len(files))
+	for i, f := range files {
+		list[i] = fileEntry(f)
+	}
+	answer := map[string]any{"files": list}
+	if more {
+		answer["truncated"] = true
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // getFile answers with the file's bytes. A named pipe, socket or device

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -215,5 +216,32 @@ func TestListFiles(t *testing.T) {
 				t.Errorf("list_files = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestListFilesOfAHugeDirectory: a directory of more names than
+// list_files answers (its shell can make millions) is read a batch at a
+// time, keeping the first by name only; the answer is the first 1,000
+// names in order and how many more there are.
+func TestListFilesOfAHugeDirectory(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "m")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n = 2600 // past two batches of kept names
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", (i*7919)%n)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := tools.NewSet(builtin.Files(root)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, set, "list_files", map[string]any{"path": "m"})
+	lines := strings.Split(strings.TrimSuffix(r.Content, "\n"), "\n")
+	if r.IsError || len(lines) != 1001 || lines[0] != "f00000" || lines[999] != "f00999" || lines[1000] != "[... 1600 more entries]" {
+		t.Fatalf("list_files: %d lines, %q … %q", len(lines), lines[0], lines[len(lines)-1])
 	}
 }

@@ -3,15 +3,21 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/tack-run/tack/tools"
 )
 
-// maxListEntries caps the entries one list_files call returns.
-const maxListEntries = 1000
+// maxListEntries caps the entries one list_files call returns; it reads
+// listBatch entries of the directory at a time.
+const (
+	maxListEntries = 1000
+	listBatch      = 256
+)
 
 const listFilesSchema = `{
   "type": "object",
@@ -51,29 +57,46 @@ func (r fileRoot) list(ctx context.Context, p string) (string, error) {
 	if info, err := f.Stat(); err == nil && !info.IsDir() {
 		return "", fmt.Errorf("%q is a file; use read_file to read it", p)
 	}
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return "", r.explain(p, err)
-	}
-	if len(entries) == 0 {
-		return "[empty directory]", nil
-	}
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name()
-		if e.IsDir() {
-			names[i] += "/"
+	// A directory may hold millions of names (the session's shell can
+	// make them): read a batch at a time and keep only the first
+	// maxListEntries by name.
+	var names []string
+	total := 0
+	for {
+		entries, err := f.ReadDir(listBatch)
+		for _, e := range entries {
+			n := e.Name()
+			if e.IsDir() {
+				n += "/"
+			}
+			names = append(names, n)
 		}
+		total += len(entries)
+		if len(names) >= 2*maxListEntries {
+			slices.Sort(names)
+			names = slices.Clone(names[:maxListEntries])
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", r.explain(p, err)
+		}
+	}
+	if total == 0 {
+		return "[empty directory]", nil
 	}
 	slices.Sort(names)
 	var out strings.Builder
 	for i, n := range names {
 		if i == maxListEntries {
-			fmt.Fprintf(&out, "[... %d more entries]\n", len(names)-i)
 			break
 		}
 		out.WriteString(n)
 		out.WriteByte('\n')
+	}
+	if total > maxListEntries {
+		fmt.Fprintf(&out, "[... %d more entries]\n", total-maxListEntries)
 	}
 	return out.String(), nil
 }

@@ -1,0 +1,86 @@
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// File is a regular file of a workspace, as List finds it.
+type File struct {
+	Path     string // relative to the workspace, with slashes
+	Size     int64
+	Modified time.Time
+}
+
+// listBatch is how many entries List reads of a directory at a time.
+const listBatch = 256
+
+// List returns the regular files under root, recursively, without
+// following symbolic links, in the order a walk that lists each directory
+// by name meets them. It looks at most limit
+// entries (files, directories and the rest), reading each directory a
+// batch at a time, and reports more when it stopped there: a workspace's
+// shell can fill one directory with millions of names, which a listing
+// that read them all held in memory. Each directory is opened through
+// root with Open, so one swapped for a link leading out of the workspace,
+// or for a named pipe, as the listing runs is not followed, nor waited
+// on; nor is a directory met twice. Each file is looked at through root
+// too. What vanishes or changes kind while List runs is left out.
+func List(root *os.Root, limit int) (files []File, more bool, err error) {
+	var seen []fs.FileInfo
+	stack := []string{"."}
+	budget := limit
+	for len(stack) > 0 && !more {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		f, err := Open(root, p)
+		if err != nil {
+			if p == "." && !errors.Is(err, fs.ErrNotExist) {
+				return nil, false, err
+			}
+			continue
+		}
+		info, err := f.Stat()
+		if err != nil || !info.IsDir() || slices.ContainsFunc(seen, func(s fs.FileInfo) bool { return os.SameFile(s, info) }) {
+			f.Close()
+			continue
+		}
+		seen = append(seen, info)
+		for !more {
+			entries, err := f.ReadDir(listBatch)
+			for _, d := range entries {
+				if budget == 0 {
+					more = true
+					break
+				}
+				budget--
+				rel := path.Join(p, d.Name())
+				switch {
+				case d.IsDir():
+					stack = append(stack, rel)
+				case d.Type().IsRegular():
+					if fi, err := root.Lstat(rel); err == nil && fi.Mode().IsRegular() {
+						files = append(files, File{Path: rel, Size: fi.Size(), Modified: fi.ModTime().UTC()})
+					}
+				}
+			}
+			if err != nil { // io.EOF, or a directory gone meanwhile
+				break
+			}
+		}
+		f.Close()
+	}
+	slices.SortFunc(files, func(a, b File) int { return byName(a.Path, b.Path) })
+	return files, more, nil
+}
+
+// byName orders paths as a walk that lists each directory by name meets
+// them: "a/b" before "a.txt".
+func byName(a, b string) int {
+	return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
+}
