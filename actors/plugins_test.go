@@ -380,3 +380,28 @@ func TestSteerWhileApprovalPending(t *testing.T) {
 		t.Fatalf("history %q", got)
 	}
 }
+
+// TestOneQuestionAtATime: a response that asks two questions gets the
+// first asked and the second an error result telling the model to ask
+// one at a time: a session waits on one question (get_state's
+// pending_question, the store's), and a restore lost the first of two.
+func TestOneQuestionAtATime(t *testing.T) {
+	h := newPluginHarness(t, `{"turns":[
+		{"tool_calls":[{"name":"ask_user","args":{"question":"A?"}},{"name":"ask_user","args":{"question":"B?"}}]},
+		{"text":"done"}]}`, nil, plugin(t, askuser.New, `{}`))
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	q := h.waitFor("ask_user", 1).GetAskUser()
+	h.waitState("idle", 1)
+	if q.Question != "A?" || h.state().GetPendingQuestion().GetRef() != q.Ref {
+		t.Fatalf("question %v, state %v", q, h.state())
+	}
+	h.ok(&eventsv1.Respond{Ref: q.Ref, Response: "yes"})
+	h.waitFor("agent_end", 1)
+	if n := len(eventsOf(h, "ask_user")); n != 1 {
+		t.Fatalf("%d questions asked", n)
+	}
+	msgs := h.history()
+	if msgs[2].Content != "yes" || !msgs[3].IsError || msgs[3].Content != "question "+q.Ref+" waits for its answer: ask one question at a time" {
+		t.Fatalf("results %v, %v", msgs[2], msgs[3])
+	}
+}

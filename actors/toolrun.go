@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -170,6 +171,11 @@ func (s *session) toolHook(c *call) (*plugins.Decision, error) {
 			s.holdForApproval(c, d)
 		}
 	case plugins.Ask:
+		if i := slices.IndexFunc(s.run.batch.calls, func(o *call) bool { return o != nil && o.held() && o.hold.question }); i >= 0 {
+			// A session waits on one question at a time (get_state's
+			// pending_question, the store's): the model asks again.
+			return nil, fmt.Errorf("question %s waits for its answer: ask one question at a time", s.run.batch.calls[i].hold.id)
+		}
 		s.ask(c, d)
 	case plugins.Abort:
 		return d, nil
