@@ -27,7 +27,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -226,7 +225,7 @@ func (w *Workspaces) Copy(from, to string) error {
 		return err
 	}
 	defer out.Close()
-	return w.copyDir(in, out, ".", nil)
+	return w.copyDir(in, out, ".", nil, map[fileID]string{})
 }
 
 // copyDir copies the entries of directory dir of in into out, depth
@@ -236,7 +235,7 @@ func (w *Workspaces) Copy(from, to string) error {
 // listing held for ever, one OS thread a fork. What is by then no
 // directory is not copied, nor is a directory met twice (swapped for a
 // link to one above it), so the copy ends.
-func (w *Workspaces) copyDir(in, out *os.Root, dir string, seen []fs.FileInfo) error {
+func (w *Workspaces) copyDir(in, out *os.Root, dir string, seen []fs.FileInfo, links map[fileID]string) error {
 	f, err := Open(in, dir)
 	var notRegular *NotRegularError
 	if errors.As(err, &notRegular) {
@@ -267,10 +266,10 @@ func (w *Workspaces) copyDir(in, out *os.Root, dir string, seen []fs.FileInfo) e
 			err = w.own(out, p, err)
 		case d.IsDir():
 			if err = w.own(out, p, out.Mkdir(p, 0o755)); err == nil {
-				err = w.copyDir(in, out, p, seen)
+				err = w.copyDir(in, out, p, seen, links)
 			}
 		case d.Type().IsRegular():
-			err = w.own(out, p, copyFile(in, out, p))
+			err = w.own(out, p, copyFile(in, out, p, links))
 		default:
 			// devices, sockets, pipes: not workspace content
 		}
@@ -293,7 +292,12 @@ func (w *Workspaces) own(root *os.Root, p string, err error) error {
 // copyFile copies the regular file p of root in to p in root out. What p
 // is when it is opened decides: something else by then (a directory, a
 // named pipe, a device) is not copied, and opening it does not block.
-func copyFile(in, out *os.Root, p string) error {
+// The copy takes no more disk than its source: a file linked more than
+// once is linked again to its first copy (links, by source file), and a
+// sparse file's holes stay holes (copyData). A workspace's shell makes a
+// file of 10 TB that takes no disk with `truncate`, or a hundred links to
+// one: a fork that wrote them out filled the disk.
+func copyFile(in, out *os.Root, p string, links map[fileID]string) error {
 	src, err := Open(in, p)
 	var notRegular *NotRegularError
 	if errors.As(err, &notRegular) {
@@ -307,11 +311,17 @@ func copyFile(in, out *os.Root, p string) error {
 	if err != nil || !info.Mode().IsRegular() {
 		return err
 	}
+	if id, ok := linkedFile(info); ok {
+		if first, done := links[id]; done {
+			return out.Link(first, p)
+		}
+		links[id] = p
+	}
 	dst, err := out.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(dst, src); err != nil {
+	if err := copyData(dst, src, info.Size()); err != nil {
 		dst.Close()
 		return err
 	}
