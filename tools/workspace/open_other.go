@@ -2,10 +2,7 @@
 
 package workspace
 
-import (
-	"io"
-	"os"
-)
+import "os"
 
 // openFlags: no named pipes in a directory tree to guard against here.
 const openFlags = 0
@@ -13,15 +10,3 @@ const openFlags = 0
 func noReader(error) bool { return false }
 
 func blocking(*os.File) error { return nil }
-
-// fileID tells a file apart from every other; without unix's device and
-// inode numbers, no file is known to be linked twice.
-type fileID struct{}
-
-func linkedFile(os.FileInfo) (fileID, bool) { return fileID{}, false }
-
-// copyData copies src to dst whole.
-func copyData(dst, src *os.File, _ int64) error {
-	_, err := io.Copy(dst, src)
-	return err
-}
