@@ -2,8 +2,8 @@
 // the head and the tail of it for the result, at most a limit in all,
 // and a Writer also streams it line by line as the call's updates until
 // it has streamed as much. The shell tool writes a command's output
-// through a Writer; the A2A tool keeps a remote agent's answer in a
-// Capped.
+// through a Writer; the MCP and A2A tools bound what a third party sends
+// with a Capped, Cap, CapError and Updates.
 //
 // # Usage
 //
