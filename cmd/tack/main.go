@@ -36,6 +36,7 @@ agents:   docs/mcp.md (tack mcp, /mcp), docs/a2a.md (/a2a/{agent} of tack serve)
 
 func main() {
 	sandbox.Main() // a sandboxed command's helper never returns from it
+	closeOnExec()
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

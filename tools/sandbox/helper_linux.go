@@ -145,8 +145,25 @@ func (p *plan) enter() error {
 	if err := setLimits(limits); err != nil {
 		return err
 	}
+	closeInherited()
 	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)), uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
 	return fmt.Errorf("exec sh: %w", e)
+}
+
+// closeInherited has every descriptor but stdin, stdout and stderr
+// close at the exec: the server may have inherited some without
+// close-on-exec from whatever started it (a terminal's `3<>/dev/tty`, a
+// supervisor's pipe), and a descriptor goes past Landlock and the mount
+// namespace alike. They are marked close-on-exec, not closed: the Go
+// runtime's own (its netpoller) stay in use until the exec. Raw system
+// calls only: it runs after the limits.
+func closeInherited() {
+	if _, _, e := unix.RawSyscall(unix.SYS_CLOSE_RANGE, 3, ^uintptr(0), unix.CLOSE_RANGE_CLOEXEC); e == 0 {
+		return
+	}
+	for fd := uintptr(3); fd < 1<<16; fd++ { // kernels before 5.11
+		unix.RawSyscall(unix.SYS_FCNTL, fd, unix.F_SETFD, unix.FD_CLOEXEC)
+	}
 }
 
 // quiesce leaves this goroutine the only one that runs until it executes

@@ -225,3 +225,32 @@ func sleepers(marker string) []int {
 	}
 	return pids
 }
+
+// TestNoInheritedDescriptors: a server may inherit descriptors without
+// close-on-exec from whatever started it (a shell's `3<>/dev/tty`, a
+// supervisor's pipe). The sandbox must not hand them to its commands: a
+// descriptor goes past Landlock and the mount namespace alike. Here it
+// is a file outside the workspace, which a command read through it.
+func TestNoInheritedDescriptors(t *testing.T) {
+	if !requireSandbox(t) {
+		return
+	}
+	secretDir := dirOutsideTmp(t, "tack-fd-")
+	secret := filepath.Join(secretDir, "secret")
+	if err := os.WriteFile(secret, []byte("HOST-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// No O_CLOEXEC: as a descriptor inherited from the server's parent is.
+	fd, err := syscall.Open(secret, syscall.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	n := strconv.Itoa(fd)
+	out, _ := run(t, sandbox.New(sandbox.Config{}), workspaceDir(t),
+		"ls -l /proc/self/fd; cat <&"+n+"; cat /proc/self/fd/"+n)
+	t.Logf("fd %d; sandbox output:\n%s", fd, out)
+	if strings.Contains(out, "HOST-SECRET") {
+		t.Errorf("a sandboxed command read a host file (outside the workspace, 0600 root) through descriptor %d the server inherited without close-on-exec", fd)
+	}
+}
