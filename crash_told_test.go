@@ -155,3 +155,54 @@ func (r *recorder) close() []*eventsv1.Event {
 	<-r.done
 	return r.seen
 }
+
+// TestRejectedSteerRefIsNotReused: a steer refused for a full queue is
+// told (steering_received rejected_full, ref st-2); the counter that
+// made the ref was not stored, so after a crash the restored session
+// handed st-2 out again, to another message.
+func TestRejectedSteerRefIsNotReused(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	st := &crashable{Store: mem, dead: make(chan struct{})}
+	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"), tack.WithSteeringLimit(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	defer close(st.dead)
+	s, err := first.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(`{"turns":[{"tool_calls":[{"name":"sleep_immune","args":{"ms":60000}}]},{"text":"done"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := record(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPrompt(ctx, t, s, "first", tack.PromptOptions{})
+	rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetToolExecutionStart() != nil })
+	ref1, err := s.Steer(ctx, "one", tack.SteerOptions{KeepTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Steer(ctx, "two", tack.SteerOptions{KeepTools: true}); err == nil {
+		t.Fatal("a second steer with a limit of 1 was accepted")
+	}
+	rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetSteeringReceived().GetStatus() == "rejected_full" })
+	var rejected string
+	for _, ev := range rec.close() {
+		if r := ev.GetSteeringReceived(); r.GetStatus() == "rejected_full" {
+			rejected = r.Ref
+		}
+	}
+	st.crash()
+	time.Sleep(20 * time.Millisecond)
+
+	restored := restart(t, mem)
+	if _, err := restored.State(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ref3, err := restored.Steer(ctx, "three", tack.SteerOptions{KeepTools: true})
+	if err != nil || rejected == "" || ref3 == rejected || ref3 == ref1 {
+		t.Errorf("accepted %s, told rejected %s; after the restart a steer got %s (%v)", ref1, rejected, ref3, err)
+	}
+}

@@ -219,14 +219,19 @@ func (s *session) steerHook(ctx actor.Context, n uint64, text string) bool {
 	if d == nil {
 		return true
 	}
-	s.notes.ids.Steers = n
 	reason := fmt.Sprintf("plugin %s: %s", d.Plugin, d.Action.Reason)
-	s.emit(&eventsv1.SteeringReceived{Ref: "st-" + strconv.FormatUint(n, 10), Text: text, Status: string(events.SteeringRejectedPlugin)})
+	s.emit(&eventsv1.SteeringReceived{Ref: s.steerRef(n), Text: text, Status: string(events.SteeringRejectedPlugin)})
 	s.fail(ctx, events.CodeRejected, reason)
 	return false
 }
 
-func (s *session) nextSteerRef() string {
-	s.notes.ids.Steers++
-	return "st-" + strconv.FormatUint(s.notes.ids.Steers, 10)
+func (s *session) nextSteerRef() string { return s.steerRef(s.notes.ids.Steers + 1) }
+
+// steerRef spends steering ref n. The counter is stored before the ref
+// is told (steering_received, accepted or rejected), so a restart never
+// hands it out again.
+func (s *session) steerRef(n uint64) string {
+	s.notes.ids.Steers = n
+	s.touch()
+	return "st-" + strconv.FormatUint(n, 10)
 }
