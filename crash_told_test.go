@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
+	"github.com/tack-run/tack/tools"
 )
 
 // TestCrashTakesBackNothingTold kills the process (the store takes no
@@ -204,5 +208,63 @@ func TestRejectedSteerRefIsNotReused(t *testing.T) {
 	ref3, err := restored.Steer(ctx, "three", tack.SteerOptions{KeepTools: true})
 	if err != nil || rejected == "" || ref3 == rejected || ref3 == ref1 {
 		t.Errorf("accepted %s, told rejected %s; after the restart a steer got %s (%v)", ref1, rejected, ref3, err)
+	}
+}
+
+// settledStore counts the bytes of waiting results (Volatile.Settled)
+// the session writes.
+type settledStore struct {
+	store.Store
+	bytes atomic.Int64
+}
+
+func (c *settledStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	if b.Volatile != nil {
+		for _, s := range b.Volatile.Settled {
+			c.bytes.Add(int64(len(s.Content)))
+		}
+	}
+	return c.Store.Apply(ctx, id, b)
+}
+
+// TestWaitingResultsAreNotRewrittenWithoutEnd: a result is stored
+// before it is told, and every write stores all the results that wait
+// behind an earlier call of the batch; 40 results of 64 KiB settling one
+// by one behind a slow call wrote 52 MB of them. Past a budget they wait
+// for the batch's commit instead.
+func TestWaitingResultsAreNotRewrittenWithoutEnd(t *testing.T) {
+	big := tools.Define(tools.Spec{Name: "big", Description: "64 KiB after ms", Schema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"}}}`)},
+		func(ctx context.Context, args json.RawMessage, _ func(string)) (string, error) {
+			var a struct{ Ms int }
+			_ = json.Unmarshal(args, &a)
+			time.Sleep(time.Duration(a.Ms) * time.Millisecond)
+			return strings.Repeat("x", 64<<10), nil
+		})
+	calls := []string{`{"name":"sleep","args":{"ms":400}}`}
+	for i := 1; i <= 40; i++ {
+		calls = append(calls, fmt.Sprintf(`{"name":"big","args":{"ms":%d}}`, 5*i))
+	}
+	st := &settledStore{Store: memory.New()}
+	rt, err := tack.New(tack.WithStore(st), tack.WithNode("n"), tack.WithTools(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	s, err := rt.Spawn(tack.SessionConfig{ID: "s", Tools: []string{"big"},
+		Script: json.RawMessage(`{"turns":[{"tool_calls":[` + strings.Join(calls, ",") + `]},{"text":"done"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := record(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPrompt(context.Background(), t, s, "go", tack.PromptOptions{})
+	rec.await(t, func(ev *eventsv1.Event) bool { return ev.GetAgentEnd() != nil })
+	if n := st.bytes.Load(); n > 1<<20 {
+		t.Errorf("%d KiB of waiting results written for 2,560 KiB of results", n>>10)
+	}
+	if msgs, err := s.Messages(context.Background()); err != nil || len(msgs) != 44 {
+		t.Fatalf("history of %d messages, %v", len(msgs), err)
 	}
 }

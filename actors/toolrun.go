@@ -68,6 +68,22 @@ func (c *call) running() bool { return c.result == nil && c.hold == nil }
 // hold yet.
 func (c *call) uncommitted() bool { return c.result != nil && !c.committed }
 
+// settledBudget bounds the results of a batch that wait behind an
+// earlier call and are stored at each settle (settle).
+const settledBudget = 256 << 10
+
+// waitingBytes is the size of the batch's results that wait to be
+// committed.
+func (b *batch) waitingBytes() int {
+	n := 0
+	for _, c := range b.calls {
+		if c != nil && c.uncommitted() {
+			n += len(c.result.Content)
+		}
+	}
+	return n
+}
+
 // held reports whether the call waits for a person.
 func (c *call) held() bool { return c.result == nil && c.hold != nil }
 
@@ -313,7 +329,13 @@ func (s *session) settle(c *call, r tools.Result, ended time.Time) {
 	c.result = &r
 	// The result is stored (Volatile.Settled, until the batch commits)
 	// before tool_execution_end tells it: a crash must not take it back.
-	s.touch()
+	// Each write stores every result that waits behind an earlier call,
+	// so past settledBudget of them the results wait for the batch's
+	// commit instead: a batch of 127 results of 1 MiB settling one by one
+	// behind a slow call wrote 8 GB.
+	if b := s.run.batch; b == nil || b.waitingBytes() <= settledBudget {
+		s.touch()
+	}
 	s.endSubagent(c, r.Content)
 	if c.tool != nil {
 		s.home.env.observer().ToolDone(c.tc.Name, ended.Sub(c.started), !r.IsError)
