@@ -17,8 +17,16 @@ type File struct {
 	Modified time.Time
 }
 
-// listBatch is how many entries List reads of a directory at a time.
-const listBatch = 256
+// listBatch is how many entries List reads of a directory at a time;
+// listDepth is the deepest it goes, and listBytes the most path bytes it
+// keeps: os.Root finds a path one component at a time, so a chain of
+// 3,000 directories cost a listing 12 s, and 5,000 paths of a thousand
+// long names each would hold gigabytes.
+const (
+	listBatch = 256
+	listDepth = 64
+	listBytes = 8 << 20
+)
 
 // List returns the regular files under root, recursively, without
 // following symbolic links, in the order a walk that lists each directory
@@ -26,7 +34,9 @@ const listBatch = 256
 // entries (files, directories and the rest), reading each directory a
 // batch at a time, and reports more when it stopped there: a workspace's
 // shell can fill one directory with millions of names, which a listing
-// that read them all held in memory. Each directory is opened through
+// that read them all held in memory. It reports more too when it leaves
+// out what lies deeper than listDepth directories, or passes listBytes
+// of paths. Each directory is opened through
 // root with Open, so one swapped for a link leading out of the workspace,
 // or for a named pipe, as the listing runs is not followed, nor waited
 // on; nor is a directory met twice. Each file is looked at through root
@@ -34,7 +44,7 @@ const listBatch = 256
 func List(root *os.Root, limit int) (files []File, more bool, err error) {
 	var seen []fs.FileInfo
 	stack := []string{"."}
-	budget := limit
+	budget, pathBytes := limit, 0
 	for len(stack) > 0 && !more {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -60,7 +70,13 @@ func List(root *os.Root, limit int) (files []File, more bool, err error) {
 				}
 				budget--
 				rel := path.Join(p, d.Name())
+				if pathBytes += len(rel); pathBytes > listBytes {
+					more = true
+					break
+				}
 				switch {
+				case d.IsDir() && strings.Count(rel, "/") >= listDepth-1:
+					more = true // deeper than listDepth: left out
 				case d.IsDir():
 					stack = append(stack, rel)
 				case d.Type().IsRegular():

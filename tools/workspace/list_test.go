@@ -79,3 +79,32 @@ func TestListBoundsWhatItReads(t *testing.T) {
 		t.Errorf("%v allocations to list 100 of 5,000 names: it read them all", allocs)
 	}
 }
+
+// TestListStopsDeep: a chain of directories deeper than listDepth is
+// listed down to it, and the listing says there is more; so is a
+// listing that passes listBytes of paths.
+func TestListStopsDeep(t *testing.T) {
+	dir := t.TempDir()
+	deep := dir
+	for range listDepth + 10 {
+		deep = filepath.Join(deep, "d")
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "bottom"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d", "top"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	files, more, err := List(root, 10000)
+	if err != nil || !more || len(files) != 1 || files[0].Path != "d/top" {
+		t.Fatalf("List = %v, more %v, %v", files, more, err)
+	}
+}
