@@ -44,7 +44,7 @@ const (
 func List(root *os.Root, limit int) (files []File, more bool, err error) {
 	var seen []fs.FileInfo
 	stack := []string{"."}
-	budget, pathBytes := limit, 0
+	budget, pathBytes, deep := limit, 0, false
 	for len(stack) > 0 && !more {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -76,7 +76,7 @@ func List(root *os.Root, limit int) (files []File, more bool, err error) {
 				}
 				switch {
 				case d.IsDir() && strings.Count(rel, "/") >= listDepth-1:
-					more = true // deeper than listDepth: left out
+					deep = true // deeper than listDepth: left out, the rest listed
 				case d.IsDir():
 					stack = append(stack, rel)
 				case d.Type().IsRegular():
@@ -92,7 +92,7 @@ func List(root *os.Root, limit int) (files []File, more bool, err error) {
 		f.Close()
 	}
 	slices.SortFunc(files, func(a, b File) int { return byName(a.Path, b.Path) })
-	return files, more, nil
+	return files, more || deep, nil
 }
 
 // byName orders paths as a walk that lists each directory by name meets

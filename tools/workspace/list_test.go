@@ -80,23 +80,24 @@ func TestListBoundsWhatItReads(t *testing.T) {
 	}
 }
 
-// TestListStopsDeep: a chain of directories deeper than listDepth is
-// listed down to it, and the listing says there is more; so is a
-// listing that passes listBytes of paths.
+// TestListStopsDeep: two chains of directories deeper than listDepth
+// are each listed down to it, and the listing says there is more (the
+// first chain cut must not end the walk before the second).
 func TestListStopsDeep(t *testing.T) {
 	dir := t.TempDir()
-	deep := dir
-	for range listDepth + 10 {
-		deep = filepath.Join(deep, "d")
-	}
-	if err := os.MkdirAll(deep, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(deep, "bottom"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "d", "top"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"a", "b"} {
+		deep := dir
+		for range listDepth + 10 {
+			deep = filepath.Join(deep, name)
+		}
+		if err := os.MkdirAll(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{filepath.Join(dir, name, name, "f"+name), filepath.Join(deep, "bottom")} {
+			if err := os.WriteFile(f, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -104,7 +105,7 @@ func TestListStopsDeep(t *testing.T) {
 	}
 	defer root.Close()
 	files, more, err := List(root, 10000)
-	if err != nil || !more || len(files) != 1 || files[0].Path != "d/top" {
+	if err != nil || !more || len(files) != 2 || files[0].Path != "a/a/fa" || files[1].Path != "b/b/fb" {
 		t.Fatalf("List = %v, more %v, %v", files, more, err)
 	}
 }
