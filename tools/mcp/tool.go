@@ -82,9 +82,7 @@ func render(res *sdk.CallToolResult) string {
 		b, _ := json.Marshal(res.StructuredContent)
 		parts = append(parts, string(b))
 	}
-	kept := output.NewCapped(MaxResult)
-	_, _ = kept.Write([]byte(strings.Join(parts, "\n")))
-	return kept.String()
+	return output.Cap(strings.Join(parts, "\n"), MaxResult)
 }
 
 // MaxResult bounds the text of a tools/call result: its head and tail,
