@@ -37,9 +37,9 @@ const (
 // that read them all held in memory. It reports more too when it leaves
 // out what lies deeper than listDepth directories, or passes listBytes
 // of paths. Each directory is opened through
-// root with Open, so one swapped for a link leading out of the workspace,
-// or for a named pipe, as the listing runs is not followed, nor waited
-// on; nor is a directory met twice. Each file is looked at through root
+// root (openDir), so one swapped for a link leading out of the
+// workspace, or for a named pipe, as the listing runs is not followed,
+// nor waited on; nor is a directory met twice. Each file is looked at through root
 // too. What vanishes or changes kind while List runs is left out.
 func List(root *os.Root, limit int) (files []File, more bool, err error) {
 	var seen []fs.FileInfo
@@ -48,16 +48,11 @@ func List(root *os.Root, limit int) (files []File, more bool, err error) {
 	for len(stack) > 0 && !more {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		f, err := Open(root, p)
-		if err != nil {
-			if p == "." && !errors.Is(err, fs.ErrNotExist) {
+		f, info, err := openDir(root, p, seen)
+		if f == nil {
+			if err != nil && p == "." && !errors.Is(err, fs.ErrNotExist) {
 				return nil, false, err
 			}
-			continue
-		}
-		info, err := f.Stat()
-		if err != nil || !info.IsDir() || slices.ContainsFunc(seen, func(s fs.FileInfo) bool { return os.SameFile(s, info) }) {
-			f.Close()
 			continue
 		}
 		seen = append(seen, info)

@@ -236,17 +236,8 @@ func (w *Workspaces) Copy(from, to string) error {
 // directory is not copied, nor is a directory met twice (swapped for a
 // link to one above it), so the copy ends.
 func (w *Workspaces) copyDir(in, out *os.Root, dir string, seen []fs.FileInfo, links map[fileID]string) error {
-	f, err := Open(in, dir)
-	var notRegular *NotRegularError
-	if errors.As(err, &notRegular) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	info, err := f.Stat()
-	if err != nil || !info.IsDir() || slices.ContainsFunc(seen, func(s fs.FileInfo) bool { return os.SameFile(s, info) }) {
-		f.Close()
+	f, info, err := openDir(in, dir, seen)
+	if f == nil {
 		return err
 	}
 	entries, err := f.ReadDir(-1)
@@ -278,6 +269,28 @@ func (w *Workspaces) copyDir(in, out *os.Root, dir string, seen []fs.FileInfo, l
 		}
 	}
 	return nil
+}
+
+// openDir opens directory p of root for a walk that has opened the
+// directories of seen on its way down, with Open, which never blocks. It
+// returns no file, and no error, when p is by then no directory (a named
+// pipe, a file swapped in) or one of seen (a link swapped in to one
+// above it): the walk leaves it out, and ends.
+func openDir(root *os.Root, p string, seen []fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	f, err := Open(root, p)
+	var notRegular *NotRegularError
+	if errors.As(err, &notRegular) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err != nil || !info.IsDir() || slices.ContainsFunc(seen, func(s fs.FileInfo) bool { return os.SameFile(s, info) }) {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
 }
 
 // own gives what Copy made at p in root to the owner, unless making it
