@@ -77,6 +77,10 @@ func (l *local) delete(ctx context.Context, id string) error {
 // remove deletes session id of this process as opt says.
 func (l *local) remove(ctx context.Context, id string, opt placement.DeleteOptions) error {
 	rt := l.rt
+	// The workspace goes while the registry still holds the id: removed
+	// after, it could take the files of a new session of the id.
+	var wsErr error
+	opt.Clean = func() { wsErr = rt.workspaces.Remove(id) }
 	if err := rt.registry.Delete(ctx, id, opt); err != nil {
 		if errors.Is(err, placement.ErrInUse) {
 			return &Error{Code: events.CodeBusy, Message: err.Error()}
@@ -85,10 +89,8 @@ func (l *local) remove(ctx context.Context, id string, opt placement.DeleteOptio
 	}
 	rt.deletions.tell(id)
 	rt.mcpGroups.Delete(id)
-	if rt.workspaces != nil {
-		if err := rt.workspaces.Remove(id); err != nil {
-			return &Error{Code: events.CodeInternal, Message: "session " + id + " is deleted, but not its workspace: " + err.Error()}
-		}
+	if wsErr != nil {
+		return &Error{Code: events.CodeInternal, Message: "session " + id + " is deleted, but not its workspace: " + wsErr.Error()}
 	}
 	return nil
 }

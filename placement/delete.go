@@ -24,6 +24,12 @@ type DeleteOptions struct {
 	// question, no subscriber, no lease another node holds. Else Delete
 	// fails with ErrInUse and changes nothing. A retention sweep sets it.
 	Unused bool
+	// Clean, when set, removes what else the session keeps under its id
+	// (its workspace) once Delete has removed the session. It runs before
+	// the id is free again: Create refuses the id, and a sub-agent's,
+	// until Delete returns, so a new session of the id never has what
+	// Clean removes taken from it.
+	Clean func()
 }
 
 // Delete removes session id and its sub-agents (<id>/...) for good: a run
@@ -34,7 +40,7 @@ type DeleteOptions struct {
 // nothing restores them meanwhile; a restore or passivation under way is
 // waited for. It fails with ErrNoSession when id is neither loaded nor
 // stored. This is the one place a session is deleted: whatever else a
-// session leaves behind is removed from here.
+// session leaves behind is removed from here (DeleteOptions.Clean).
 func (r *Registry) Delete(ctx context.Context, id string, opt DeleteOptions) error {
 	r.mu.Lock()
 	if r.deletingLocked(id) {
@@ -66,6 +72,16 @@ func (r *Registry) Delete(ctx context.Context, id string, opt DeleteOptions) err
 			return err
 		}
 	}
+	err := r.remove(ctx, id)
+	if err == nil && opt.Clean != nil {
+		opt.Clean()
+	}
+	return err
+}
+
+// remove stops session id and its loaded sub-agents, and has the store
+// (or the Park) forget them: Delete, once it has the id to itself.
+func (r *Registry) remove(ctx context.Context, id string) error {
 	loaded := false
 	for _, sid := range r.family(id) {
 		if pid, ok := r.Lookup(sid); ok {
@@ -104,8 +120,15 @@ func (r *Registry) family(id string) []string {
 	return ids
 }
 
-// deletingLocked reports whether session id, or a session it is a
-// sub-agent of, is being deleted.
+// beingDeleted reports whether session id, or a session it is a sub-agent
+// of, is being deleted.
+func (r *Registry) beingDeleted(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.deletingLocked(id)
+}
+
+// deletingLocked is beingDeleted with r.mu held.
 func (r *Registry) deletingLocked(id string) bool {
 	for d := range r.deleting {
 		if store.Within(id, d) {

@@ -239,7 +239,7 @@ func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, er
 		return nil, err
 	}
 	defer release()
-	if r.Loaded(spec.ID) {
+	if r.Loaded(spec.ID) || r.beingDeleted(spec.ID) {
 		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
 	}
 	if st := r.env.Store; st != nil {
