@@ -7,6 +7,7 @@ import (
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/placement"
 )
 
 // Fork makes a new session, named newID (generated when empty), with this
@@ -36,6 +37,13 @@ func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (
 	if err != nil {
 		return nil, err
 	}
+	// The workspace is opened before the session is asked: if it answers,
+	// what was opened is its own, whatever becomes of its id after.
+	ws, err := rt.workspaces.OpenSource(s.id)
+	if err != nil {
+		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("fork: opening the workspace: %v", err)}
+	}
+	defer ws.Close()
 	res, err := rt.system.Root.RequestFuture(from, &actors.ForkPoint{Index: index}, timeout).Result()
 	if err != nil {
 		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
@@ -60,7 +68,9 @@ func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (
 		return nil, err
 	}
 	// A fork goes its own way from here: its workspace is a copy.
-	if err := rt.workspaces.Copy(s.id, fork.id); err != nil {
+	if err := ws.CopyTo(fork.id); err != nil {
+		// No fork is better than one without its files.
+		_ = l.remove(ctx, fork.id, placement.DeleteOptions{})
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("fork: copying the workspace: %v", err)}
 	}
 	return fork, nil

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/tools/workspace"
 )
 
@@ -52,6 +54,25 @@ func TestWorkspacesPerSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertFiles(t, filepath.Join(root, "a"), "a.txt", "shell.txt")
+
+	// A fork whose workspace cannot be copied (deeper than a copy goes)
+	// fails, and leaves no session behind.
+	if err := os.MkdirAll(filepath.Join(root, "b", strings.Repeat("d/", 300)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := rt.Session("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Fork(t.Context(), 0, "b2"); tack.Code(err) != events.CodeInternal || !strings.Contains(err.Error(), "directories deep") {
+		t.Fatalf("fork of a too deep workspace: %v, want internal_error saying so", err)
+	}
+	if _, err := rt.Session("b2"); tack.Code(err) != events.CodeInvalidSession {
+		t.Fatalf("the failed fork: %v, want no such session", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "b2")); !os.IsNotExist(err) {
+		t.Fatalf("the failed fork's workspace: %v, want none", err)
+	}
 
 	// Deleting a session removes its workspace, and only its own.
 	if err := rt.Delete(t.Context(), "a"); err != nil {

@@ -48,15 +48,16 @@ func List(root *os.Root, limit int) (files []File, more bool, err error) {
 	for len(stack) > 0 && !more {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		f, info, err := openDir(root, p, seen)
-		if f == nil {
+		dir, info, err := openDir(root, p, seen)
+		if dir == nil {
 			if err != nil && p == "." && !errors.Is(err, fs.ErrNotExist) {
 				return nil, false, err
 			}
 			continue
 		}
 		seen = append(seen, info)
-		for !more {
+		f, err := dir.Open(".")
+		for err == nil && !more {
 			entries, err := f.ReadDir(listBatch)
 			for _, d := range entries {
 				if budget == 0 {
@@ -75,7 +76,7 @@ func List(root *os.Root, limit int) (files []File, more bool, err error) {
 				case d.IsDir():
 					stack = append(stack, rel)
 				case d.Type().IsRegular():
-					if fi, err := root.Lstat(rel); err == nil && fi.Mode().IsRegular() {
+					if fi, err := dir.Lstat(d.Name()); err == nil && fi.Mode().IsRegular() {
 						files = append(files, File{Path: rel, Size: fi.Size(), Modified: fi.ModTime().UTC()})
 					}
 				}
@@ -84,7 +85,10 @@ func List(root *os.Root, limit int) (files []File, more bool, err error) {
 				break
 			}
 		}
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
+		dir.Close()
 	}
 	slices.SortFunc(files, func(a, b File) int { return byName(a.Path, b.Path) })
 	return files, more || deep, nil

@@ -29,10 +29,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -185,38 +183,76 @@ func (w *Workspaces) Remove(id string) error {
 	return os.RemoveAll(dir)
 }
 
-// Copy makes the workspace of session to a copy of from's (a fork's
-// choice: each then goes its own way). Regular files, directories and
-// symbolic links are copied, the links as they are; a from without a
-// workspace yet gives none. Named pipes, sockets and devices are not
-// workspace content: they are skipped and the rest is copied, also when
-// a file becomes one between its listing and its opening (a pipe is
-// opened without waiting for a writer, so the copy never hangs on one).
-// Both workspaces are opened as os.Roots, so nothing outside them is
-// read or written, even while from's own session changes it: a file or
-// directory swapped for a link to elsewhere between its listing and its
-// reading (a shell can do that as the fork runs) fails the copy instead
-// of copying what the link points at.
+// Copy makes the workspace of session to a copy of from's: OpenSource
+// then CopyTo.
 func (w *Workspaces) Copy(from, to string) error {
-	if w.shared {
-		return nil
-	}
-	src, err := w.Path(from)
+	src, err := w.OpenSource(from)
 	if err != nil {
 		return err
 	}
+	defer src.Close()
+	return src.CopyTo(to)
+}
+
+// A Source is a session's workspace held open to be copied (a fork's
+// choice: each then goes its own way). Held open, it stays that
+// session's: were the session deleted and its id taken by a new session
+// before the copy, the copy would still be of the workspace the source
+// named when opened (or of nothing, once removed), never of the new
+// session's.
+type Source struct {
+	w    *Workspaces
+	root *os.Root // nil: shared workspaces, or none made yet
+}
+
+// OpenSource opens the workspace of session from for CopyTo. A from
+// without a workspace yet gives a Source that copies nothing.
+func (w *Workspaces) OpenSource(from string) (*Source, error) {
+	if w.shared {
+		return &Source{w: w}, nil
+	}
+	dir, err := w.Path(from)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Source{w: w}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Source{w: w, root: root}, nil
+}
+
+// Close releases the source.
+func (s *Source) Close() error {
+	if s.root == nil {
+		return nil
+	}
+	return s.root.Close()
+}
+
+// CopyTo makes the workspace of session to a copy of the source.
+// Regular files, directories and symbolic links are copied, the links as
+// they are. Named pipes, sockets and devices are not workspace content:
+// they are skipped and the rest is copied, also when a file becomes one
+// between its listing and its opening (a pipe is opened without waiting
+// for a writer, so the copy never hangs on one). Both workspaces are
+// opened as os.Roots, so nothing outside them is read or written, even
+// while the source's own session changes it: a file or directory swapped
+// for a link to elsewhere between its listing and its reading (a shell
+// can do that as the fork runs) fails the copy instead of copying what
+// the link points at.
+func (s *Source) CopyTo(to string) error {
+	if s.root == nil {
+		return nil
+	}
+	w := s.w
 	dst, err := w.Path(to)
 	if err != nil {
 		return err
 	}
-	in, err := os.OpenRoot(src)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer in.Close()
 	if _, err := w.Make(to); err != nil {
 		return err
 	}
@@ -225,120 +261,7 @@ func (w *Workspaces) Copy(from, to string) error {
 		return err
 	}
 	defer out.Close()
-	return w.copyDir(in, out, ".", nil, map[fileID]string{})
-}
-
-// copyDir copies the entries of directory dir of in into out, depth
-// first; seen holds the directories opened on the way down. A directory
-// is opened with Open, which never blocks: fs.WalkDir opened it with a
-// plain open(2), which a directory swapped for a named pipe after its
-// listing held for ever, one OS thread a fork. What is by then no
-// directory is not copied, nor is a directory met twice (swapped for a
-// link to one above it), so the copy ends.
-func (w *Workspaces) copyDir(in, out *os.Root, dir string, seen []fs.FileInfo, links map[fileID]string) error {
-	f, info, err := openDir(in, dir, seen)
-	if f == nil {
-		return err
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		return err
-	}
-	seen = append(seen, info)
-	for _, d := range entries {
-		p := path.Join(dir, d.Name())
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := in.Readlink(p)
-			if err == nil {
-				err = out.Symlink(link, p)
-			}
-			err = w.own(out, p, err)
-		case d.IsDir():
-			if err = w.own(out, p, out.Mkdir(p, 0o755)); err == nil {
-				err = w.copyDir(in, out, p, seen, links)
-			}
-		case d.Type().IsRegular():
-			err = w.own(out, p, copyFile(in, out, p, links))
-		default:
-			// devices, sockets, pipes: not workspace content
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// openDir opens directory p of root for a walk that has opened the
-// directories of seen on its way down, with Open, which never blocks. It
-// returns no file, and no error, when p is by then no directory (a named
-// pipe, a file swapped in) or one of seen (a link swapped in to one
-// above it): the walk leaves it out, and ends.
-func openDir(root *os.Root, p string, seen []fs.FileInfo) (*os.File, fs.FileInfo, error) {
-	f, err := Open(root, p)
-	var notRegular *NotRegularError
-	if errors.As(err, &notRegular) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	info, err := f.Stat()
-	if err != nil || !info.IsDir() || slices.ContainsFunc(seen, func(s fs.FileInfo) bool { return os.SameFile(s, info) }) {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, info, nil
-}
-
-// own gives what Copy made at p in root to the owner, unless making it
-// failed.
-func (w *Workspaces) own(root *os.Root, p string, err error) error {
-	if err != nil || w.uid < 0 {
-		return err
-	}
-	return root.Lchown(p, w.uid, w.gid)
-}
-
-// copyFile copies the regular file p of root in to p in root out. What p
-// is when it is opened decides: something else by then (a directory, a
-// named pipe, a device) is not copied, and opening it does not block.
-// The copy takes no more disk than its source: a file linked more than
-// once is linked again to its first copy (links, by source file), and a
-// sparse file's holes stay holes (copyData). A workspace's shell makes a
-// file of 10 TB that takes no disk with `truncate`, or a hundred links to
-// one: a fork that wrote them out filled the disk.
-func copyFile(in, out *os.Root, p string, links map[fileID]string) error {
-	src, err := Open(in, p)
-	var notRegular *NotRegularError
-	if errors.As(err, &notRegular) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	info, err := src.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return err
-	}
-	if id, ok := linkedFile(info); ok {
-		if first, done := links[id]; done {
-			return out.Link(first, p)
-		}
-		links[id] = p
-	}
-	dst, err := out.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if err := copyData(dst, src, info.Size()); err != nil {
-		dst.Close()
-		return err
-	}
-	return dst.Close()
+	return copyWorkspace(w, s.root, out)
 }
 
 // Escapes reports whether err is os.Root's refusal of a path that leaves

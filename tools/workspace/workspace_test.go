@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -112,6 +113,82 @@ func TestCopy(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "c")); !os.IsNotExist(err) {
 		t.Fatalf("a copy of no workspace made one: %v", err)
+	}
+}
+
+// TestSourceStaysItsSessions: a Source copies the workspace it opened,
+// even when its session is deleted and a new session of the same id (a
+// second user's) has made one before the copy: the copy then has none
+// of the new session's files.
+func TestSourceStaysItsSessions(t *testing.T) {
+	root := t.TempDir()
+	ws := workspace.PerSession(root)
+	dir, err := ws.Make("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mine"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := ws.OpenSource("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := ws.Remove("a"); err != nil {
+		t.Fatal(err)
+	}
+	if dir, err = ws.Make("a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "theirs"), []byte("y"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.CopyTo("b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "b", "theirs")); !os.IsNotExist(err) {
+		t.Fatalf("the copy has the new session's file: %v", err)
+	}
+}
+
+// TestCopyOfADeepWorkspace: a copy goes copyDepth (256) directories
+// deep, and refuses a deeper workspace with an error that says so: it
+// holds two descriptors a level, and a chain of directories is a
+// second's work for a shell.
+func TestCopyOfADeepWorkspace(t *testing.T) {
+	root := t.TempDir()
+	ws := workspace.PerSession(root)
+	for _, c := range []struct {
+		id    string
+		depth int
+		fails bool
+	}{{"deep", 255, false}, {"deeper", 257, true}} {
+		dir, err := ws.Make(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chain := filepath.Join(dir, strings.Repeat("d/", c.depth))
+		if err := os.MkdirAll(chain, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(chain, "f"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err = ws.Copy(c.id, c.id+"-fork")
+		if c.fails {
+			if err == nil || !strings.Contains(err.Error(), "more than 256 directories deep") {
+				t.Fatalf("copy of %d levels: %v, want the depth refused", c.depth, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("copy of %d levels: %v", c.depth, err)
+		}
+		copied := filepath.Join(root, c.id+"-fork", strings.Repeat("d/", c.depth), "f")
+		if b, err := os.ReadFile(copied); err != nil || string(b) != "x" {
+			t.Fatalf("the deepest file: %q, %v", b, err)
+		}
 	}
 }
 
