@@ -27,7 +27,7 @@ func lateReports(t tag) []any {
 			StopReason: llm.StopToolCalls,
 		}},
 		&streamDone{tag: t, err: errors.New("late failure")},
-		&toolUpdate{tag: t, index: 0, partial: "late"},
+		&toolUpdate{tag: t, index: 0, progress: reported("late")},
 		&toolDone{tag: t, index: 0, result: tools.Result{Content: "late"}},
 	}
 }
@@ -129,7 +129,7 @@ func TestLateMessagesIgnored(t *testing.T) {
 		h.waitToolEnd("c-1")
 		current := tag{run: 1, turn: 1}
 		before, n := h.state(), h.rec.Len()
-		h.sys.Root.Send(h.pid, &toolUpdate{tag: current, index: 0, partial: "late"})
+		h.sys.Root.Send(h.pid, &toolUpdate{tag: current, index: 0, progress: reported("late")})
 		h.sys.Root.Send(h.pid, &toolDone{tag: current, index: 0, result: tools.Result{Content: "late"}})
 		if after := h.state(); !proto.Equal(before, after) || h.rec.Len() != n {
 			t.Errorf("reports for a killed call changed something:\nbefore %v\nafter  %v\nevents %q", before, after, h.rec.Types()[n:])

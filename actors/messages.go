@@ -34,11 +34,12 @@ type streamDone struct {
 	err  error
 }
 
-// toolUpdate is partial output of a running tool call.
+// toolUpdate says a running tool call has partial output to relay: what
+// its progress holds when the session takes it.
 type toolUpdate struct {
-	tag     tag
-	index   int
-	partial string
+	tag      tag
+	index    int
+	progress *progress
 }
 
 // toolDone is the result of a tool call.

@@ -235,8 +235,11 @@ func (s *session) launch(c *call) {
 // leaves the count when it returns; its late result is dropped by the
 // session.
 func runTool(ctx context.Context, home home, t tools.Tool, args []byte, tg tag, i int, now func() time.Time, l *launched, abandoned *atomic.Int32) {
+	pr := &progress{}
 	res := tools.Execute(ctx, t, args, func(p string) {
-		home.post(&toolUpdate{tag: tg, index: i, partial: p})
+		if pr.add(p) {
+			home.post(&toolUpdate{tag: tg, index: i, progress: pr})
+		}
 	})
 	if l.state.Swap(toolReturned) == toolCounted {
 		abandoned.Add(-1)
@@ -278,7 +281,9 @@ func (s *session) toolUpdate(m *toolUpdate) {
 		return
 	}
 	if c := s.run.batch.calls[m.index]; c.running() {
-		s.emit(&eventsv1.ToolExecutionUpdate{Name: c.tc.Name, CallId: c.tc.Id, Partial: m.partial})
+		if partial := m.progress.take(); partial != "" {
+			s.emit(&eventsv1.ToolExecutionUpdate{Name: c.tc.Name, CallId: c.tc.Id, Partial: partial})
+		}
 	}
 }
 
