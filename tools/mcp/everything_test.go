@@ -112,7 +112,7 @@ func TestEverything(t *testing.T) {
 		// The SDK handles notifications on goroutines of their own, so the
 		// last ones may lose the race with the result (and are then
 		// dropped); the first comes 400 ms before it.
-		want := []string{"progress 1/3", "progress 2/3", "progress 3/3"}
+		want := []string{"progress 1/3\n", "progress 2/3\n", "progress 3/3\n"}
 		if len(updates) == 0 || !slices.Equal(updates, want[:len(updates)]) {
 			t.Errorf("updates = %q, want %q or a beginning of it", updates, want)
 		}
@@ -256,7 +256,7 @@ func TestEverythingHTTP(t *testing.T) {
 		t.Errorf("echo = %+v, want %+v", res, want)
 	}
 	res, updates := run(t, get(t, m, "web/trigger-long-running-operation"), `{"duration":0.6,"steps":2}`)
-	if res.IsError || len(updates) == 0 || updates[0] != "progress 1/2" {
+	if res.IsError || len(updates) == 0 || updates[0] != "progress 1/2\n" {
 		t.Errorf("long-running = %+v with updates %q", res, updates)
 	}
 	if err := m.Close(); err != nil {

@@ -147,8 +147,9 @@ func closedNow(c *conn) bool {
 }
 
 // onProgress passes notifications/progress to the update function of the
-// call whose token it carries, as "progress 2/5" (with the server's
-// message after a colon, when it sends one).
+// call whose token it carries, as the line "progress 2/5\n" (with the
+// server's message after a colon, when it sends one): a session relays
+// the updates it has not taken yet together, which then read as lines.
 func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 	p := req.Params
 	f, ok := s.progress.Load(fmt.Sprint(p.ProgressToken))
@@ -162,7 +163,7 @@ func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClie
 	if p.Message != "" {
 		text += ": " + p.Message
 	}
-	f.(func(string))(text)
+	f.(func(string))(text + "\n")
 }
 
 // sameTools reports whether two tool lists have the same names, schemas
