@@ -89,7 +89,7 @@ func (s *session) stopped() bool { return s.load.stopped }
 // timeout. Other messages have no one to tell.
 func (s *session) tooLate(msg any) {
 	if env, ok := msg.(*actor.MessageEnvelope); ok && env.Sender != nil {
-		s.home.root.Send(env.Sender, &actor.DeadLetterResponse{Target: s.home.self})
+		s.home.root().Send(env.Sender, &actor.DeadLetterResponse{Target: s.home.self})
 	}
 }
 
@@ -97,7 +97,7 @@ func (s *session) tooLate(msg any) {
 func (s *session) lifecycle(ctx actor.Context) bool {
 	switch ctx.Message().(type) {
 	case *actor.Started:
-		s.home.self, s.home.root = ctx.Self(), ctx.ActorSystem().Root
+		s.home.self = ctx.Self()
 		s.home.env.observer().SessionStarted()
 		s.notes.updated = s.stamp()
 		if r := s.spec.Restore; r != nil {

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -147,9 +148,26 @@ func (m *mailbox) PostSystemMessage(msg any) {
 }
 
 // RegisterHandlers sets what runs the messages and on which goroutines.
+// A session learns its mailbox here (home.box): protoactor made the
+// actor just before.
 func (m *mailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
 	m.invoker, m.dispatcher = invoker, dispatcher
 	m.processor = m.process
+	if s, ok := m.mortal().(*session); ok {
+		s.home.box = m
+	}
+}
+
+// system is the actor system of the mailbox's actor.
+func (m *mailbox) system() *actor.ActorSystem {
+	return m.invoker.(actor.Context).ActorSystem()
+}
+
+// holds reports whether a user message waiting to run matches.
+func (m *mailbox) holds(match func(msg any) bool) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.ContainsFunc(m.user.buf[m.user.head:], match)
 }
 
 // Start is called once the actor is set up; there is nothing to start.

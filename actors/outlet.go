@@ -196,7 +196,7 @@ func (s *session) subscription(ctx actor.Context) bool {
 		}
 	case *SubscribePID:
 		ctx.Watch(m.PID)
-		s.out.attach(&pidSink{root: s.home.root, pid: m.PID, filter: m.Filter}, m.Since, m.Filter)
+		s.out.attach(&pidSink{root: s.home.root(), pid: m.PID, filter: m.Filter}, m.Since, m.Filter)
 		s.reply(ctx, &eventsv1.Reply{})
 	case *Unsubscribe:
 		s.out.detach(m.Sink)

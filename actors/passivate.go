@@ -103,7 +103,7 @@ func (s *session) passivateNow(m *PassivateNow) {
 	}
 	s.home.place.Left(s.spec.ID, subs)
 	s.load.left = true
-	s.home.root.Stop(s.home.self)
+	s.home.root().Stop(s.home.self)
 }
 
 // quiet reports whether the session may be passivated.

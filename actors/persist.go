@@ -353,7 +353,7 @@ func (s *session) needsWrite(msg any) bool {
 func (s *session) resend(held []journal.Held) {
 	for _, c := range held {
 		if c.Sender != nil {
-			s.home.root.RequestWithCustomSender(s.home.self, c.Msg, c.Sender)
+			s.home.root().RequestWithCustomSender(s.home.self, c.Msg, c.Sender)
 		} else {
 			s.home.post(c.Msg)
 		}

@@ -87,14 +87,14 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 		case <-sink.done:
 			return sink.result(j.id)
 		case <-halt:
-			j.home.root.Send(pid, &eventsv1.Abort{KillTools: string(events.KillNone)})
+			j.home.root().Send(pid, &eventsv1.Abort{KillTools: string(events.KillNone)})
 			halt = nil // the child's result still comes, once its tools are done
 		case <-ctx.Done():
 			kill := events.KillKillable
 			if errors.Is(context.Cause(ctx), errKillAll) {
 				kill = events.KillAll
 			}
-			j.home.root.Send(pid, &eventsv1.Abort{KillTools: string(kill)})
+			j.home.root().Send(pid, &eventsv1.Abort{KillTools: string(kill)})
 			<-sink.done // the child's run ends at once, or when its immune tools are done
 			return tools.Result{Content: tools.InterruptedByAbort, IsError: true}
 		}
@@ -103,7 +103,7 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 
 // request sends msg to pid and waits for its reply, returning its error.
 func (j *subagentJob) request(pid *actor.PID, msg any) error {
-	res, err := j.home.root.RequestFuture(pid, msg, childTimeout).Result()
+	res, err := j.home.root().RequestFuture(pid, msg, childTimeout).Result()
 	if err != nil {
 		return fmt.Errorf("no answer to %T: %v", msg, err)
 	}
@@ -122,7 +122,7 @@ func (j *subagentJob) release(pid *actor.PID, sink *childSink) {
 		j.home.place.Close(j.id)
 		return
 	}
-	j.home.root.Send(pid, &Unsubscribe{Sink: sink})
+	j.home.root().Send(pid, &Unsubscribe{Sink: sink})
 }
 
 // childSink passes a child's events to its parent until the child's run
