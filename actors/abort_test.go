@@ -2,6 +2,8 @@ package actors
 
 import (
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -260,5 +263,62 @@ func TestActorResubscribes(t *testing.T) {
 	}
 	if want := []uint64{1, 2, 3}; !slices.Equal(got, want) {
 		t.Errorf("the actor got seqs %v, want %v (each event once)", got, want)
+	}
+}
+
+// gatePlugin holds its first before_tool until released, then lets every
+// call through; it counts what it was asked.
+type gatePlugin struct {
+	asked   atomic.Int32
+	first   chan struct{}
+	release chan struct{}
+}
+
+func (p *gatePlugin) Name() string          { return "gate" }
+func (p *gatePlugin) Priority() int         { return 100 }
+func (p *gatePlugin) Hooks() []plugins.Hook { return []plugins.Hook{plugins.BeforeTool} }
+func (p *gatePlugin) Handle(*plugins.Event) []plugins.Action {
+	if p.asked.Add(1) == 1 {
+		close(p.first)
+		<-p.release
+	}
+	return nil
+}
+
+// TestAbortBetweenPluginAsks: a batch start asks the plugins about each
+// call in turn, each up to its budget; an abort that comes while they
+// are asked about one call stops the batch there: the calls left are
+// settled as interrupted without a plugin being asked or a tool started,
+// and the abort ends the run. Before, every call was asked about first: a
+// plugin taking 40 ms a call held an abort behind a batch of 50 calls for
+// two seconds.
+func TestAbortBetweenPluginAsks(t *testing.T) {
+	const calls = 10
+	gate := &gatePlugin{first: make(chan struct{}), release: make(chan struct{})}
+	env := &Env{}
+	env.PluginBudget = time.Minute
+	sys := newSystem(t)
+	script := `{"turns":[{"tool_calls":[` + strings.TrimSuffix(strings.Repeat(`{"name":"sleep","args":{"ms":30000}},`, calls), ",") + `]},{"text":"never"}]}`
+	h := spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: scriptModel(t, "", script), Tools: demoSet(t),
+		Plugins: []plugins.Plugin{gate}})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	<-gate.first
+	h.sys.Root.Send(h.pid, &eventsv1.Abort{}) // queued behind the batch start
+	close(gate.release)
+	if r := h.waitFor("agent_end", 1).GetAgentEnd().Reason; r != string(events.EndAborted) {
+		t.Errorf("agent_end reason %s", r)
+	}
+	if n := gate.asked.Load(); n != 1 {
+		t.Errorf("the plugin was asked about %d calls, want 1", n)
+	}
+	if n := len(eventsOf(h, "tool_killed")); n != 1 {
+		t.Errorf("%d tools killed, want the one started", n)
+	}
+	want := []string{"user:go", "assistant:"}
+	for range calls {
+		want = append(want, "tool:"+tools.InterruptedByAbort)
+	}
+	if got := contents(h.history()); !slices.Equal(got, want) {
+		t.Errorf("history = %q, want %q", got, want)
 	}
 }

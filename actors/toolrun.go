@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -101,7 +103,12 @@ const MaxBatchCalls = 128
 var tooManyCalls = fmt.Sprintf("not run: a response may call at most %d tools; call it again in a later turn", MaxBatchCalls)
 
 // startBatch validates every call, starts the valid ones, and settles the
-// others at once with an error result.
+// others at once with an error result. It asks the plugins about each
+// call in turn, up to a budget each (plugins.DefaultBudget), so before
+// each call it looks for an abort waiting in the mailbox: once one waits,
+// the calls left are settled as interrupted, started by no one, and the
+// batch is left for the abort to end. A plugin that took 40 ms a call
+// held an abort behind a batch of 50 calls for two seconds.
 func (s *session) startBatch(tcs []*llm.ToolCall) {
 	b := &batch{calls: make([]*call, len(tcs))}
 	s.run.batch = b
@@ -109,12 +116,14 @@ func (s *session) startBatch(tcs []*llm.ToolCall) {
 	s.transition(fsm.ToolCalls, fsm.ToolCalls)
 	s.emit(&eventsv1.AgentStatus{Status: string(events.StatusToolCalling), ToolName: toolNames(tcs)})
 	var stop *plugins.Decision
+	aborting := false
 	for i, tc := range tcs {
 		c := &call{tc: tc, index: i}
 		b.calls[i] = c
-		if stop != nil || i >= MaxBatchCalls {
+		aborting = aborting || (stop == nil && s.home.box.holds(stopsNow))
+		if stop != nil || aborting || i >= MaxBatchCalls {
 			text := tooManyCalls
-			if stop != nil {
+			if stop != nil || aborting {
 				text = tools.InterruptedByAbort
 			}
 			s.emit(&eventsv1.ToolExecutionStart{Name: tc.Name, CallId: tc.Id, Args: tc.Args})
@@ -124,11 +133,22 @@ func (s *session) startBatch(tcs []*llm.ToolCall) {
 		}
 		stop = s.startCall(c)
 	}
-	if stop != nil {
+	switch {
+	case stop != nil:
 		s.abortBy(stop)
-		return
+	case !aborting:
+		s.batchProgress()
 	}
-	s.batchProgress()
+}
+
+// stopsNow reports whether msg is an abort that stops a batch at once:
+// any but one that waits for the tools (at after_tools).
+func stopsNow(msg any) bool {
+	if env, ok := msg.(*actor.MessageEnvelope); ok {
+		msg = env.Message
+	}
+	m, ok := msg.(*eventsv1.Abort)
+	return ok && events.At(m.At) != events.AtAfterTools
 }
 
 // startCall starts one call, or settles it when the tool is unknown, the
