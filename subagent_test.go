@@ -1,16 +1,20 @@
 package tack_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
 )
 
@@ -129,5 +133,63 @@ func TestSubagentAcrossARestart(t *testing.T) {
 	}
 	if !proto.Equal(again.SubagentUsage, state.SubagentUsage) || !proto.Equal(again.Usage, state.Usage) {
 		t.Fatalf("after another restart: usage %v and %v, want %v and %v", again.Usage, again.SubagentUsage, state.Usage, state.SubagentUsage)
+	}
+}
+
+// heldCreate is a store whose Create of a sub-agent waits until released,
+// telling when it begins.
+type heldCreate struct {
+	store.Store
+	begun, release chan struct{}
+}
+
+func (s heldCreate) Create(ctx context.Context, id string, cfg store.Config) error {
+	if strings.Contains(id, "/sub-") {
+		close(s.begun)
+		<-s.release
+	}
+	return s.Store.Create(ctx, id, cfg)
+}
+
+// TestSubagentNotPromptedAfterAbort: a parent aborted while its sub-agent
+// is being made (its store's write takes a while) leaves the child
+// unprompted. Before, the child was prompted once made, after the
+// parent's abort was answered, and made its model request and ran its
+// tools.
+func TestSubagentNotPromptedAfterAbort(t *testing.T) {
+	st := heldCreate{Store: memory.New(), begun: make(chan struct{}), release: make(chan struct{})}
+	rt, err := tack.New(tack.WithStore(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	ctx := t.Context()
+	script := `{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"work"}}]},{"tool_calls":[{"name":"echo","args":{"text":"side effect"}}]},{"text":"never"}]}`
+	s, err := rt.Spawn(tack.SessionConfig{Script: json.RawMessage(script), Tools: []string{"subagent", "echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	<-st.begun
+	if err := s.Abort(ctx, tack.AbortOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	close(st.release)
+	child := s.ID() + "/sub-1"
+	eventually.Within(t, 10*time.Second, func() error {
+		if _, err := rt.Session(child); err != nil {
+			return err
+		}
+		return nil
+	})
+	time.Sleep(300 * time.Millisecond) // a child prompted would have run by now
+	c, err := rt.Session(child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs, err := c.Messages(ctx); err != nil || len(msgs) > 0 {
+		t.Fatalf("the child after its parent's abort: %d messages, %v; want none", len(msgs), err)
 	}
 }

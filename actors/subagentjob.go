@@ -78,6 +78,16 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 	if err := j.request(pid, &SubscribeSink{Sink: sink, Buffered: true}); err != nil {
 		return fail("%v", err)
 	}
+	// An abort while the child was made (a store's write can take a
+	// while) leaves it unprompted: its run would start after the parent's
+	// abort was answered.
+	select {
+	case <-ctx.Done():
+		return tools.Result{Content: tools.InterruptedByAbort, IsError: true}
+	case <-j.halt:
+		return tools.Result{Content: tools.InterruptedByAbort, IsError: true}
+	default:
+	}
 	if err := j.request(pid, &eventsv1.Prompt{Text: j.task}); err != nil {
 		return fail("%v", err)
 	}
