@@ -1,6 +1,9 @@
 package actors
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/tools"
 )
@@ -266,17 +270,24 @@ func TestActorResubscribes(t *testing.T) {
 	}
 }
 
-// gatePlugin holds its first before_tool until released, then lets every
-// call through; it counts what it was asked.
+// gatePlugin holds the first time it is asked (its hook: before_tool
+// unless set) until released, then lets everything through; it counts
+// what it was asked.
 type gatePlugin struct {
+	hook    plugins.Hook
 	asked   atomic.Int32
 	first   chan struct{}
 	release chan struct{}
 }
 
-func (p *gatePlugin) Name() string          { return "gate" }
-func (p *gatePlugin) Priority() int         { return 100 }
-func (p *gatePlugin) Hooks() []plugins.Hook { return []plugins.Hook{plugins.BeforeTool} }
+func (p *gatePlugin) Name() string  { return "gate" }
+func (p *gatePlugin) Priority() int { return 100 }
+func (p *gatePlugin) Hooks() []plugins.Hook {
+	if p.hook == "" {
+		return []plugins.Hook{plugins.BeforeTool}
+	}
+	return []plugins.Hook{p.hook}
+}
 func (p *gatePlugin) Handle(*plugins.Event) []plugins.Action {
 	if p.asked.Add(1) == 1 {
 		close(p.first)
@@ -320,5 +331,65 @@ func TestAbortBetweenPluginAsks(t *testing.T) {
 	}
 	if got := contents(h.history()); !slices.Equal(got, want) {
 		t.Errorf("history = %q, want %q", got, want)
+	}
+}
+
+// TestAbortBeforeWaitingResults: results of a batch wait behind commands
+// in the mailbox, so an abort sent while the plugins are asked about one
+// result (after_tool, each within its budget) is handled next: the
+// results still waiting are settled as interrupted, unasked, and no
+// model request follows. Before, each result was a message ahead of the
+// abort: a plugin taking 40 ms a result held an abort behind a batch of
+// 50 for two seconds, and the next request went out first.
+func TestAbortBeforeWaitingResults(t *testing.T) {
+	const calls = 10
+	gate := &gatePlugin{first: make(chan struct{}), release: make(chan struct{}), hook: plugins.AfterTool}
+	env := &Env{}
+	env.PluginBudget = time.Minute
+	sys := newSystem(t)
+	// The batch's tools end together, once released.
+	release, returned := make(chan struct{}), atomic.Int32{}
+	together := tools.Define(tools.Spec{Name: "together", Description: "ends when released", Schema: json.RawMessage(`{"type":"object"}`), Kind: tools.Killable},
+		func(context.Context, json.RawMessage, func(string)) (string, error) {
+			<-release
+			defer returned.Add(1)
+			return "x", nil
+		})
+	script := `{"turns":[{"tool_calls":[` + strings.TrimSuffix(strings.Repeat(`{"name":"together"},`, calls), ",") + `]},{"text":"never"}]}`
+	h := spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: scriptModel(t, "", script), Tools: demoSet(t, together),
+		Plugins: []plugins.Plugin{gate}})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("tool_execution_start", calls)
+	close(release)
+	<-gate.first
+	eventually.Within(t, 10*time.Second, func() error {
+		if n := returned.Load(); n < calls {
+			return fmt.Errorf("%d tools returned", n)
+		}
+		return nil
+	})
+	// Their results are posted a moment after; a fixed session passes
+	// whatever it finds.
+	time.Sleep(10 * time.Millisecond)
+	// The abort goes behind the results, while the first is handled.
+	h.sys.Root.Send(h.pid, &eventsv1.Abort{})
+	close(gate.release)
+	if r := h.waitFor("agent_end", 1).GetAgentEnd().Reason; r != string(events.EndAborted) {
+		t.Errorf("agent_end reason %s", r)
+	}
+	if n := gate.asked.Load(); n != 1 {
+		t.Errorf("the plugin was asked about %d results, want 1", n)
+	}
+	if n := len(eventsOf(h, "request_start")); n != 1 {
+		t.Errorf("%d model requests, want 1", n)
+	}
+	// The result handled first is whichever tool ended first.
+	got := contents(h.history())
+	results := map[string]int{}
+	for _, m := range got[2:] {
+		results[m]++
+	}
+	if len(got) != calls+2 || results["tool:x"] != 1 || results["tool:"+tools.InterruptedByAbort] != calls-1 {
+		t.Errorf("history = %q, want one result and %d interrupted", got, calls-1)
 	}
 }

@@ -21,15 +21,19 @@ import (
 //     array back once it drains: the default mailbox keeps a ten-slot ring
 //     and a lock-free queue's node from its start on, about 380 bytes that
 //     every idle session held for nothing.
-//   - What a model stream reports (streamChunk, streamDone) waits in a
-//     lane of its own, behind every other user message: a provider that
-//     streams faster than the session publishes piles up chunks, and an
-//     abort, a subscribe or any command queued behind thousands of them
-//     used to wait seconds. Each lane keeps its order, and the stream's
-//     messages keep theirs; a command that overtakes chunks is handled as
-//     if it had come before the provider sent them, which it may always
-//     have (the chunks of an aborted request are then dropped as stale,
-//     and what the abort commits is the text its subscribers were told).
+//   - What the session's own goroutines and timers report (a report: a
+//     model stream's chunks, a tool's progress and result, a child's
+//     events, a write that landed) waits in a lane of its own, behind
+//     every command: a provider that streams faster than the session
+//     publishes piles up chunks, a batch of tools that end together piles
+//     up results whose after_tool hooks each take their plugins' time,
+//     and an abort, a subscribe or any command queued behind them used to
+//     wait seconds. Each lane keeps its order; a command that overtakes
+//     reports is handled as if it had come before they were made, which
+//     it may always have (an abort then settles as interrupted a tool
+//     whose result waited behind it, the chunks of an aborted request are
+//     dropped as stale, and what the abort commits is the text its
+//     subscribers were told).
 //   - Once its actor has stopped, the user messages still queued, and any
 //     that reach it later, go to the actor (mortal), which answers a
 //     request among them with a dead letter, as protoactor answers one
@@ -38,8 +42,8 @@ type mailbox struct {
 	mu   sync.Mutex
 	sys  fifo
 	user fifo
-	// streamed holds the model streams' messages.
-	streamed fifo
+	// reports holds the session's reports, behind user (report).
+	reports fifo
 	// users counts the user messages queued, for UserMessageCount.
 	users     atomic.Int32
 	running   atomic.Bool
@@ -104,21 +108,6 @@ func (q *fifo) pop() (any, bool) {
 	return m, true
 }
 
-// fromStream reports whether msg (in an envelope or not) is a model
-// stream's report, and returns it when it is a chunk.
-func fromStream(msg any) (bool, *streamChunk) {
-	if env, ok := msg.(*actor.MessageEnvelope); ok {
-		msg = env.Message
-	}
-	switch m := msg.(type) {
-	case *streamChunk:
-		return true, m
-	case *streamDone:
-		return true, nil
-	}
-	return false, nil
-}
-
 // PostUserMessage queues a message for the actor, or hands it to the
 // actor's tooLate once the actor has stopped.
 func (m *mailbox) PostUserMessage(msg any) {
@@ -128,8 +117,8 @@ func (m *mailbox) PostUserMessage(msg any) {
 		m.mortal().tooLate(msg)
 		return
 	}
-	if isStream, _ := fromStream(msg); isStream {
-		m.streamed.push(msg)
+	if _, ok := unwrap(msg).(report); ok {
+		m.reports.push(msg)
 	} else {
 		m.user.push(msg)
 	}
@@ -206,11 +195,11 @@ func (m *mailbox) process() {
 func (m *mailbox) pending() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.sys.buf) > 0 || (!m.suspended.Load() && len(m.user.buf)+len(m.streamed.buf) > 0)
+	return len(m.sys.buf) > 0 || (!m.suspended.Load() && len(m.user.buf)+len(m.reports.buf) > 0)
 }
 
 // next pops the next message to run: a system message first, then unless
-// the mailbox is suspended a user one, a stream's last.
+// the mailbox is suspended a command, a report last.
 func (m *mailbox) next() (msg any, system bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -223,16 +212,25 @@ func (m *mailbox) next() (msg any, system bool) {
 	if msg, ok := m.user.pop(); ok {
 		return msg, false
 	}
-	msg, _ = m.streamed.pop()
+	msg, _ = m.reports.pop()
 	release(msg)
 	return msg, false
 }
 
 // release gives a stream's window back the room a chunk took.
 func release(msg any) {
-	if _, c := fromStream(msg); c != nil && c.window != nil {
+	if c, ok := unwrap(msg).(*streamChunk); ok && c.window != nil {
 		c.window.release()
 	}
+}
+
+// unwrap is msg, or the message of msg's envelope (a sender with headers
+// or middleware sent it).
+func unwrap(msg any) any {
+	if env, ok := msg.(*actor.MessageEnvelope); ok {
+		return env.Message
+	}
+	return msg
 }
 
 // mortal is an actor that answers the user messages that reach its
@@ -267,7 +265,7 @@ func (m *mailbox) bury() {
 	}
 	m.mu.Lock()
 	m.dead = true
-	left := append(m.user.take(), m.streamed.take()...)
+	left := append(m.user.take(), m.reports.take()...)
 	m.mu.Unlock()
 	for _, msg := range left {
 		m.users.Add(-1)

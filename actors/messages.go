@@ -10,6 +10,29 @@ import (
 	"github.com/tack-run/tack/tools"
 )
 
+// A report is what a session's own goroutines and timers post to it: a
+// model stream's chunks and end, a tool's progress and result, a child's
+// events, a store write that landed, a timer that fell due. Reports wait
+// in a lane of their own in the mailbox, behind every command (mailbox),
+// so that an abort is never queued behind them.
+type report interface{ report() }
+
+func (*streamChunk) report()     {}
+func (*streamDone) report()      {}
+func (*toolUpdate) report()      {}
+func (*toolDone) report()        {}
+func (*childEvent) report()      {}
+func (*subagentStarted) report() {}
+func (*compactDone) report()     {}
+func (*modelResolved) report()   {}
+func (*holdExpired) report()     {}
+func (*abortDue) report()        {}
+func (*stored) report()          {}
+func (*rewrite) report()         {}
+func (*idleTrim) report()        {}
+func (*PassivateDue) report()    {}
+func (*PassivateNow) report()    {}
+
 // tag names the run and turn a goroutine works for. Messages whose tag is
 // not the session's current one come from a cancelled run or turn and are
 // dropped.

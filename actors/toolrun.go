@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -144,10 +142,7 @@ func (s *session) startBatch(tcs []*llm.ToolCall) {
 // stopsNow reports whether msg is an abort that stops a batch at once:
 // any but one that waits for the tools (at after_tools).
 func stopsNow(msg any) bool {
-	if env, ok := msg.(*actor.MessageEnvelope); ok {
-		msg = env.Message
-	}
-	m, ok := msg.(*eventsv1.Abort)
+	m, ok := unwrap(msg).(*eventsv1.Abort)
 	return ok && events.At(m.At) != events.AtAfterTools
 }
 
