@@ -123,6 +123,16 @@ func (s *session) startCompaction(overflow bool) bool {
 	return true
 }
 
+// cancelCompaction cancels the summary request under way, if any: an
+// abort stops every model request, whether the compaction serves the run
+// or was started with none (compact_end then tells 0). A summary request
+// that hung held every later run at its turn gap, and nothing stopped it.
+func (s *session) cancelCompaction() {
+	if c := s.compaction.running; c != nil {
+		c.cancel()
+	}
+}
+
 // compactionDone applies a summary, unless the model failed or a plugin
 // vetoed it, and lets a waiting run go on.
 func (s *session) compactionDone(m *compactDone) {
@@ -133,7 +143,7 @@ func (s *session) compactionDone(m *compactDone) {
 	s.compaction.running = nil
 	removed := 0
 	switch {
-	case m.err != nil && errors.Is(m.err, context.Canceled): // the run it served was aborted
+	case m.err != nil && errors.Is(m.err, context.Canceled): // aborted
 	case m.err != nil:
 		s.emit(&eventsv1.Error{Code: codeModelError, Message: "compaction failed, the history is unchanged: " + m.err.Error()})
 	default:

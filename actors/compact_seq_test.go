@@ -79,3 +79,72 @@ func TestAbortCancelsCompaction(t *testing.T) {
 		t.Fatalf("history %q", got)
 	}
 }
+
+// TestAbortCancelsACompactionOfNoRun: a compaction started with no run
+// in progress (the compact command in idle) is cancelled by an abort too,
+// in idle or of a run that waits for it: its summary request, hung, held
+// every later run at its turn gap, and no command stopped it. The prompt
+// after the abort runs.
+func TestAbortCancelsACompactionOfNoRun(t *testing.T) {
+	for _, during := range []string{"idle", "run"} {
+		t.Run(during, func(t *testing.T) {
+			summary := newGate()
+			sys := newSystem(t)
+			h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
+				Tools:        demoSet(t),
+				Model:        scriptModel(t, "", `{"turns":[{"text":"a1"},{"text":"a2"},{"text":"a3"}]}`),
+				CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never"}]}`, summary, 0),
+				Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+			h.ok(&eventsv1.Prompt{Text: "p1"})
+			h.waitFor("agent_end", 1)
+			h.ok(&eventsv1.Compact{})
+			h.waitFor("compact_start", 1)
+			runs := 1
+			if during == "run" {
+				h.ok(&eventsv1.Prompt{Text: "p2"}) // waits at its turn gap
+				h.waitFor("agent_start", 2)
+				runs++
+			}
+			n := h.rec.Len()
+			h.ok(&eventsv1.Abort{})
+			h.waitFor("compact_end", 1)
+			if got := findType(h.since(n), "compact_end").GetCompactEnd().RemovedCount; got != 0 {
+				t.Fatalf("removed_count %d, want 0", got)
+			}
+			h.ok(&eventsv1.Prompt{Text: "p3"})
+			h.waitFor("agent_end", runs+1)
+			if got := contents(h.history()); got[len(got)-1] != "assistant:a2" {
+				t.Fatalf("history %q, want p3 answered", got)
+			}
+		})
+	}
+}
+
+// TestAbortedRunStartsNoCompaction: a run aborted while it wanted a
+// compaction (asked for mid-run) does not start it as it ends: an abort
+// starts no model request. The next run makes it at its first turn gap.
+func TestAbortedRunStartsNoCompaction(t *testing.T) {
+	tool := newGate()
+	sys := newSystem(t)
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
+		Tools:        demoSet(t, holdTool("hold", tools.Killable, tool)),
+		Model:        scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}}]},{"text":"a2"}]}`),
+		CompactModel: scriptModel(t, "script:summariser", `{"turns":[{"text":"the user asked p1"}]}`),
+		Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+	h.ok(&eventsv1.Prompt{Text: "p1"})
+	h.waitFor("tool_execution_start", 1)
+	h.ok(&eventsv1.Compact{})
+	h.ok(&eventsv1.Abort{})
+	h.waitFor("agent_end", 1)
+	n := h.rec.Len()
+	h.ok(&eventsv1.GetState{}) // every event of the abort is out
+	if ev := findType(h.since(0), "compact_start"); ev != nil {
+		t.Fatalf("a compaction started as the aborted run ended: %v", ev)
+	}
+	h.ok(&eventsv1.Prompt{Text: "p2"})
+	h.waitFor("agent_end", 2)
+	types := eventstest.Types(h.since(n))
+	if i, j := slices.Index(types, "compact_start"), slices.Index(types, "request_start"); i < 0 || j < i {
+		t.Fatalf("the next run: %q, want the compaction before its request", types)
+	}
+}

@@ -101,13 +101,15 @@ func rank(at events.At) int {
 	return 3
 }
 
-// abortAt is the user's abort in any state. agent_abort goes out at once;
+// abortAt is the user's abort in any state. It cancels a compaction under
+// way at once (cancelCompaction). agent_abort goes out at once;
 // the run stops now or, with at, at the safe point it names: after the
 // response in flight (whose tool calls then do not run) or after the
 // running tool batch. Where that point is already past — after_response
 // while tools run, anything while a run is paused for a person — the
 // abort acts now. A stronger abort upgrades one that waits.
 func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Time) {
+	s.cancelCompaction()
 	r := s.run
 	if r == nil {
 		s.abortIdle(ctx, m, received)

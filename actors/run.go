@@ -280,7 +280,10 @@ func (s *session) finishRun(e fsm.Event, reason events.EndReason) {
 	s.endControl(r)
 	s.emit(&eventsv1.AgentEnd{RunId: r.id, Reason: string(reason), Usage: r.usage.proto()})
 	s.trimLater()
-	if s.compaction.wanted && s.compaction.running == nil {
+	// A compaction the run wanted starts now, unless the run was aborted:
+	// an abort starts no model request. The next run's first turn gap
+	// makes it then.
+	if s.compaction.wanted && s.compaction.running == nil && !r.aborted {
 		s.compaction.wanted = false
 		s.startCompaction(false)
 	}
