@@ -224,3 +224,34 @@ func TestControlRollbackStoreFails(t *testing.T) {
 		t.Fatalf("stored %v, %v", snap, err)
 	}
 }
+
+// TestAbortAfterToolsDoesNotWaitForAPerson: an abort at after_tools that
+// waits while a batch runs acts once the batch has nothing left but a
+// call held for a person, as one that comes to a paused run does: the
+// held call is answered rejected and the run ends. Before, the run paused
+// with the abort waiting, agent_end came only with the approval's
+// timeout, and an approval given meanwhile ran the held call although
+// the abort had been answered.
+func TestAbortAfterToolsDoesNotWaitForAPerson(t *testing.T) {
+	g := newGate()
+	script := `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"x"}},{"name":"hold","args":{}}]},{"text":"never"}]}`
+	sys := newSystem(t)
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: scriptModel(t, "", script),
+		Tools:   demoSet(t, holdTool("hold", tools.Killable, g)),
+		Plugins: []plugins.Plugin{&oncePlugin{hook: plugins.BeforeTool, act: plugins.Action{Kind: plugins.HoldForApproval}}}})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	h.waitFor("approval_required", 1)
+	h.waitFor("tool_execution_start", 2)
+	h.ok(&eventsv1.Abort{At: string(events.AtAfterTools)})
+	g.open()
+	if r := h.waitFor("agent_end", 1).GetAgentEnd().Reason; r != string(events.EndAborted) {
+		t.Errorf("agent_end reason %s", r)
+	}
+	if r := h.send(&eventsv1.Approve{ApprovalId: "ap-1"}); r.GetError().GetCode() != events.CodeNoPendingApproval {
+		t.Errorf("approve after the run ended: %v, want no_pending_approval", r)
+	}
+	want := []string{"user:go", "assistant:", "tool:" + tools.RejectedPrefix + "aborted", "tool:hold done"}
+	if got := contents(h.history()); !slices.Equal(got, want) {
+		t.Errorf("history = %q, want %q", got, want)
+	}
+}

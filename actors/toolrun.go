@@ -385,6 +385,12 @@ func (s *session) batchProgress() {
 		return
 	}
 	if b.holding() {
+		if w := s.run.ctl.waiting; w != nil {
+			// An abort waits for the batch, which now waits for a
+			// person: it acts now, as one that comes to a paused run.
+			s.stopNow(&eventsv1.Abort{KillTools: string(w.killTools)}, events.EndAborted)
+			return
+		}
 		s.pause()
 		return
 	}
