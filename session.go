@@ -75,7 +75,25 @@ func (l *local) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply,
 	} else {
 		l.rt.system.Root.Send(s.pid, env)
 	}
+	if f, ok := ctx.Value(deliveredKey{}).(func()); ok {
+		f()
+	}
 	return l.rt.answer(c.Wait(l.rt.timeoutFor(ctx)))
+}
+
+// deliveredKey is the context key of OnDelivered.
+type deliveredKey struct{}
+
+// OnDelivered returns a context that has Session.Send (and the methods
+// built on it) call f once the command it sends is in its session's
+// mailbox, before the answer is awaited: the session takes the commands
+// in the order they reach it, so a server that runs one client's commands
+// in order may send the next one then, instead of once this one is
+// answered (an answer can wait for the store's write, and an abort sent
+// meanwhile must not). A session in another process (WithSessionsElsewhere)
+// never calls f.
+func OnDelivered(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, deliveredKey{}, f)
 }
 
 // PromptOptions tune Prompt.

@@ -195,7 +195,7 @@ func (c command) decode(name string, obj map[string]json.RawMessage) (proto.Mess
 
 // send passes the command to the session and answers with its reply data.
 func send(ctx context.Context, _ Env, s *tack.Session, msg proto.Message) (proto.Message, error) {
-	r, err := s.Send(ctx, msg)
+	r, err := s.Send(delivering(ctx), msg)
 	if err != nil {
 		return nil, err
 	}

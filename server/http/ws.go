@@ -62,11 +62,12 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	// The request's context ends with this handler only: the socket's
 	// goroutines get their own, with the request's values (the user).
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	ws := &wsConn{srv: s, c: c, r: r.WithContext(ctx), id: r.PathValue("id"), ahead: semaphore.NewWeighted(s.opts.maxBody)}
+	ws := &wsConn{srv: s, c: c, r: r.WithContext(ctx), id: r.PathValue("id"), ahead: semaphore.NewWeighted(s.opts.maxBody),
+		ending: make(chan struct{}), answered: make(chan struct{})}
 	frames := make(chan wsFrame, commandQueue)
 	var wg sync.WaitGroup
 	wg.Go(func() { ws.read(ctx, frames); cancel() })
-	wg.Go(func() { ws.runAll(ctx, frames); cancel() })
+	wg.Go(func() { ws.runAll(ctx, frames) })
 	wg.Go(func() { ws.ping(ctx); cancel() })
 	ws.write(ctx, sub)
 	cancel()
@@ -87,10 +88,11 @@ type wsConn struct {
 	c   *websocket.Conn
 	r   *http.Request // the upgrade, with the socket's context
 	id  string        // the session in the path
-	// running is held while a command runs and its response is written,
+	// ending is closed once the session has ended, and no command starts
+	// after; answered is closed once every command that did is answered,
 	// so that a socket whose session closes answers close_session before
 	// it closes.
-	running sync.Mutex
+	ending, answered chan struct{}
 	// ahead holds the bytes of the frames read and not yet run: at most
 	// the body limit (read).
 	ahead *semaphore.Weighted
@@ -110,9 +112,9 @@ func (ws *wsConn) write(ctx context.Context, sub *feed) {
 		switch {
 		case err == io.EOF:
 			sub.ended = true
-			ws.running.Lock() // the response to close_session goes first
+			close(ws.ending)
+			<-ws.answered // the response to close_session goes first
 			_ = ws.c.Close(websocket.StatusNormalClosure, reasonSessionClosed)
-			ws.running.Unlock()
 			return
 		case err != nil:
 			if ws.srv.draining.Err() != nil {
@@ -174,27 +176,34 @@ func (ws *wsConn) read(ctx context.Context, frames chan<- wsFrame) {
 	}
 }
 
-// runAll runs the commands of frames, one at a time and in order, and
-// writes their responses, until ctx ends. A frame that is not a command
-// gets a bad_request response and the socket stays open.
+// runAll runs the commands of frames, in order, each once the one before
+// it has reached the session (a command.Pipeline: an abort does not wait
+// for the answer to a prompt the store holds up), and writes their
+// responses in order, until the session ends or ctx does. A frame that is
+// not a command gets a bad_request response and the socket stays open.
 func (ws *wsConn) runAll(ctx context.Context, frames <-chan wsFrame) {
-	var buf []byte
+	defer close(ws.answered)
+	p := command.NewPipeline(commandQueue)
+	defer p.Wait()
 	for {
 		var f wsFrame
 		select {
 		case f = <-frames:
+		case <-ws.ending:
+			return
 		case <-ctx.Done():
 			return
 		}
-		ws.running.Lock()
-		h, data, err := ws.run(ctx, f.typ, f.data)
-		ws.ahead.Release(int64(len(f.data)))
-		buf = command.AppendResponse(buf[:0], h, data, err)
-		err = ws.send(ctx, buf)
-		ws.running.Unlock()
-		if err != nil {
-			return
-		}
+		p.Go(ctx, func(ctx context.Context) func() {
+			h, data, err := ws.run(ctx, f.typ, f.data)
+			ws.ahead.Release(int64(len(f.data)))
+			buf := command.AppendResponse(nil, h, data, err)
+			return func() {
+				if ws.send(ctx, buf) != nil {
+					_ = ws.c.CloseNow() // the reader ends, and the socket's goroutines with it
+				}
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	nethttp "net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tack-run/tack/internal/eventually"
+	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/store/memory"
 )
 
 // runTypes are the event types of one prompt to twoTurns.
@@ -365,5 +368,61 @@ func TestWebSocketReadAheadIsBounded(t *testing.T) {
 	t.Logf("frames written: %d; heap held after GC: %d MiB", sent, held>>20)
 	if held > 16<<20 {
 		t.Fatalf("one socket whose client does not read made the server hold %d MiB of unread frames (max body %d)", held>>20, DefaultMaxBodyBytes)
+	}
+}
+
+// heldStore holds a write while held has a channel to wait on.
+type heldStore struct {
+	store.Store
+	held chan chan struct{}
+}
+
+func (s heldStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	select {
+	case release := <-s.held:
+		<-release
+	default:
+	}
+	return s.Store.Apply(ctx, id, b)
+}
+
+// TestWSAbortOvertakesAnAnswer: a socket's command goes to the session
+// once the one before it has reached it, not once it is answered: an
+// abort sent after a prompt whose answer waits for the store's write
+// reaches the session at once, and agent_abort comes while the write
+// hangs; the responses keep the commands' order. Before, the socket ran
+// one command at a time, and the abort waited for the write (its 10 s
+// timeout here).
+func TestWSAbortOvertakesAnAnswer(t *testing.T) {
+	st := heldStore{Store: memory.New(), held: make(chan chan struct{}, 1)}
+	ts := start(t, st)
+	ts.must("POST", "/v1/sessions", "", `{"session":"s","script":{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":60000}}]},{"text":"done"}]}}`, 201)
+	c := ts.ws("/v1/sessions/s/ws", "")
+	c.send(`{"id":1,"cmd":"prompt","text":"go"}`)
+	msgs := c.until(`"type":"tool_execution_start"`)
+	release := make(chan struct{})
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release) // the test failed while the write hung
+		}
+	}()
+	st.held <- release
+	c.send(`{"id":2,"cmd":"prompt","text":"and then this"}`)
+	c.send(`{"id":3,"cmd":"abort"}`)
+	msgs = append(msgs, c.until(`"type":"agent_abort"`)...) // within 5 s, while the write for 2 hangs
+	close(release)
+	msgs = append(msgs, c.until(`"id":3`)...)
+	var ids []string
+	for _, m := range msgs {
+		if m.Type == "response" {
+			var r struct{ ID json.RawMessage }
+			_ = json.Unmarshal([]byte(m.raw), &r)
+			ids = append(ids, string(r.ID))
+		}
+	}
+	if want := []string{"1", "2", "3"}; !slices.Equal(ids, want) {
+		t.Fatalf("responses %q, want %q", ids, want)
 	}
 }

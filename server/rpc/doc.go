@@ -21,10 +21,14 @@
 //
 // # Concurrency
 //
-// Serve reads commands one at a time, in order; each session the connection
-// creates has a subscription whose events a goroutine forwards to the
-// output. Lines are written whole and never interleaved. A slow reader of
-// the output gets events_lost rather than slowing the sessions.
+// Serve reads commands in order and runs them through a command.Pipeline:
+// each goes to its session once the one before it has reached its own (not
+// once it is answered), on a goroutine of its own, and the responses are
+// written in the order of the lines; at most inFlight run at once. Each
+// session the connection creates has a subscription whose events a
+// goroutine forwards to the output. Lines are written whole and never
+// interleaved. A slow reader of the output gets events_lost rather than
+// slowing the sessions.
 //
 // # Testing
 //

@@ -2,10 +2,13 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"sync"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
@@ -48,6 +51,8 @@ func Serve(ctx context.Context, rt *tack.Runtime, in io.Reader, out io.Writer, o
 	}
 	c := &conn{rt: rt, out: &writer{w: bufio.NewWriter(out)}, subs: map[string]*tack.Subscription{}}
 	defer c.close()
+	p := command.NewPipeline(inFlight)
+	defer p.Wait()
 	lr := newLineReader(in, o.maxLine)
 	for {
 		line, tooLong, err := lr.next()
@@ -58,15 +63,23 @@ func Serve(ctx context.Context, rt *tack.Runtime, in io.Reader, out io.Writer, o
 			return ctx.Err()
 		}
 		if tooLong {
-			c.out.response(command.Header{}, nil, badRequest(fmt.Sprintf("line is longer than %d bytes; it was skipped", o.maxLine)))
+			p.Go(ctx, func(context.Context) func() {
+				return c.answer(command.Header{}, nil, badRequest(fmt.Sprintf("line is longer than %d bytes; it was skipped", o.maxLine)))
+			})
 		} else if len(line) > 0 {
-			c.handle(ctx, line)
+			line := bytes.Clone(line) // the reader reuses its buffer
+			p.Go(ctx, func(ctx context.Context) func() { return c.handle(ctx, line) })
 		}
 		if err == io.EOF {
 			return nil
 		}
 	}
 }
+
+// inFlight is how many commands of a connection run at once (a Pipeline
+// runs each once the one before it has reached its session): past it,
+// reading waits.
+const inFlight = 64
 
 // conn is one client's connection.
 type conn struct {
@@ -77,16 +90,20 @@ type conn struct {
 	wg   sync.WaitGroup
 }
 
-// handle runs one command line and writes its response.
-func (c *conn) handle(ctx context.Context, line []byte) {
+// handle runs one command line and returns what writes its response.
+func (c *conn) handle(ctx context.Context, line []byte) (answer func()) {
 	h, obj, err := command.Parse(line)
 	if err != nil {
-		c.out.response(h, nil, err)
-		return
+		return c.answer(h, nil, err)
 	}
 	env := command.Env{Runtime: c.rt, Use: c.follow, Closed: c.forget}
 	data, err := command.RunObject(ctx, env, h.Cmd, h.Session, obj)
-	c.out.response(h, data, err)
+	return c.answer(h, data, err)
+}
+
+// answer returns what writes the response h, data and err make.
+func (c *conn) answer(h command.Header, data proto.Message, err error) func() {
+	return func() { c.out.response(h, data, err) }
 }
 
 // follow forwards a session's events to the output, from the first one
