@@ -1,8 +1,10 @@
 package actors
 
 import (
+	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tack-run/tack/events/eventstest"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -146,5 +148,38 @@ func TestAbortedRunStartsNoCompaction(t *testing.T) {
 	types := eventstest.Types(h.since(n))
 	if i, j := slices.Index(types, "compact_start"), slices.Index(types, "request_start"); i < 0 || j < i {
 		t.Fatalf("the next run: %q, want the compaction before its request", types)
+	}
+}
+
+// hangingProvider answers no request: each waits until its context ends,
+// which it then tells.
+type hangingProvider struct{ cancelled chan struct{} }
+
+func (p hangingProvider) Stream(ctx context.Context, _ *llm.Request, _ func(llm.Chunk)) (*llm.Response, error) {
+	<-ctx.Done()
+	close(p.cancelled)
+	return nil, ctx.Err()
+}
+
+// TestCloseCancelsACompaction: a session that stops cancels the summary
+// request of a compaction it started with no run; it stayed open for the
+// request's timeout (120 s over HTTP) after a close.
+func TestCloseCancelsACompaction(t *testing.T) {
+	summary := hangingProvider{cancelled: make(chan struct{})}
+	sys := newSystem(t)
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
+		Tools:        demoSet(t),
+		Model:        scriptModel(t, "", `{"turns":[{"text":"a1"}]}`),
+		CompactModel: &llm.Model{Name: "hanging", ID: "hanging", Provider: summary},
+		Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+	h.ok(&eventsv1.Prompt{Text: "p1"})
+	h.waitFor("agent_end", 1)
+	h.ok(&eventsv1.Compact{})
+	h.waitFor("compact_start", 1)
+	h.reg.Close("s1")
+	select {
+	case <-summary.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the summary request was not cancelled by the close")
 	}
 }

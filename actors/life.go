@@ -50,6 +50,9 @@ func (s *session) shutdown() {
 	if s.run != nil {
 		s.cancelRun(s.run)
 	}
+	// A summary request started with no run is the session's too: it
+	// kept its connection open for the request's timeout after a close.
+	s.cancelCompaction()
 	// What the session holds is stored before it stops: the write under
 	// way lands, then one more holds what changed since (a cancelled
 	// run's commit among it). What they store is answered and told as
