@@ -2,7 +2,9 @@ package tack
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,6 +80,24 @@ func (l *local) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply,
 	if f, ok := ctx.Value(deliveredKey{}).(func()); ok {
 		f()
 	}
+	res, err := c.Wait(l.rt.timeoutFor(ctx))
+	if err != nil {
+		return l.unread(ctx, s, cmd, err)
+	}
+	return l.rt.answer(res, nil)
+}
+
+// unread answers a command that got no answer (err). One that a
+// sub-agent's stopped actor did not read goes to the sub-agent again, by
+// id: the runtime unloads a sub-agent once its run is over (it stays
+// stored), and a handle taken while it ran answered not_alive for good.
+// The registry restores it. (Out of send's frame, which stays small.)
+func (l *local) unread(ctx context.Context, s *Session, cmd any, err error) (*eventsv1.Reply, error) {
+	if !errors.Is(err, actor.ErrDeadLetter) || s.pid == nil || !strings.Contains(s.id, "/") || l.rt.env.Store == nil {
+		return l.rt.answer(nil, err)
+	}
+	c := l.rt.replies.Open()
+	l.rt.registry.Deliver(s.id, &actor.MessageEnvelope{Message: cmd, Sender: c.Sender})
 	return l.rt.answer(c.Wait(l.rt.timeoutFor(ctx)))
 }
 

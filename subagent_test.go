@@ -193,3 +193,44 @@ func TestSubagentNotPromptedAfterAbort(t *testing.T) {
 		t.Fatalf("the child after its parent's abort: %d messages, %v; want none", len(msgs), err)
 	}
 }
+
+// TestSubagentHandleOutlivesItsRun: a handle on a sub-agent taken while
+// it runs still works once the runtime has unloaded the child at the end
+// of its run (it stays stored): the command goes to it by id, and it is
+// restored. Before, such a handle answered not_alive for good.
+func TestSubagentHandleOutlivesItsRun(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "child.json"), []byte(`{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":300}}]},{"text":"child done"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithStore(memory.New()), tack.WithScriptDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	ctx := t.Context()
+	script := `{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"work","model":"script:child.json"}}]},{"text":"parent done"}]}`
+	s, err := rt.Spawn(tack.SessionConfig{Script: json.RawMessage(script), Tools: []string{"subagent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if _, err := s.Prompt(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	child := eventually.Value(t, 10*time.Second, func() (*tack.Session, error) { return rt.Session(s.ID() + "/sub-1") })
+	if _, err := child.State(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-sub.C // the parent's run is over, and the child's before it
+	if st, err := child.State(ctx); err != nil || st.GetState() != "idle" {
+		t.Fatalf("the handle taken while the child ran: %v, %v", st, err)
+	}
+	if msgs, err := child.Messages(ctx); err != nil || len(msgs) == 0 || msgs[len(msgs)-1].Content != "child done" {
+		t.Fatalf("the child's messages through it: %v, %v", msgs, err)
+	}
+}
