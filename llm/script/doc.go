@@ -31,7 +31,11 @@
 //     c-N: N is 1 + the number of tool calls already in the session's
 //     history (those of the request's messages and its CallsBefore) + the
 //     index in the turn, so ids are unique in a session's history even
-//     after a switch to another script;
+//     after a switch to another script; plus, for a history whose ids run
+//     ahead of that count (a fork holds its source's ids but not the calls
+//     its source compacted; an imported history may hold any), the most a
+//     request has shown between its newest c-N and the number of calls up
+//     to it;
 //  5. error {status, message}: the request fails with that *llm.Error
 //     after whatever the turn streamed (a mid-stream failure when it had
 //     text); without it, the response is the assistant message with the
@@ -50,7 +54,8 @@
 // exhausted") or echo (the text of the last user message).
 //
 // The position is part of the session's stored state (the Provider is
-// llm.Stateful): a session restored after a restart goes on at the turn it
+// llm.Stateful), with how far the history's ids run ahead of its count of
+// calls (step 4): a session restored after a restart goes on at the turn it
 // had reached as of its last stored change. A turn cut short by the crash
 // before its response was committed is played again; a turn whose response
 // was committed is not. Switching a session to another script model starts

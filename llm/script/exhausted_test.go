@@ -80,3 +80,41 @@ func TestRepeatLastKeepsIDsUnique(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestIDsNumberedPastAHistoryAhead: a history whose ids run ahead of its
+// count of calls — a fork's, which holds c-5 but not the four calls its
+// source compacted — gets ids after its newest, also once that id has
+// left the requests (compacted: CallsBefore counts it) and in a Provider
+// that took up the stored state; a history numbered throughout keeps the
+// stored state as it was. Before, ids were numbered after the count
+// alone, and the fork's first call was c-2 while c-5 had taken its place.
+func TestIDsNumberedPastAHistoryAhead(t *testing.T) {
+	s := mustParse(t, `{"turns": [{"tool_calls": [{"name": "echo"}]}]}`)
+	p := New(s)
+	forked := []*llm.Message{llm.UserMessage("go"), withCalls(5, 1), llm.ToolResultMessage("c-5", "ok", false), llm.UserMessage("more")}
+	first := stream(t.Context(), p, &llm.Request{Messages: forked})
+	compacted := stream(t.Context(), p, &llm.Request{CallsBefore: 2})
+	restored := New(s)
+	if err := restored.LoadState(p.SaveState()); err != nil {
+		t.Fatal(err)
+	}
+	later := stream(t.Context(), restored, &llm.Request{CallsBefore: 3})
+	var ids []string
+	for _, o := range []outcome{first, compacted, later} {
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		ids = append(ids, o.resp.Message.GetToolCalls()[0].GetId())
+	}
+	if want := []string{"c-6", "c-7", "c-8"}; !slices.Equal(ids, want) {
+		t.Errorf("ids %q, want %q", ids, want)
+	}
+	plain := New(s)
+	stream(t.Context(), plain, &llm.Request{Messages: []*llm.Message{withCalls(1, 1), llm.ToolResultMessage("c-1", "ok", false)}})
+	if got := string(plain.SaveState()); got != `{"next":1}` {
+		t.Errorf("state of a history numbered throughout %s", got)
+	}
+	if err := New(s).LoadState([]byte(`{"next":0,"ahead":-1}`)); err == nil {
+		t.Error("a negative offset was taken up")
+	}
+}

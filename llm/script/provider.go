@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tack-run/tack/llm"
@@ -17,6 +19,9 @@ type Provider struct {
 
 	mu   sync.Mutex
 	next int // index of the next turn
+	// ahead is how far the session's call ids run ahead of its count of
+	// calls (aheadOf).
+	ahead int
 }
 
 // New returns a Provider at the first turn of s. s should be valid (see
@@ -50,7 +55,40 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.C
 	for _, m := range req.Messages {
 		base += len(m.GetToolCalls())
 	}
-	return play(ctx, t, req, base, emit)
+	return play(ctx, t, req, base+p.aheadOf(req.Messages, base), emit)
+}
+
+// aheadOf is how far the session's call ids run ahead of its count of
+// calls, the most that any of its requests has shown: in msgs, whose
+// session has count calls, the newest id c-N less the number of calls up
+// to it. It is 0 for a history that scripts numbered throughout. A fork
+// holds its source's ids but not the calls its source had compacted, and
+// an imported history may hold any ids: there the count alone would give
+// an id the history holds. Kept in the stored state, it outlives those
+// ids leaving the requests (compacted or trimmed in their turn).
+func (p *Provider) aheadOf(msgs []*llm.Message, count int) int {
+	n := idAhead(msgs, count)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ahead = max(p.ahead, n)
+	return p.ahead
+}
+
+// idAhead is N of the newest call id c-N of msgs less the number of the
+// session's calls up to it (count, less the calls after it), 0 when none
+// is ahead.
+func idAhead(msgs []*llm.Message, count int) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		calls := msgs[i].GetToolCalls()
+		for j := len(calls) - 1; j >= 0; j-- {
+			digits, ok := strings.CutPrefix(calls[j].GetId(), "c-")
+			if n, err := strconv.Atoi(digits); ok && err == nil {
+				return max(n-count, 0)
+			}
+			count--
+		}
+	}
+	return 0
 }
 
 // take returns the turn for req and moves on.
@@ -108,6 +146,9 @@ func lastUserText(msgs []*llm.Message) string {
 type position struct {
 	// Next is the index of the next turn.
 	Next int `json:"next"`
+	// Ahead is how far the session's call ids run ahead of its count of
+	// calls (aheadOf); absent when they do not.
+	Ahead int `json:"ahead,omitempty"`
 }
 
 // SaveState returns the position in the script, so a restored session
@@ -115,7 +156,7 @@ type position struct {
 func (p *Provider) SaveState() []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	b, _ := json.Marshal(position{Next: p.next}) // cannot fail
+	b, _ := json.Marshal(position{Next: p.next, Ahead: p.ahead}) // cannot fail
 	return b
 }
 
@@ -129,8 +170,11 @@ func (p *Provider) LoadState(state []byte) error {
 	if pos.Next < 0 {
 		return fmt.Errorf("script: stored position %d is negative", pos.Next)
 	}
+	if pos.Ahead < 0 {
+		return fmt.Errorf("script: stored call id offset %d is negative", pos.Ahead)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.next = min(pos.Next, len(p.script.Turns))
+	p.next, p.ahead = min(pos.Next, len(p.script.Turns)), pos.Ahead
 	return nil
 }
