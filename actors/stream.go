@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -200,9 +203,11 @@ func (s *session) responseDone(m *streamDone) {
 	}
 	usage.CostUsd = responseCost(usage, p.model.Cost)
 	s.run.overflowed = false
-	msg := stripTags(resp.Message)
+	msg, calls := s.kept(resp.Message)
 	s.emit(&eventsv1.ResponseComplete{Message: msg, StopReason: resp.StopReason, Usage: usage})
-	s.commit(msg)
+	if says(msg) {
+		s.commit(msg)
+	}
 	s.account(p.model, usage)
 	if s.abortAfterResponse(msg) {
 		return
@@ -211,11 +216,50 @@ func (s *session) responseDone(m *streamDone) {
 		s.responseStopped(msg, d)
 		return
 	}
-	if len(msg.ToolCalls) > 0 {
-		s.startBatch(msg.ToolCalls)
+	if len(calls) > 0 {
+		s.startBatch(calls)
 		return
 	}
 	s.turnDone(false)
+}
+
+// invalidToolName is the name the history keeps a tool call under when
+// the model gave one no provider accepts ("", "functions.echo": see
+// tools.ValidName). Sent back as it came, the name would have every later
+// request of the session refused.
+const invalidToolName = "invalid_tool_name"
+
+// kept is a response's message as the history keeps it — inline tags
+// stripped, every tool call id one the session has not used
+// (history.Fresh), every invalid tool name replaced by invalidToolName —
+// and the calls to run: the kept ones, but under the names the model
+// gave, so that a call with an invalid name is answered as the unknown
+// tool it is, in words that show the model what it sent.
+func (s *session) kept(resp *llm.Message) (msg *llm.Message, calls []*llm.ToolCall) {
+	msg = s.hist.Fresh(stripTags(resp))
+	calls = msg.ToolCalls
+	if !slices.ContainsFunc(calls, invalidCall) {
+		return msg, calls
+	}
+	msg = proto.Clone(msg).(*llm.Message)
+	for _, c := range msg.ToolCalls {
+		if invalidCall(c) {
+			c.Name = invalidToolName
+		}
+	}
+	return msg, calls
+}
+
+// invalidCall reports whether c names no tool a provider would accept.
+func invalidCall(c *llm.ToolCall) bool { return !tools.ValidName(c.Name) }
+
+// says reports whether a response has anything to keep in the history:
+// text or tool calls. One with neither (no output at all, thinking only,
+// only inline tags) is told by response_complete but not committed: a
+// provider refuses an assistant message with no content and no calls, and
+// the thinking is never sent back.
+func says(m *llm.Message) bool {
+	return strings.TrimSpace(m.Content) != "" || len(m.ToolCalls) > 0
 }
 
 // responseStopped: a plugin skipped or aborted a complete response. Its

@@ -91,7 +91,10 @@ type Chunk struct {
 
 // Response is a finished model response.
 type Response struct {
-	// Message is the assistant message, tool calls included.
+	// Message is the assistant message, tool calls included. A call's id
+	// may be one the session's history holds already (a provider sees
+	// only the request's messages): the session makes each id unique in
+	// its history before it commits the message.
 	Message    *Message
 	StopReason string
 	// Usage is nil when the provider did not report any.

@@ -16,7 +16,9 @@
 package history
 
 import (
+	"cmp"
 	"slices"
+	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
@@ -37,6 +39,11 @@ type History struct {
 	checked int
 	// stored is what the store holds.
 	stored mark
+	// ids counts each tool call id of every message ever committed, the
+	// past's included: nil until a call first needs it (callIDs), then
+	// kept by Commit, so that a new call's id is checked in constant
+	// time at any length of history.
+	ids map[string]int32
 }
 
 // past is what compactions and rollbacks took out of a working history.
@@ -51,6 +58,10 @@ type past struct {
 	// places; rollbacks counts the rollbacks.
 	rolled    []span
 	rollbacks uint64
+	// before is the working history as the store holds it, kept while a
+	// compaction or a rollback it does not hold yet waits: what Revert
+	// goes back to.
+	before *rewind
 }
 
 // noPast is the past of a history that has none. Nothing changes it:
@@ -80,15 +91,12 @@ type span struct {
 	msgs []*llm.Message
 }
 
-// mark is what the store holds of a history.
+// mark is what the store holds of a history (and past.before, the
+// working history it holds while a rewrite waits).
 type mark struct {
 	count     int // messages of the working history stored
 	base      int
 	rollbacks uint64
-	// before is the working history as the store holds it, kept while a
-	// compaction or a rollback it does not hold yet waits: what Revert
-	// goes back to.
-	before *rewind
 }
 
 // rewind is a working history and its spans.
@@ -118,14 +126,100 @@ func (h *History) Messages() []*llm.Message { return h.msgs }
 // Len is the length of the working history.
 func (h *History) Len() int { return len(h.msgs) }
 
-// Commit appends m to the working history and returns its index.
+// Commit appends m to the working history and returns its index. The ids
+// of m's tool calls should be free (Fresh).
 func (h *History) Commit(m *llm.Message) int {
 	h.msgs = append(h.msgs, m)
+	if h.ids != nil {
+		countIDs(h.ids, m)
+	}
 	return len(h.msgs) - 1
 }
 
+// Fresh returns m with each tool call id that the history holds already
+// (its archive and rolled-back spans too), that an earlier call of m
+// gives, or that is empty, replaced by a free one: the id with "-2",
+// "-3", … appended, the first that is free ("call-2", … for an empty
+// one). Models do reuse ids — a server that numbers the calls of each
+// response from call_0, a model whose request was trimmed of the call it
+// first gave the id to — and a provider refuses a history that holds one
+// id twice. It returns m itself when every id is free; m is not changed.
+func (h *History) Fresh(m *llm.Message) *llm.Message {
+	out := m
+	for i, c := range m.ToolCalls {
+		taken := h.takenWith(out.ToolCalls[:i])
+		if !taken(c.Id) {
+			continue
+		}
+		if out == m {
+			out = proto.Clone(m).(*llm.Message)
+		}
+		out.ToolCalls[i].Id = freeID(c.Id, taken)
+	}
+	return out
+}
+
+// takenWith reports whether an id is taken: empty, held by the history,
+// or given by one of calls.
+func (h *History) takenWith(calls []*llm.ToolCall) func(string) bool {
+	ids := h.callIDs()
+	return func(id string) bool {
+		return id == "" || ids[id] > 0 || slices.ContainsFunc(calls, func(c *llm.ToolCall) bool { return c.Id == id })
+	}
+}
+
+// freeID is id with the first "-N" from 2 on that taken does not hold.
+func freeID(id string, taken func(string) bool) string {
+	base := cmp.Or(id, "call") + "-"
+	for n := 2; ; n++ {
+		if c := base + strconv.Itoa(n); !taken(c) {
+			return c
+		}
+	}
+}
+
+// callIDs is ids, counted first if need be.
+func (h *History) callIDs() map[string]int32 {
+	if h.ids == nil {
+		h.ids = map[string]int32{}
+		p := h.earlier()
+		for _, m := range p.archive {
+			countIDs(h.ids, m)
+		}
+		for _, sp := range p.rolled {
+			for _, m := range sp.msgs {
+				countIDs(h.ids, m)
+			}
+		}
+		for _, m := range h.msgs {
+			countIDs(h.ids, m)
+		}
+	}
+	return h.ids
+}
+
+// countIDs adds the tool call ids of m to ids.
+func countIDs(ids map[string]int32, m *llm.Message) {
+	for _, c := range m.ToolCalls {
+		ids[c.Id]++
+	}
+}
+
+// repeats reports whether a tool call of msgs has an id that the history
+// holds more than once.
+func (h *History) repeats(msgs []*llm.Message) bool {
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if h.callIDs()[c.Id] > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Fork makes msgs the working history of a new session (a fork's copy).
-func (h *History) Fork(msgs []*llm.Message) { h.msgs = slices.Clone(msgs) }
+func (h *History) Fork(msgs []*llm.Message) { h.msgs, h.ids = slices.Clone(msgs), nil }
 
 // RollBack takes the working history from index from on out: the
 // messages stay, marked rolled back, in the store's order. It reports
@@ -194,7 +288,8 @@ func (h *History) keepBefore() {
 	if h.rewritePending() {
 		return
 	}
-	h.stored.before = &rewind{msgs: h.msgs, rolled: slices.Clone(h.earlier().rolled)}
+	p := h.changing()
+	p.before = &rewind{msgs: h.msgs, rolled: slices.Clone(p.rolled)}
 }
 
 // rewritePending reports whether the store has yet to take a compaction
@@ -255,15 +350,21 @@ func (h *History) CallsOutside() int {
 // ever needs to be (it should not: the repair is defence in depth), and
 // the fixes made. The history only grows, and at each request every tool
 // call in it has its result, so the pass checks what was added since the
-// last request that needed no fix; a prefix that needed fixing stays
-// unchecked, so it is fixed again on every request.
+// last request that needed no fix — all of it when a call added gives an
+// id the history holds twice, which the part checked before may hold; a
+// prefix that needed fixing stays unchecked, so it is fixed again on
+// every request.
 func (h *History) Repaired() ([]*llm.Message, []string) {
-	tail, fixes := llm.Repair(h.msgs[h.checked:])
+	from := h.checked
+	if h.repeats(h.msgs[from:]) {
+		from = 0
+	}
+	tail, fixes := llm.Repair(h.msgs[from:])
 	if len(fixes) == 0 {
 		h.checked = len(h.msgs)
 		return h.msgs, nil
 	}
-	return append(slices.Clone(h.msgs[:h.checked]), tail...), fixes
+	return append(slices.Clone(h.msgs[:from]), tail...), fixes
 }
 
 // Write is what a write must carry of the history: Messages, stored from
@@ -299,8 +400,8 @@ func (h *History) Pending(rewrite bool) Write {
 func (h *History) Stored(w Write) {
 	h.stored.count = w.From + len(w.Messages) - w.base - w.rolled
 	h.stored.base, h.stored.rollbacks = w.base, w.rollbacks
-	if !h.rewritePending() {
-		h.stored.before = nil
+	if h.past != nil && !h.rewritePending() {
+		h.past.before = nil
 	}
 }
 
@@ -310,13 +411,14 @@ func (h *History) Stored(w Write) {
 func (h *History) Revert() {
 	if h.rewritePending() {
 		p := h.changing()
-		h.msgs, p.rolled, p.base = h.stored.before.msgs, h.stored.before.rolled, h.stored.base
+		h.msgs, p.rolled, p.base = p.before.msgs, p.before.rolled, h.stored.base
 		p.rollbacks = h.stored.rollbacks
 		p.archive = slices.Clip(p.archive[:p.base])
-		p.archivedCalls, h.stored.before, h.checked = CountCalls(p.archive), nil, 0
+		p.archivedCalls, p.before, h.checked = CountCalls(p.archive), nil, 0
 	}
 	h.msgs = slices.Clip(h.msgs[:h.stored.count]) // a cancelled request may still read the old tail
 	h.checked = min(h.checked, h.stored.count)
+	h.ids = nil // what was cut gave ids back: counted again when needed
 }
 
 // CloseCalls answers, with content as an error result, the tool calls of

@@ -208,3 +208,80 @@ func TestWhole(t *testing.T) {
 		t.Fatalf("a restored history has a write pending: %+v", w)
 	}
 }
+
+// ids lists the ids of the tool calls of m.
+func ids(m *llm.Message) []string {
+	var out []string
+	for _, c := range m.ToolCalls {
+		out = append(out, c.Id)
+	}
+	return out
+}
+
+// TestFresh: a call id the history holds anywhere — compacted, rolled
+// back, in the working history — or that an earlier call of the message
+// gives, or an empty one, is replaced by the first free id-N from 2 on;
+// free ids stay, and a message whose ids are all free comes back as it
+// is. Before, a session let a model's reused id into its history when the
+// request had been trimmed of the call that first had it.
+func TestFresh(t *testing.T) {
+	h := history.Restore(msgs("user:p1", "assistant:>old", "tool:old=r", "-assistant:>gone", "-tool:gone=r",
+		"user:p2", "assistant:>cur,cur-2", "tool:cur=r", "tool:cur-2=r"), 3)
+	same(t, "all", h.All(), "~user:p1", "~assistant:", "~tool:old=r", "-assistant:", "-tool:gone=r",
+		"user:p2", "assistant:", "tool:cur=r", "tool:cur-2=r")
+	free := msgs("assistant:>new,other")[0]
+	if got := h.Fresh(free); got != free {
+		t.Errorf("free ids were replaced: %q", ids(got))
+	}
+	m := msgs("assistant:>old,gone,cur,new,new,")[0]
+	got := h.Fresh(m)
+	if want := []string{"old-2", "gone-2", "cur-3", "new", "new-2", "call-2"}; !slices.Equal(ids(got), want) {
+		t.Errorf("Fresh gave %q, want %q", ids(got), want)
+	}
+	if want := []string{"old", "gone", "cur", "new", "new", ""}; !slices.Equal(ids(m), want) {
+		t.Errorf("Fresh changed its message: %q", ids(m))
+	}
+	h.Commit(got)
+	if again := h.Fresh(msgs("assistant:>new,old-2")[0]); !slices.Equal(ids(again), []string{"new-3", "old-2-2"}) {
+		t.Errorf("after the commit Fresh gave %q", ids(again))
+	}
+}
+
+// TestFreshAfterRevert: a call cut by a failed write gives its id back.
+func TestFreshAfterRevert(t *testing.T) {
+	h := &history.History{}
+	h.Commit(msgs("user:p1")[0])
+	h.Stored(h.Pending(false))
+	h.Commit(h.Fresh(msgs("assistant:>x")[0]))
+	if got := ids(h.Fresh(msgs("assistant:>x")[0])); !slices.Equal(got, []string{"x-2"}) {
+		t.Fatalf("with x committed Fresh gave %q", got)
+	}
+	h.Revert()
+	if got := ids(h.Fresh(msgs("assistant:>x")[0])); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("after the revert Fresh gave %q, want x", got)
+	}
+}
+
+// TestRepairedSeesRepeatOfCheckedID: a call added since the last request
+// that gives the id of a call checked before is found and repaired on
+// every request. Before, the pass checked only what was added, so the
+// request carried the id twice.
+func TestRepairedSeesRepeatOfCheckedID(t *testing.T) {
+	h := &history.History{}
+	for _, m := range msgs("user:p1", "assistant:>c1", "tool:c1=r", "assistant:a1") {
+		h.Commit(m)
+	}
+	if _, fixes := h.Repaired(); len(fixes) != 0 {
+		t.Fatalf("fixes %v", fixes)
+	}
+	for _, m := range msgs("user:p2", "assistant:>c1", "tool:c1=again") {
+		h.Commit(m)
+	}
+	for range 2 {
+		got, fixes := h.Repaired()
+		if len(fixes) == 0 {
+			t.Fatal("the repeated id was not repaired")
+		}
+		same(t, "sent", got, "user:p1", "assistant:", "tool:c1=r", "assistant:a1", "user:p2", "assistant:")
+	}
+}

@@ -70,11 +70,11 @@ func reasoning(d *delta) string {
 }
 
 // response finishes the attempt: it emits each tool call, in order, and
-// returns the response. taken holds the tool call ids of the history.
-func (a *accumulator) response(taken map[string]bool, out *output) *llm.Response {
+// returns the response.
+func (a *accumulator) response(out *output) *llm.Response {
 	msg := llm.AssistantMessage(a.text.String())
 	msg.Thinking = a.thinking.String()
-	msg.ToolCalls = a.calls.done(taken)
+	msg.ToolCalls = a.calls.done()
 	for _, c := range msg.ToolCalls {
 		out.emit(llm.Chunk{Kind: llm.ChunkToolCall, ToolCall: c})
 	}

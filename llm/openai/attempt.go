@@ -56,7 +56,7 @@ func capture(into *errorResponse) option.Middleware {
 // the response, or why it failed; a nil response with a nil failure never
 // happens. When ctx is cancelled it returns at once (the failure then
 // carries no meaning: Stream returns ctx.Err()).
-func (p *Provider) attempt(ctx context.Context, model string, body []byte, taken map[string]bool, out *output) (*llm.Response, *failure) {
+func (p *Provider) attempt(ctx context.Context, model string, body []byte, out *output) (*llm.Response, *failure) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var res errorResponse
@@ -72,7 +72,7 @@ func (p *Provider) attempt(ctx context.Context, model string, body []byte, taken
 			return nil, &failure{err: &llm.Error{Message: ctx.Err().Error()}}
 		case it := <-items:
 			if it.end {
-				return p.end(ctx, it.err, &res, &acc, model, taken, out)
+				return p.end(ctx, it.err, &res, &acc, model, out)
 			}
 			acc.add(&it.chunk, out)
 			w.reset()
@@ -107,7 +107,7 @@ func (p *Provider) read(ctx context.Context, body []byte, mw option.Middleware, 
 }
 
 // end finishes an attempt whose stream ended with err (nil at a clean end).
-func (p *Provider) end(ctx context.Context, err error, res *errorResponse, acc *accumulator, model string, taken map[string]bool, out *output) (*llm.Response, *failure) {
+func (p *Provider) end(ctx context.Context, err error, res *errorResponse, acc *accumulator, model string, out *output) (*llm.Response, *failure) {
 	if ctx.Err() != nil {
 		return nil, &failure{err: &llm.Error{Message: ctx.Err().Error()}}
 	}
@@ -120,7 +120,7 @@ func (p *Provider) end(ctx context.Context, err error, res *errorResponse, acc *
 	case err == nil && acc.finish == "error":
 		return nil, &failure{err: &llm.Error{Message: `the model stopped with finish reason "error"`}, retryable: true}
 	case err == nil:
-		return acc.response(taken, out), nil
+		return acc.response(out), nil
 	case res.status != 0:
 		return nil, p.failure(parseError(res.status, res.body), res.header, model)
 	case errors.As(err, &streamErr):

@@ -31,9 +31,12 @@
 //   - ChunkText for text deltas, and for a refusal (stop reason
 //     llm.StopRefusal);
 //   - ChunkToolCall for each tool call once the stream has ended: in index
-//     order, with a generated id where the server sent none (or reused
-//     one from the history), {} for empty arguments, and arguments that
-//     are not valid JSON passed on verbatim. Deltas are accumulated by
+//     order, with a generated id where the server sent none (or gave one
+//     to two calls of the response), {} for empty arguments, and
+//     arguments that are not valid JSON passed on verbatim. An id the
+//     history holds already is passed on as the server sent it: the
+//     session replaces it (it knows the whole history, a trimmed request
+//     does not). Deltas are accumulated by
 //     index, or by id where the index is missing or -1 (llama.cpp) or
 //     shared by several calls, and whole calls in one delta (Ollama) work
 //     too;

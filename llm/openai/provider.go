@@ -96,10 +96,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.C
 		}
 	}
 	out := &output{emit: emit}
-	taken := callIDs(req.Messages)
 	var plan retryPlan
 	for {
-		resp, f := p.attempt(ctx, req.Model, body, taken, out)
+		resp, f := p.attempt(ctx, req.Model, body, out)
 		if f == nil {
 			return resp, nil
 		}

@@ -237,14 +237,3 @@ func unwire(c *llm.ToolCall, names map[string]string) {
 		c.Name = n
 	}
 }
-
-// callIDs returns the ids of the tool calls in msgs.
-func callIDs(msgs []*llm.Message) map[string]bool {
-	ids := map[string]bool{}
-	for _, m := range msgs {
-		for _, c := range m.GetToolCalls() {
-			ids[c.GetId()] = true
-		}
-	}
-	return ids
-}

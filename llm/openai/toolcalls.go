@@ -88,11 +88,13 @@ func (cs *calls) find(d *toolCallDelta, index int64) *callBuilder {
 
 // done returns the finished calls: in index order when the server numbered
 // every call distinctly, else in the order they started. A missing id, or
-// one already in taken (the request's history) or used by an earlier call,
-// is replaced by a generated one, since ids must be unique in a history;
-// empty arguments become {}, and arguments that are not valid JSON are
-// kept verbatim for the runtime to report to the model.
-func (cs *calls) done(taken map[string]bool) []*llm.ToolCall {
+// one an earlier call of the response used, is replaced by a generated
+// one; an id the history holds already is the caller's to replace (a
+// session does, against its whole history, which a trimmed request does
+// not hold: actors/history's Fresh). Empty arguments become {}, and
+// arguments that are not valid JSON are kept verbatim for the runtime to
+// report to the model.
+func (cs *calls) done() []*llm.ToolCall {
 	list := slices.Clone(cs.list)
 	if distinctIndexes(list) {
 		slices.SortStableFunc(list, func(a, b *callBuilder) int { return cmp.Compare(a.index, b.index) })
@@ -101,7 +103,7 @@ func (cs *calls) done(taken map[string]bool) []*llm.ToolCall {
 	out := make([]*llm.ToolCall, 0, len(list))
 	for _, c := range list {
 		id := c.id
-		if id == "" || taken[id] || used[id] {
+		if id == "" || used[id] {
 			id = newCallID()
 		}
 		used[id] = true

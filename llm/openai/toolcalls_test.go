@@ -11,7 +11,6 @@ func TestCalls(t *testing.T) {
 	tests := []struct {
 		name   string
 		chunks []string
-		taken  map[string]bool
 		want   []string
 	}{
 		{
@@ -65,12 +64,6 @@ func TestCalls(t *testing.T) {
 			want: []string{`a f {}`, `b g {}`},
 		},
 		{
-			name:   "id already in the history is replaced",
-			chunks: []string{`[{"index":0,"id":"0","function":{"name":"f","arguments":"{}"}}]`},
-			taken:  map[string]bool{"0": true},
-			want:   []string{`<gen> f {}`},
-		},
-		{
 			name: "id used twice in one response",
 			chunks: []string{
 				`[{"index":0,"id":"x","function":{"name":"f","arguments":"{}"}}]`,
@@ -112,7 +105,7 @@ func TestCalls(t *testing.T) {
 				}
 			}
 			var got []string
-			for _, c := range cs.done(tt.taken) {
+			for _, c := range cs.done() {
 				got = append(got, showCall(c))
 			}
 			equal(t, "calls", got, tt.want)
