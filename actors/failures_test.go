@@ -52,6 +52,7 @@ func TestHandlerPanics(t *testing.T) {
 	before, history, n := h.state(), contents(h.messages()), h.rec.Len()
 
 	h.sys.Root.Send(h.pid, &toolDone{tag: tag{run: 1, turn: 1}, index: 7})
+	h.drain()
 
 	st := h.state()
 	if got := h.rec.Types()[n:]; !slices.Equal(got, []string{"error"}) {

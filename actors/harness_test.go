@@ -151,6 +151,24 @@ func (h *harness) waitState(to string, n int) {
 	}, wait)
 }
 
+// drained is a report, posted by a test: the session answers it, as any
+// message that is not a command, with bad_request, once it has run every
+// report posted before it (reports wait behind commands, in order).
+type drained struct{}
+
+func (*drained) report() {}
+
+// drain waits until the session has run every report posted to it so
+// far: a test that posts reports itself (h.sys.Root.Send) and then asks
+// get_state would have its command overtake them.
+func (h *harness) drain() {
+	h.t.Helper()
+	res, err := h.sys.Root.RequestFuture(h.pid, &drained{}, wait).Result()
+	if r, ok := res.(*eventsv1.Reply); err != nil || !ok || r.GetError().GetCode() != events.CodeBadRequest {
+		h.t.Fatalf("drain: %v, %v", res, err)
+	}
+}
+
 // state returns get_state.
 func (h *harness) state() *eventsv1.SessionState {
 	h.t.Helper()

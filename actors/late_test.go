@@ -42,8 +42,7 @@ func injectLate(t *testing.T, h *harness, stale ...tag) {
 			h.sys.Root.Send(h.pid, m)
 		}
 	}
-	// The mailbox is FIFO for one sender: get_state is handled after the
-	// injected reports.
+	h.drain()
 	after := h.state()
 	if !proto.Equal(before, after) {
 		t.Errorf("late reports changed get_state:\nbefore %v\nafter  %v", before, after)
@@ -131,6 +130,7 @@ func TestLateMessagesIgnored(t *testing.T) {
 		before, n := h.state(), h.rec.Len()
 		h.sys.Root.Send(h.pid, &toolUpdate{tag: current, index: 0, progress: reported("late")})
 		h.sys.Root.Send(h.pid, &toolDone{tag: current, index: 0, result: tools.Result{Content: "late"}})
+		h.drain()
 		if after := h.state(); !proto.Equal(before, after) || h.rec.Len() != n {
 			t.Errorf("reports for a killed call changed something:\nbefore %v\nafter  %v\nevents %q", before, after, h.rec.Types()[n:])
 		}
