@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/tack-run/tack/actors/history"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -253,5 +255,58 @@ func TestAbortAfterToolsDoesNotWaitForAPerson(t *testing.T) {
 	want := []string{"user:go", "assistant:", "tool:" + tools.RejectedPrefix + "aborted", "tool:hold done"}
 	if got := contents(h.history()); !slices.Equal(got, want) {
 		t.Errorf("history = %q, want %q", got, want)
+	}
+}
+
+// recoveringStore fails its writes while fail is set, and holds one write
+// while held has a channel to wait on.
+type recoveringStore struct {
+	store.Store
+	fail atomic.Bool
+	held chan chan struct{}
+}
+
+func (s *recoveringStore) Apply(ctx context.Context, id string, b *store.Batch) error {
+	if s.fail.Load() {
+		return errors.New("disk full")
+	}
+	select {
+	case release := <-s.held:
+		<-release
+	default:
+	}
+	return s.Store.Apply(ctx, id, b)
+}
+
+// TestAbortKeepsItsPlaceBehindAHeldPrompt: while the store is down, a
+// prompt is held for a try at the store; an abort sent after it is held
+// behind it, so the session takes them in the order they came: the
+// prompt's run starts once the try lands, and the abort ends it. Before,
+// the abort went first (at idle, it stopped nothing) and the prompt's run
+// then went on unaborted.
+func TestAbortKeepsItsPlaceBehindAHeldPrompt(t *testing.T) {
+	st := &recoveringStore{Store: memory.New(), held: make(chan chan struct{}, 1)}
+	h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":60000}}]},{"text":"never"}]}`), Tools: demoSet(t)})
+	st.fail.Store(true)
+	if r := h.send(&eventsv1.Prompt{Text: "p1"}); r.GetError().GetCode() != codeStoreFailed {
+		t.Fatalf("p1 = %v, want store_failed", r)
+	}
+	st.fail.Store(false)
+	release := make(chan struct{})
+	st.held <- release // the try at the store waits
+	p2 := h.sys.Root.RequestFuture(h.pid, &eventsv1.Prompt{Text: "p2"}, wait)
+	abort := h.sys.Root.RequestFuture(h.pid, &eventsv1.Abort{}, wait)
+	h.state() // taken after both
+	close(release)
+	for _, f := range []*actor.Future{p2, abort} {
+		if res, err := f.Result(); err != nil || res.(*eventsv1.Reply).GetError() != nil {
+			t.Fatalf("reply %v, %v", res, err)
+		}
+	}
+	if r := h.waitFor("agent_end", 1).GetAgentEnd(); r.Reason != string(events.EndAborted) {
+		t.Fatalf("p2's run ended %v, want aborted", r)
+	}
+	if got := contents(h.history()); len(got) == 0 || got[0] != "user:p2" {
+		t.Fatalf("history %q, want p2's run", got)
 	}
 }

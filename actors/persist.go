@@ -328,12 +328,29 @@ const interruptedByStore = "interrupted: the store failed"
 
 // holdWhileDown holds a command that would need a write while the session
 // is down, and asks for a try at the store: the command goes through if
-// the try lands and is refused if not. It reports whether it held it.
+// the try lands and is refused if not. An abort, a model switch or a
+// compact that comes while commands are held is held behind them, so
+// that the session takes them in the order they came: a prompt held and
+// an abort sent after it took the abort first (at idle, a no-op), and the
+// prompt's run then went on unaborted. It reports whether it held it.
 func (s *session) holdWhileDown(ctx actor.Context) bool {
-	if s.p.j.Err() == nil || !s.needsWrite(ctx.Message()) {
+	if s.p.j.Err() == nil {
+		return false
+	}
+	if !s.needsWrite(ctx.Message()) && !(s.p.j.Holding() && actsOnHeld(ctx.Message())) {
 		return false
 	}
 	return s.p.j.Hold(journal.Held{Msg: ctx.Message(), Sender: ctx.Sender()})
+}
+
+// actsOnHeld reports whether msg is a command that acts on what the
+// commands held before it would start.
+func actsOnHeld(msg any) bool {
+	switch msg.(type) {
+	case *eventsv1.Abort, *eventsv1.SwitchModel, *eventsv1.Compact:
+		return true
+	}
+	return false
 }
 
 // needsWrite reports whether a command changes what the store keeps.

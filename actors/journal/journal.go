@@ -168,6 +168,9 @@ func (j *Journal) Hold(h Held) bool {
 	return true
 }
 
+// Holding reports whether commands are held while the session is down.
+func (j *Journal) Holding() bool { return len(j.held) > 0 }
+
 // Settled reports whether nothing waits: no write under way or wanted, no
 // item, no held command, the session up.
 func (j *Journal) Settled() bool {
