@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventstest"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
@@ -56,8 +57,17 @@ func TestCompactCommandMidRun(t *testing.T) {
 
 // TestAbortCancelsCompaction: an abort while the run waits at its turn gap
 // for a summary cancels the summary request; compact_end with 0 follows
-// the run's agent_end, with no error, and the history is unchanged.
+// the run's agent_end, with no error, and the history is unchanged. An
+// abort at after_tools or after_response does the same: the run is at a
+// turn gap, past those points. (Such an abort used to cancel the summary
+// and wait, and the run then sent its next request.)
 func TestAbortCancelsCompaction(t *testing.T) {
+	for _, at := range []events.At{"", events.AtAfterTools, events.AtAfterResponse} {
+		t.Run("at="+string(at), func(t *testing.T) { abortCancelsCompaction(t, at) })
+	}
+}
+
+func abortCancelsCompaction(t *testing.T, at events.At) {
 	tool, summary := newGate(), newGate()
 	sys := newSystem(t)
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
@@ -71,8 +81,9 @@ func TestAbortCancelsCompaction(t *testing.T) {
 	tool.open()
 	h.waitFor("compact_start", 1)
 	n := h.rec.Len()
-	h.ok(&eventsv1.Abort{})
+	h.ok(&eventsv1.Abort{At: string(at)})
 	h.waitFor("compact_end", 1)
+	h.state() // anything the compaction's end set off is out
 	eventstest.ExpectTypes(t, h.since(n), "agent_abort", "state_changed", "agent_status", "agent_end", "compact_end")
 	if got := findType(h.since(n), "compact_end").GetCompactEnd().RemovedCount; got != 0 {
 		t.Fatalf("removed_count %d, want 0", got)

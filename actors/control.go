@@ -101,23 +101,24 @@ func rank(at events.At) int {
 	return 3
 }
 
-// abortAt is the user's abort in any state. It cancels a compaction under
-// way at once (cancelCompaction). agent_abort goes out at once;
+// abortAt is the user's abort in any state. agent_abort goes out at once;
 // the run stops now or, with at, at the safe point it names: after the
 // response in flight (whose tool calls then do not run) or after the
 // running tool batch. Where that point is already past — after_response
-// while tools run, anything while a run is paused for a person — the
-// abort acts now. A stronger abort upgrades one that waits.
+// while tools run, anything while a run is paused for a person or waits
+// at its turn gap for a compaction — the abort acts now. A stronger abort
+// upgrades one that waits. An abort that acts now, or comes with no run,
+// cancels a compaction under way (cancelCompaction).
 func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Time) {
-	s.cancelCompaction()
 	r := s.run
 	if r == nil {
+		s.cancelCompaction()
 		s.abortIdle(ctx, m, received)
 		return
 	}
 	at := events.At(m.At)
 	st := s.machine.Current()
-	if at == "" || st == fsm.Idle || (at == events.AtAfterResponse && st == fsm.ExecutingTools) {
+	if at == "" || st == fsm.Idle || r.awaitCompact || (at == events.AtAfterResponse && st == fsm.ExecutingTools) {
 		at = events.AtNow
 	}
 	if w := r.ctl.waiting; w != nil && rank(w.at) >= rank(at) {
@@ -127,6 +128,7 @@ func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Ti
 	r.ctl.rollback = r.ctl.rollback || m.Rollback
 	s.replyAtOnce(ctx, &eventsv1.Reply{})
 	if at == events.AtNow {
+		s.cancelCompaction()
 		s.stopNow(m, events.EndAborted)
 		return
 	}
