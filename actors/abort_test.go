@@ -393,3 +393,33 @@ func TestAbortBeforeWaitingResults(t *testing.T) {
 		t.Errorf("history = %q, want one result and %d interrupted", got, calls-1)
 	}
 }
+
+// TestRefusedAbortStopsNoBatch: an abort the session will refuse (its
+// options are invalid; Session.Send passes them unchecked) does not stop
+// a batch start it waits behind: the calls all start, and the run goes
+// on. Before, the batch settled the calls left as interrupted and waited
+// for the abort to end it, which refused it: the session stayed in
+// executing_tools with nothing running.
+func TestRefusedAbortStopsNoBatch(t *testing.T) {
+	const calls = 3
+	gate := &gatePlugin{first: make(chan struct{}), release: make(chan struct{})}
+	env := &Env{}
+	env.PluginBudget = time.Minute
+	sys := newSystem(t)
+	script := `{"turns":[{"tool_calls":[` + strings.TrimSuffix(strings.Repeat(`{"name":"echo","args":{"text":"x"}},`, calls), ",") + `]},{"text":"done"}]}`
+	h := spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: scriptModel(t, "", script), Tools: demoSet(t),
+		Plugins: []plugins.Plugin{gate}})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	<-gate.first
+	refused := h.sys.Root.RequestFuture(h.pid, &eventsv1.Abort{At: "soon"}, wait)
+	close(gate.release)
+	if res, err := refused.Result(); err != nil || res.(*eventsv1.Reply).GetError().GetCode() != events.CodeBadRequest {
+		t.Fatalf("the abort: %v, %v; want bad_request", res, err)
+	}
+	if r := h.waitFor("agent_end", 1).GetAgentEnd().Reason; r != string(events.EndCompleted) {
+		t.Errorf("agent_end reason %s, want completed", r)
+	}
+	if n := gate.asked.Load(); n != calls {
+		t.Errorf("the plugin was asked about %d calls, want %d", n, calls)
+	}
+}

@@ -140,10 +140,11 @@ func (s *session) startBatch(tcs []*llm.ToolCall) {
 }
 
 // stopsNow reports whether msg is an abort that stops a batch at once:
-// any but one that waits for the tools (at after_tools).
+// any the session takes (its options are valid) but one that waits for
+// the tools (at after_tools).
 func stopsNow(msg any) bool {
 	m, ok := unwrap(msg).(*eventsv1.Abort)
-	return ok && events.At(m.At) != events.AtAfterTools
+	return ok && events.At(m.At) != events.AtAfterTools && events.CheckAbort(m) == nil
 }
 
 // startCall starts one call, or settles it when the tool is unknown, the
