@@ -345,6 +345,10 @@ function applyEvent(s0: ViewState, e: TackEvent): ViewState {
     }
     case "message_committed":
       return commit(s, num(e.index, -1), (e.message ?? {}) as WireMessage);
+    case "turn_end":
+      // The response is over: committed already, or not committed at all
+      // (it had neither text nor tool calls), its bubble goes either way.
+      return s.streaming ? { ...s, streaming: null } : s;
     case "token_usage":
       return {
         ...s,

@@ -108,6 +108,21 @@ test("a streaming message grows in place, then commits at its index", () => {
   assert.deepEqual(s.notices, []);
 });
 
+test("a response with nothing to commit leaves no bubble once its turn ends", () => {
+  let s = run([
+    ...start,
+    { type: "state_changed", from: "running", to: "streaming" },
+    { type: "message_start", role: "assistant" },
+    { type: "thinking_start" },
+    { type: "thinking_delta", delta: "Hmm." },
+    { type: "response_complete", message: { role: "assistant", content: "" }, stop_reason: "end_turn" },
+    { type: "token_usage", context_used: 10, context_window: 8000, context_percent: 0.125, session_total_tokens: 10, model: "script:demo", cost_usd: 0 },
+    { type: "turn_end", run_id: "r-1", turn: 1 },
+  ]);
+  assert.equal(s.streaming, null);
+  assert.deepEqual(s.messages, [userMsg(0, "hello")]);
+});
+
 const toolTurn: Ev[] = [
   { type: "state_changed", from: "running", to: "streaming" },
   { type: "message_start", role: "assistant" },
