@@ -99,7 +99,9 @@ func TestDelegate(t *testing.T) {
 	if !end.GetOk() || end.GetResult() != agentruntest.HelloAnswer || end.GetName() != "a2a:hello" {
 		t.Fatalf("end %+v", end)
 	}
-	if got := strings.Join(updates, ""); got != agentruntest.HelloAnswer || len(updates) < 2 {
+	// The answer streams: one update or more (a session relays the pieces
+	// that come while it is busy in one).
+	if got := strings.Join(updates, ""); got != agentruntest.HelloAnswer || len(updates) == 0 {
 		t.Errorf("updates %q", updates)
 	}
 }

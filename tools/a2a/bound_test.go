@@ -89,9 +89,11 @@ func (failing) Cancel(context.Context, *a2asrv.ExecutorContext) iter.Seq2[sdk.Ev
 }
 
 // TestOnePieceAndAnErrorAreBounded: a single artifact piece past
-// MaxAnswer streams no more than MaxAnswer of updates, in pieces of at
-// most 4 KiB; an error the remote agent answers with, which becomes the
-// call's result, keeps at most MaxAnswer of its text.
+// MaxAnswer streams no more than MaxAnswer of updates (the tool sends
+// them in pieces of at most 4 KiB, output.TestUpdates; a session relays
+// the pieces that come while it is busy in one event); an error the
+// remote agent answers with, which becomes the call's result, keeps at
+// most MaxAnswer of its text.
 func TestOnePieceAndAnErrorAreBounded(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("POST /a2a/flood", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(flood{1, 3 * a2a.MaxAnswer})))
@@ -103,9 +105,6 @@ func TestOnePieceAndAnErrorAreBounded(t *testing.T) {
 	streamed := 0
 	for _, u := range updates {
 		streamed += len(u)
-		if len(u) > 4096 {
-			t.Fatalf("an update of %d bytes", len(u))
-		}
 	}
 	if streamed > a2a.MaxAnswer+100 || len(end.GetResult()) > a2a.MaxAnswer+100 {
 		t.Errorf("one piece of %d bytes: %d bytes of updates, a result of %d (bound %d)", 3*a2a.MaxAnswer, streamed, len(end.GetResult()), a2a.MaxAnswer)
