@@ -149,6 +149,13 @@ func (ws *wsConn) send(ctx context.Context, b []byte) error {
 // the server hold 65 of them.
 const commandQueue = 64
 
+// commandsInFlight is how many of a socket's commands run at once (a
+// command.Pipeline): each answer waits for the ones before it to be sent,
+// so the answers a client does not read stay in memory, at most this
+// many. Two are what an abort needs (the command whose answer waits, and
+// the abort); 64 answers of get_messages on a 3.6 MB history held 330 MB.
+const commandsInFlight = 4
+
 // wsFrame is a frame the client sent.
 type wsFrame struct {
 	typ  websocket.MessageType
@@ -183,7 +190,7 @@ func (ws *wsConn) read(ctx context.Context, frames chan<- wsFrame) {
 // not a command gets a bad_request response and the socket stays open.
 func (ws *wsConn) runAll(ctx context.Context, frames <-chan wsFrame) {
 	defer close(ws.answered)
-	p := command.NewPipeline(commandQueue)
+	p := command.NewPipeline(commandsInFlight)
 	defer p.Wait()
 	for {
 		var f wsFrame
@@ -197,9 +204,10 @@ func (ws *wsConn) runAll(ctx context.Context, frames <-chan wsFrame) {
 		p.Go(ctx, func(ctx context.Context) func() {
 			h, data, err := ws.run(ctx, f.typ, f.data)
 			ws.ahead.Release(int64(len(f.data)))
-			buf := command.AppendResponse(nil, h, data, err)
 			return func() {
-				if ws.send(ctx, buf) != nil {
+				// Encoded in its turn: the answers waiting hold their data,
+				// not a copy in JSON each.
+				if ws.send(ctx, command.AppendResponse(nil, h, data, err)) != nil {
 					_ = ws.c.CloseNow() // the reader ends, and the socket's goroutines with it
 				}
 			}

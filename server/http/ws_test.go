@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	nethttp "net/http"
 	"runtime"
 	"slices"
@@ -424,5 +425,39 @@ func TestWSAbortOvertakesAnAnswer(t *testing.T) {
 	}
 	if want := []string{"1", "2", "3"}; !slices.Equal(ids, want) {
 		t.Fatalf("responses %q, want %q", ids, want)
+	}
+}
+
+// TestWebSocketAnswersAreBounded: a socket that sends commands and reads
+// nothing makes the server hold at most commandsInFlight answers, each
+// as data, not a JSON copy. With 64 commands running at once, each
+// answer built whole before its turn, 64 get_messages of a 3.6 MB
+// history held 330 MB.
+func TestWebSocketAnswersAreBounded(t *testing.T) {
+	ts := start(t, nil, WithAuth(testAuth(t)))
+	const prompts = 4
+	turns := strings.TrimSuffix(strings.Repeat(`{"text":"ok"},`, prompts), ",")
+	ts.must("POST", "/v1/sessions", aliceToken, `{"session":"big","script":{"turns":[`+turns+`]}}`, 201)
+	text := strings.Repeat("x", 900<<10)
+	for range prompts {
+		ts.must("POST", "/v1/sessions/big/prompt", aliceToken, `{"text":"`+text+`"}`, 200)
+		ts.waitState("/v1/sessions/big", aliceToken, "idle")
+	}
+	history := len(ts.must("GET", "/v1/sessions/big/messages", aliceToken, "", 200))
+	runtime.GC()
+	var before, now runtime.MemStats
+	runtime.ReadMemStats(&before)
+	wc := ts.dialWS("ws"+strings.TrimPrefix(ts.url, "http")+"/v1/sessions/big/ws", aliceToken, false, nil) // never reads
+	for i := range 64 {
+		wc.send(fmt.Sprintf(`{"cmd":"get_messages","id":%d}`, i))
+	}
+	var most uint64
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		runtime.GC()
+		runtime.ReadMemStats(&now)
+		most = max(most, now.HeapInuse)
+	}
+	if grew := int64(most) - int64(before.HeapInuse); grew > int64((commandsInFlight+2)*history)+16<<20 {
+		t.Errorf("64 commands whose answers nobody reads (a history of %d KB) hold %d MB", history>>10, grew>>20)
 	}
 }
