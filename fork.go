@@ -57,6 +57,15 @@ func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (
 	default:
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
 	}
+	// The copy is made before the fork exists: a copy can take seconds,
+	// and a fork closed meanwhile (without a store its id is free then)
+	// could have its id taken by another user's session, which the fork
+	// would then have taken for its own.
+	staged, err := ws.Stage()
+	if err != nil {
+		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("fork: copying the workspace: %v", err)}
+	}
+	defer staged.Discard()
 	cfg := src.Config
 	cfg.ID = newID
 	fork, err := l.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
@@ -67,11 +76,11 @@ func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (
 	if err != nil {
 		return nil, err
 	}
-	// A fork goes its own way from here: its workspace is a copy.
-	if err := ws.CopyTo(fork.id); err != nil {
+	// A fork goes its own way from here: its workspace is the copy.
+	if err := staged.Place(fork.id); err != nil {
 		// No fork is better than one without its files.
 		_ = l.remove(ctx, fork.id, placement.DeleteOptions{})
-		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("fork: copying the workspace: %v", err)}
+		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("fork: placing the workspace's copy: %v", err)}
 	}
 	return fork, nil
 }

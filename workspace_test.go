@@ -2,13 +2,16 @@ package tack_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/tools/workspace"
 )
 
@@ -102,5 +105,62 @@ func assertFiles(t *testing.T, dir string, names ...string) {
 		if got[i] != names[i] {
 			t.Fatalf("%s holds %v, want %v", dir, got, names)
 		}
+	}
+}
+
+// TestForkCopiesBeforeItTakesItsID: a fork copies its parent's workspace
+// before its session exists, so a session made under the fork's id while
+// a slow copy runs (another user's) keeps its id and its own files: the
+// fork fails (bad_request: the session exists). Before, the fork's session was made
+// first; closed during the copy (without a store its id is free then)
+// its id went to another user's session, which the fork then closed.
+func TestForkCopiesBeforeItTakesItsID(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "workspaces")
+	rt, err := tack.New(tack.WithWorkspaces(workspace.PerSession(root)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	p, err := rt.Spawn(tack.SessionConfig{ID: "p", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := rt.Workspaces().Make("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A file of many small extents, slow to copy.
+	f, err := os.Create(filepath.Join(dir, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 200_000; i++ {
+		if _, err := f.WriteAt([]byte{1}, i*16384); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	forked := make(chan error, 1)
+	go func() { _, err := p.Fork(t.Context(), 0, "f"); forked <- err }()
+	eventually.Within(t, 10*time.Second, func() error {
+		if staged, _ := filepath.Glob(filepath.Join(root, "fork+*")); len(staged) == 0 {
+			return errors.New("no copy under way")
+		}
+		return nil
+	})
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "f", Script: json.RawMessage(`{"turns":[{"text":"mine"}]}`)}); err != nil {
+		t.Fatalf("a session made under the fork's id while it copies: %v", err)
+	}
+	if err := <-forked; tack.Code(err) != events.CodeBadRequest || !strings.Contains(err.Error(), "exists") {
+		t.Fatalf("the fork: %v, want bad_request: the session exists", err)
+	}
+	if _, err := rt.Session("f"); err != nil {
+		t.Fatalf("the session made meanwhile: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "f", "big")); !os.IsNotExist(err) {
+		t.Fatalf("the session made meanwhile has the fork's files: %v", err)
+	}
+	if staged, _ := filepath.Glob(filepath.Join(root, "fork+*")); len(staged) != 0 {
+		t.Fatalf("left staged: %q", staged)
 	}
 }

@@ -183,15 +183,20 @@ func (w *Workspaces) Remove(id string) error {
 	return os.RemoveAll(dir)
 }
 
-// Copy makes the workspace of session to a copy of from's: OpenSource
-// then CopyTo.
+// Copy makes the workspace of session to a copy of from's: OpenSource,
+// Stage, then Place.
 func (w *Workspaces) Copy(from, to string) error {
 	src, err := w.OpenSource(from)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	return src.CopyTo(to)
+	st, err := src.Stage()
+	if err != nil {
+		return err
+	}
+	defer st.Discard()
+	return st.Place(to)
 }
 
 // A Source is a session's workspace held open to be copied (a fork's
@@ -233,35 +238,89 @@ func (s *Source) Close() error {
 	return s.root.Close()
 }
 
-// CopyTo makes the workspace of session to a copy of the source.
+// Stage copies the source into a directory of its own among the
+// workspaces, for Place to make some session's workspace: a fork copies
+// before its session exists, so that no one else's session can have
+// taken the fork's id (closed meanwhile, without a store) by the time a
+// slow copy is done. The directory is named "fork+…": a '+' is in no
+// session's id, so no session's workspace is ever it.
+//
 // Regular files, directories and symbolic links are copied, the links as
 // they are. Named pipes, sockets and devices are not workspace content:
 // they are skipped and the rest is copied, also when a file becomes one
 // between its listing and its opening (a pipe is opened without waiting
-// for a writer, so the copy never hangs on one). Both workspaces are
+// for a writer, so the copy never hangs on one). Both directories are
 // opened as os.Roots, so nothing outside them is read or written, even
 // while the source's own session changes it: a file or directory swapped
 // for a link to elsewhere between its listing and its reading (a shell
 // can do that as the fork runs) fails the copy instead of copying what
-// the link points at.
-func (s *Source) CopyTo(to string) error {
-	if s.root == nil {
-		return nil
-	}
+// the link points at. A source without a workspace stages nothing.
+func (s *Source) Stage() (*Staged, error) {
 	w := s.w
-	dst, err := w.Path(to)
+	if s.root == nil {
+		return &Staged{w: w}, nil
+	}
+	if err := os.MkdirAll(w.root, 0o711); err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	dir, err := os.MkdirTemp(w.root, "fork+*") // mode 0700
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	if _, err := w.Make(to); err != nil {
-		return err
+	st := &Staged{w: w, dir: dir}
+	if err := st.fill(s.root); err != nil {
+		st.Discard()
+		return nil, err
 	}
-	out, err := os.OpenRoot(dst)
+	return st, nil
+}
+
+// fill copies root into the staged directory, given to the owner.
+func (st *Staged) fill(root *os.Root) error {
+	if st.w.uid >= 0 {
+		if err := os.Lchown(st.dir, st.w.uid, st.w.gid); err != nil {
+			return err
+		}
+	}
+	out, err := os.OpenRoot(st.dir)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	return copyWorkspace(w, s.root, out)
+	return copyWorkspace(st.w, root, out)
+}
+
+// Staged is a copy of a workspace made by Source.Stage, not yet any
+// session's.
+type Staged struct {
+	w   *Workspaces
+	dir string // "" once placed or discarded, or when nothing was staged
+}
+
+// Place makes the staged copy the workspace of session to, at once (a
+// rename). to must have none yet: a workspace there is an error, and the
+// copy stays staged.
+func (st *Staged) Place(to string) error {
+	if st.dir == "" {
+		return nil
+	}
+	dst, err := st.w.Path(to)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(st.dir, dst); err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	st.dir = ""
+	return nil
+}
+
+// Discard removes the staged copy unless Place took it.
+func (st *Staged) Discard() {
+	if st.dir != "" {
+		_ = os.RemoveAll(st.dir)
+		st.dir = ""
+	}
 }
 
 // Escapes reports whether err is os.Root's refusal of a path that leaves

@@ -144,7 +144,12 @@ func TestSourceStaysItsSessions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "theirs"), []byte("y"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := src.CopyTo("b"); err != nil {
+	st, err := src.Stage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Discard()
+	if err := st.Place("b"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "b", "theirs")); !os.IsNotExist(err) {
@@ -179,6 +184,9 @@ func TestCopyOfADeepWorkspace(t *testing.T) {
 		if c.fails {
 			if err == nil || !strings.Contains(err.Error(), "more than 256 directories deep") {
 				t.Fatalf("copy of %d levels: %v, want the depth refused", c.depth, err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(root, "fork+*")); len(left) != 0 {
+				t.Fatalf("after the failed copy: %q staged still", left)
 			}
 			continue
 		}
