@@ -26,8 +26,10 @@ func (r *recordingStore) Apply(ctx context.Context, id string, b *store.Batch) e
 }
 
 // TestCompactionStored: with a store, a compaction that leaves fewer
-// messages than were stored is written as one batch — the summary and the
-// messages kept from the cut on, the history's start moved — and the
+// messages than were stored is written as one batch — everything from
+// where the store's working history started (what the compaction
+// archived, which the store may not hold all of, then the summary and the
+// messages kept from the cut on), the history's start moved — and the
 // store then holds every message, the working history from the summary.
 // compact_end is told once that write is done; a second compaction and
 // the appends after each follow the same way.
@@ -58,7 +60,7 @@ func TestCompactionStored(t *testing.T) {
 	if b == nil {
 		t.Fatal("no batch rewrote the history")
 	}
-	if b.From != 4 || b.HistoryStart != 4 || !slices.Equal(contents(b.Messages), []string{"user:" + SummaryPrefix + "s1", "user:p3", "assistant:a3"}) {
+	if b.From != 0 || b.HistoryStart != 4 || !slices.Equal(contents(b.Messages), []string{"user:p1", "assistant:a1", "user:p2", "assistant:a2", "user:" + SummaryPrefix + "s1", "user:p3", "assistant:a3"}) {
 		t.Fatalf("the compaction's batch: from %d, start %d, messages %q", b.From, b.HistoryStart, contents(b.Messages))
 	}
 	stored := func(wantStart int, want ...string) {

@@ -400,7 +400,7 @@ func (s *session) batch(w history.Write) *store.Batch {
 		Volatile: s.volatile(),
 	}
 	if w.Rewrite {
-		b.HistoryStart = w.From
+		b.HistoryStart = w.Start
 	}
 	if s.notes.title != s.p.savedTitle {
 		b.Title = s.notes.title

@@ -369,11 +369,12 @@ func (h *History) Repaired() ([]*llm.Message, []string) {
 
 // Write is what a write must carry of the history: Messages, stored from
 // store index From on; with Rewrite they replace everything from From,
-// which is then also the working history's start.
+// and the working history starts at Start.
 type Write struct {
 	From     int
 	Messages []*llm.Message
 	Rewrite  bool
+	Start    int
 	// mark is the history's state as the write started (Stored takes it).
 	base, rolled int
 	rollbacks    uint64
@@ -382,12 +383,21 @@ type Write struct {
 // Pending is what the next write carries: the messages the store does
 // not hold, or — after a compaction or a rollback the store does not
 // hold yet, or when rewrite asks for it (a failed write may have landed
-// all the same) — everything from Base, to replace what it holds.
+// all the same) — everything from where the store's working history
+// starts, to replace what it holds: what compactions since archived
+// (the store may hold none of it, or not all: they ran while a write was
+// under way) and the working history after it. A rewrite from the
+// archive's end instead took the store's messages there for the archive:
+// two compactions behind one write lost the first's summary and stored a
+// message twice, and one that archived messages not yet stored left a
+// gap the store refused for good.
 func (h *History) Pending(rewrite bool) Write {
 	p := h.earlier()
-	w := Write{base: p.base, rolled: h.rolledCount(), rollbacks: p.rollbacks}
+	w := Write{Start: p.base, base: p.base, rolled: h.rolledCount(), rollbacks: p.rollbacks}
 	if rewrite || h.rewritePending() {
-		w.From, w.Messages, w.Rewrite = p.base, h.storedView(), true
+		from := min(h.stored.base, p.base)
+		w.From, w.Rewrite = from, true
+		w.Messages = append(slices.Clone(p.archive[from:p.base]), h.storedView()...)
 		return w
 	}
 	// A rewrite replaces this when the working history shrank.

@@ -123,11 +123,19 @@ func TestCompact(t *testing.T) {
 	if n := h.CallsOutside(); n != 1 {
 		t.Fatalf("CallsOutside = %d, want 1 (c1, archived)", n)
 	}
+	// The rewrite starts where the store's working history does: the store
+	// may not hold what the compaction archived (one under way while a
+	// write was), nor know the summary's place.
 	w := h.Pending(false)
-	if !w.Rewrite || w.From != 5 {
+	if !w.Rewrite || w.From != 0 || w.Start != 5 {
 		t.Fatalf("write after a compaction %+v", w)
 	}
-	same(t, "write after a compaction", w.Messages, "user:sum", "assistant:a2", "-user:y", "user:p3")
+	same(t, "write after a compaction", w.Messages, "user:p1", "assistant:a1", "tool:c1=r", "-user:x", "user:p2", "user:sum", "assistant:a2", "-user:y", "user:p3")
+	h.Stored(w)
+	h.Compact(2, &llm.Message{Role: llm.RoleUser, Content: "sum2", Summary: true})
+	if w := h.Pending(false); !w.Rewrite || w.From != 5 || w.Start != 8 {
+		t.Fatalf("write after a second compaction, the first stored: %+v", w)
+	}
 	if cut := h.CompactCut(2); cut != 0 {
 		t.Fatalf("CompactCut with only a summary before the kept: %d", cut)
 	}
