@@ -310,3 +310,44 @@ func TestAbortKeepsItsPlaceBehindAHeldPrompt(t *testing.T) {
 		t.Fatalf("history %q, want p2's run", got)
 	}
 }
+
+// TestToldResultSurvivesTheStoreGoingDown: a result the store kept
+// (Volatile.Settled) and a subscriber was told stays the call's result
+// when a later write fails for good and the session goes back to what the
+// store holds. Before, the rollback answered every open call of the batch
+// "interrupted: the store failed", the told one too, and the next write
+// stored that.
+func TestToldResultSurvivesTheStoreGoingDown(t *testing.T) {
+	mem := memory.New()
+	st := &failingStore{Store: mem}
+	script := `{"turns":[{"tool_calls":[{"name":"echo","args":{"text":"x"}},{"name":"sleep","args":{"ms":300}}]},{"text":"done"}]}`
+	h := storedHarness(t, st, Spec{Model: scriptModel(t, "", script), Tools: demoSet(t)})
+	h.ok(&eventsv1.Prompt{Text: "go"})
+	if end := h.waitToolEnd("c-1").GetToolExecutionEnd(); end.Result != "x" {
+		t.Fatalf("c-1 ended %q", end.Result)
+	}
+	waitStored(t, mem, func(s *store.Snapshot) bool {
+		return len(s.Volatile.Settled) == 1 && s.Volatile.Settled[0].Content == "x"
+	})
+	st.fail.Store(true)
+	if e := h.waitFor("error", 1).GetError(); e.Code != codeStoreFailed {
+		t.Fatalf("error %v", e)
+	}
+	st.fail.Store(false)
+	h.ok(&eventsv1.Prompt{Text: "again"}) // the try at the store lands: up again
+	h.waitFor("agent_end", 2)
+	h.state() // answered once what was told is stored
+	snap, err := mem.Load(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]string{}
+	for _, m := range snap.Messages {
+		if m.ToolCallId != "" {
+			results[m.ToolCallId] = m.Content
+		}
+	}
+	if results["c-1"] != "x" || results["c-2"] != interruptedByStore {
+		t.Fatalf("stored results %q, want c-1's told x and c-2 interrupted", results)
+	}
+}

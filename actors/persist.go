@@ -15,6 +15,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
+	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/store"
 )
 
@@ -278,9 +279,21 @@ func (s *session) rollback(dropped []journal.Item) {
 	s.notes.todos = kept.Todos
 	s.restoreRules(kept.Rules)
 	// The calls of the last assistant message that have no result are
-	// answered, so the history stays valid for the provider; the answers
-	// are stored with the next write, and no event tells them.
-	s.hist.CloseCalls(interruptedByStore)
+	// answered, so the history stays valid for the provider: with the
+	// result the store kept (Volatile.Settled: its tool_execution_end was
+	// told), else as interrupted. The answers are stored with the next
+	// write, and no event tells them.
+	s.hist.CloseCalls(interruptedByStore, settledResults(kept.Settled))
+}
+
+// settledResults are the results the store kept, as tool messages by
+// call id.
+func settledResults(settled []store.Settled) map[string]*llm.Message {
+	out := make(map[string]*llm.Message, len(settled))
+	for _, r := range settled {
+		out[r.CallID] = llm.ToolResultMessage(r.CallID, r.Content, r.IsError)
+	}
+	return out
 }
 
 // endRolledBack cancels the run in progress, if any, and returns the run

@@ -431,10 +431,12 @@ func (h *History) Revert() {
 	h.ids = nil // what was cut gave ids back: counted again when needed
 }
 
-// CloseCalls answers, with content as an error result, the tool calls of
-// the last assistant message that have no result, so the history stays
-// valid for a provider; it returns how many it answered.
-func (h *History) CloseCalls(content string) int {
+// CloseCalls answers the tool calls of the last assistant message that
+// have no result, in call order, so the history stays valid for a
+// provider: with the result known for it (known, by call id: one the
+// store kept and a subscriber was told), else with content as an error
+// result. It returns how many it answered with content.
+func (h *History) CloseCalls(content string, known map[string]*llm.Message) int {
 	ai := LastAssistant(h.msgs)
 	if ai < 0 {
 		return 0
@@ -447,7 +449,11 @@ func (h *History) CloseCalls(content string) int {
 	}
 	n := 0
 	for _, tc := range h.msgs[ai].ToolCalls {
-		if !answered[tc.Id] {
+		switch {
+		case answered[tc.Id]:
+		case known[tc.Id] != nil:
+			h.msgs = append(h.msgs, known[tc.Id])
+		default:
 			h.msgs = append(h.msgs, llm.ToolResultMessage(tc.Id, content, true))
 			n++
 		}

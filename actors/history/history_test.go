@@ -169,7 +169,7 @@ func TestRevert(t *testing.T) {
 	if w := h.Pending(false); w.Rewrite || w.From != 3 || len(w.Messages) != 0 {
 		t.Fatalf("after the revert the store holds everything: %+v", w)
 	}
-	if n := h.CloseCalls("interrupted"); n != 1 {
+	if n := h.CloseCalls("interrupted", nil); n != 1 {
 		t.Fatalf("CloseCalls answered %d, want 1 (c2)", n)
 	}
 	same(t, "closed", h.Messages(), "user:p1", "assistant:a1", "tool:c1=r", "tool:c2=interrupted")
