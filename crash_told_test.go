@@ -268,3 +268,53 @@ func TestWaitingResultsAreNotRewrittenWithoutEnd(t *testing.T) {
 		t.Fatalf("history of %d messages, %v", len(msgs), err)
 	}
 }
+
+// TestExportTellsNothingACrashTakesBack: an export answers once what the
+// session holds is stored, as get_messages does: a prompt whose write is
+// under way is in the export only once that write has landed, so a crash
+// before it leaves a session with everything the export showed. Before,
+// the export answered at once, with the prompt the crash then took back.
+func TestExportTellsNothingACrashTakesBack(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	st := &crashable{Store: mem, dead: make(chan struct{})}
+	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	defer close(st.dead)
+	s, err := first.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(`{"turns":[{"text":"hello"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.setLatency(300 * time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	go s.Prompt(short, "first") // its answer waits for the write
+	time.Sleep(20 * time.Millisecond)
+	exported := make(chan []string, 1)
+	go func() {
+		var out []string
+		// The write never lands: the export waits out its timeout.
+		wait, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if exp, err := s.Export(wait); err == nil {
+			for _, m := range exp.Messages {
+				out = append(out, m.Role+":"+m.Content)
+			}
+		}
+		exported <- out
+	}()
+	time.Sleep(20 * time.Millisecond)
+	st.crash() // the write under way never lands
+	restored := restart(t, mem)
+	all, err := restored.AllMessages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := <-exported
+	if len(got) > len(all) {
+		t.Fatalf("the export showed %q; after the crash the session has %d messages", got, len(all))
+	}
+}

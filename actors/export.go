@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -35,12 +36,23 @@ type Exported struct {
 // (Exported's Config, without the rest); the answer is a *spec.Session.
 type ConfigPoint struct{}
 
-// exportPoint answers ExportPoint.
+// exportPoint answers ExportPoint once everything the session holds is
+// stored and told: an export is a read, and like get_messages it shows
+// nothing a crash could take back. Until then it asks again every
+// exportRetry (the export's caller waits its request timeout).
 func (s *session) exportPoint(ctx actor.Context) {
+	if s.home.env.Store != nil && !s.p.j.Told() {
+		home, msg, sender := s.home, ctx.Message(), ctx.Sender()
+		time.AfterFunc(exportRetry, func() { home.root().RequestWithCustomSender(home.self, msg, sender) })
+		return
+	}
 	st := s.state()
 	ctx.Respond(&Exported{Config: s.spec.Stored, Messages: s.hist.All(), Todos: st.Todos, Title: st.Title,
 		Usage: st.Usage, SubagentUsage: st.SubagentUsage})
 }
+
+// exportRetry is how often an export that waits for a write looks again.
+const exportRetry = 5 * time.Millisecond
 
 // record writes a new session's record and, for an import (snap not nil),
 // its history, title, usage and volatile state, as Create does: when the

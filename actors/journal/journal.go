@@ -168,6 +168,11 @@ func (j *Journal) Hold(h Held) bool {
 	return true
 }
 
+// Told reports whether everything the session changed is stored and
+// told: no write under way or wanted, nothing waiting to be told. (A
+// session down holds what the store holds, and nothing waits.)
+func (j *Journal) Told() bool { return !j.inflight && !j.gate && len(j.outbox) == 0 }
+
 // Holding reports whether commands are held while the session is down.
 func (j *Journal) Holding() bool { return len(j.held) > 0 }
 
