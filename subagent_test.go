@@ -214,7 +214,7 @@ func TestSubagentHandleOutlivesItsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}})
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"subagent_start", "agent_end"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,11 @@ func TestSubagentHandleOutlivesItsRun(t *testing.T) {
 	if _, err := s.Prompt(ctx, "go"); err != nil {
 		t.Fatal(err)
 	}
-	child := eventually.Value(t, 10*time.Second, func() (*tack.Session, error) { return rt.Session(s.ID() + "/sub-1") })
+	<-sub.C // subagent_start: the child is made (a lookup while it is made would restore it from its first record)
+	child, err := rt.Session(s.ID() + "/sub-1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := child.State(ctx); err != nil {
 		t.Fatal(err)
 	}
