@@ -12,6 +12,7 @@ import (
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
@@ -243,4 +244,69 @@ func roles(msgs []*llm.Message) []string {
 		out = append(out, m.Role+":"+m.Content)
 	}
 	return out
+}
+
+// heldAcquire is a store whose first lease is held until released: a
+// session's record is written, its actor not yet made.
+type heldAcquire struct {
+	store.Store
+	begun, release chan struct{}
+	once           sync.Once
+}
+
+func (s *heldAcquire) Acquire(ctx context.Context, id, owner string, ttl time.Duration) error {
+	first := false
+	s.once.Do(func() { first = true })
+	if first {
+		close(s.begun)
+		<-s.release
+	}
+	return s.Store.Acquire(ctx, id, owner, ttl)
+}
+
+// TestLookupWaitsForACreate: a session looked up while it is made (its
+// record written, its actor not yet started) is the one made, once it
+// is. Before, the lookup restored the session from that record, a second
+// incarnation that took the actor's name: the create failed, or lost its
+// lease.
+func TestLookupWaitsForACreate(t *testing.T) {
+	st := &heldAcquire{Store: memory.New(), begun: make(chan struct{}), release: make(chan struct{})}
+	rt, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	made := make(chan error, 1)
+	go func() {
+		_, err := rt.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)})
+		made <- err
+	}()
+	<-st.begun
+	looked := make(chan error, 1)
+	go func() {
+		s, err := rt.Session("s")
+		if err == nil {
+			_, err = s.Prompt(t.Context(), "go")
+		}
+		looked <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the lookup waits
+	close(st.release)
+	if err := <-made; err != nil {
+		t.Fatalf("the create: %v", err)
+	}
+	if err := <-looked; err != nil {
+		t.Fatalf("the lookup: %v", err)
+	}
+	s, err := rt.Session("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually.Within(t, 5*time.Second, func() error {
+		msgs, err := s.Messages(t.Context())
+		if err != nil || len(msgs) != 2 {
+			return fmt.Errorf("messages %v, %v; want the prompt and its answer", msgs, err)
+		}
+		return nil
+	})
 }

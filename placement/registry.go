@@ -169,7 +169,7 @@ func (r *Registry) parkedLocked(id string) bool {
 	if r.env.Store != nil || r.env.Park == nil {
 		return false
 	}
-	if _, ok := r.restoring[id]; ok {
+	if c, ok := r.restoring[id]; ok && !c.making {
 		return true
 	}
 	_, err := r.env.Park.Get(context.Background(), id)
@@ -239,9 +239,17 @@ func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, er
 		return nil, err
 	}
 	defer release()
-	if r.Loaded(spec.ID) || r.beingDeleted(spec.ID) {
-		return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
+	c, err := r.making(spec.ID)
+	if err != nil {
+		return nil, err
 	}
+	pid, err := r.create(ctx, spec)
+	r.made(spec.ID, c, pid)
+	return pid, err
+}
+
+// create records the session, takes its lease and starts its actor.
+func (r *Registry) create(ctx context.Context, spec actors.Spec) (*actor.PID, error) {
 	if st := r.env.Store; st != nil {
 		if err := actors.Record(ctx, st, spec.ID, spec.Stored, spec.Restore); err != nil {
 			if errors.Is(err, store.ErrExists) {
@@ -258,6 +266,47 @@ func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, er
 		r.release(spec.ID)
 	}
 	return pid, err
+}
+
+// making claims id for the session Create makes, unless it is taken
+// (loaded, being restored, passivated or deleted): until made, Get and
+// Deliver of the id wait, as during a passivation. A lookup between the
+// session's record and its actor restored the session from that first
+// record: a second incarnation, whose race for the actor's name gave the
+// lease up under the first.
+func (r *Registry) making(id string) (*restoring, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, loaded := r.pids[id]
+	_, busy := r.restoring[id]
+	if loaded || busy || r.deletingLocked(id) {
+		return nil, fmt.Errorf("%w: %q", ErrSessionExists, id)
+	}
+	c := &restoring{done: make(chan struct{}), passivating: true, making: true}
+	r.restoring[id] = c
+	return c, nil
+}
+
+// made ends making: what was delivered meanwhile goes to pid, in order
+// (or, when no session was made, to a restore of the stored one, if any),
+// and the lookups that waited look again.
+func (r *Registry) made(id string, c *restoring, pid *actor.PID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.restoring, id)
+	close(c.done)
+	switch {
+	case pid != nil:
+		for _, m := range c.queue {
+			r.system.Root.Send(pid, m)
+		}
+	case len(c.queue) > 0 && r.env.Unloaded() != nil && r.respec != nil:
+		r.beginLocked(id).queue = c.queue
+	default:
+		for _, m := range c.queue {
+			r.refuse(id, m, fmt.Errorf("%w: %q", ErrNoSession, id))
+		}
+	}
 }
 
 // admitChild admits the sub-agent spec against its user's bound, held

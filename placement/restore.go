@@ -37,6 +37,8 @@ type restoring struct {
 	// released: Release was called meanwhile, and nobody asked for the
 	// session since; once restored it is handed over at once.
 	released bool
+	// making marks the stand-in of a session Create makes (making).
+	making bool
 }
 
 // Get returns the actor of session id. A stored session that is not
