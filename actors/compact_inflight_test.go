@@ -3,7 +3,6 @@ package actors
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,36 +12,8 @@ import (
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
+	"github.com/tack-run/tack/store/storetest"
 )
-
-// heldWrites is a store whose writes wait while it is held.
-type heldWrites struct {
-	store.Store
-	mu   sync.Mutex
-	hold chan struct{}
-}
-
-func (s *heldWrites) Apply(ctx context.Context, id string, b *store.Batch) error {
-	s.mu.Lock()
-	h := s.hold
-	s.mu.Unlock()
-	if h != nil {
-		<-h
-	}
-	return s.Store.Apply(ctx, id, b)
-}
-
-func (s *heldWrites) set(held bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case held && s.hold == nil:
-		s.hold = make(chan struct{})
-	case !held && s.hold != nil:
-		close(s.hold)
-		s.hold = nil
-	}
-}
 
 // TestCompactionsWhileAWriteIsUnderWay: compactions that take effect while
 // a write is under way are stored whole by the write after it, whatever
@@ -65,7 +36,7 @@ func TestCompactionsWhileAWriteIsUnderWay(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mem := memory.New()
-			st := &heldWrites{Store: mem}
+			st := &storetest.Gated{Store: mem}
 			h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[{"text":"ok"}],"when_exhausted":"repeat_last"}`),
 				Tools: demoSet(t), Context: &llm.ContextConfig{KeepRecent: new(c.keep)}})
 			for i := 1; i <= c.before; i++ {
@@ -73,7 +44,8 @@ func TestCompactionsWhileAWriteIsUnderWay(t *testing.T) {
 				h.waitFor("agent_end", i)
 			}
 			waitStored(t, mem, func(s *store.Snapshot) bool { return len(s.Messages) == 2*c.before && s.State == "idle" })
-			st.set(true)
+			st.HoldWrites()
+			defer st.ReleaseWrites()
 			var replies []*actor.Future
 			for _, cmd := range c.held {
 				var m any = &eventsv1.Prompt{Text: cmd}
@@ -85,7 +57,7 @@ func TestCompactionsWhileAWriteIsUnderWay(t *testing.T) {
 				// then; the fixed session stores it right whatever the order.
 				time.Sleep(100 * time.Millisecond)
 			}
-			st.set(false)
+			st.ReleaseWrites()
 			for _, r := range replies {
 				if res, err := r.Result(); err != nil || res.(*eventsv1.Reply).GetError() != nil {
 					t.Fatalf("reply %v, %v", res, err)

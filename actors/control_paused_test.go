@@ -15,6 +15,7 @@ import (
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
+	"github.com/tack-run/tack/store/storetest"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -258,26 +259,6 @@ func TestAbortAfterToolsDoesNotWaitForAPerson(t *testing.T) {
 	}
 }
 
-// recoveringStore fails its writes while fail is set, and holds one write
-// while held has a channel to wait on.
-type recoveringStore struct {
-	store.Store
-	fail atomic.Bool
-	held chan chan struct{}
-}
-
-func (s *recoveringStore) Apply(ctx context.Context, id string, b *store.Batch) error {
-	if s.fail.Load() {
-		return errors.New("disk full")
-	}
-	select {
-	case release := <-s.held:
-		<-release
-	default:
-	}
-	return s.Store.Apply(ctx, id, b)
-}
-
 // TestAbortKeepsItsPlaceBehindAHeldPrompt: while the store is down, a
 // prompt is held for a try at the store; an abort sent after it is held
 // behind it, so the session takes them in the order they came: the
@@ -285,19 +266,20 @@ func (s *recoveringStore) Apply(ctx context.Context, id string, b *store.Batch) 
 // the abort went first (at idle, it stopped nothing) and the prompt's run
 // then went on unaborted.
 func TestAbortKeepsItsPlaceBehindAHeldPrompt(t *testing.T) {
-	st := &recoveringStore{Store: memory.New(), held: make(chan chan struct{}, 1)}
+	gated := &storetest.Gated{Store: memory.New()}
+	st := &failingStore{Store: gated}
 	h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":60000}}]},{"text":"never"}]}`), Tools: demoSet(t)})
 	st.fail.Store(true)
 	if r := h.send(&eventsv1.Prompt{Text: "p1"}); r.GetError().GetCode() != codeStoreFailed {
 		t.Fatalf("p1 = %v, want store_failed", r)
 	}
 	st.fail.Store(false)
-	release := make(chan struct{})
-	st.held <- release // the try at the store waits
+	gated.HoldWrites() // the try at the store waits
+	defer gated.ReleaseWrites()
 	p2 := h.sys.Root.RequestFuture(h.pid, &eventsv1.Prompt{Text: "p2"}, wait)
 	abort := h.sys.Root.RequestFuture(h.pid, &eventsv1.Abort{}, wait)
 	h.state() // taken after both
-	close(release)
+	gated.ReleaseWrites()
 	for _, f := range []*actor.Future{p2, abort} {
 		if res, err := f.Result(); err != nil || res.(*eventsv1.Reply).GetError() != nil {
 			t.Fatalf("reply %v, %v", res, err)

@@ -15,8 +15,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tack-run/tack/internal/eventually"
-	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
+	"github.com/tack-run/tack/store/storetest"
 )
 
 // runTypes are the event types of one prompt to twoTurns.
@@ -372,21 +372,6 @@ func TestWebSocketReadAheadIsBounded(t *testing.T) {
 	}
 }
 
-// heldStore holds a write while held has a channel to wait on.
-type heldStore struct {
-	store.Store
-	held chan chan struct{}
-}
-
-func (s heldStore) Apply(ctx context.Context, id string, b *store.Batch) error {
-	select {
-	case release := <-s.held:
-		<-release
-	default:
-	}
-	return s.Store.Apply(ctx, id, b)
-}
-
 // TestWSAbortOvertakesAnAnswer: a socket's command goes to the session
 // once the one before it has reached it, not once it is answered: an
 // abort sent after a prompt whose answer waits for the store's write
@@ -395,25 +380,18 @@ func (s heldStore) Apply(ctx context.Context, id string, b *store.Batch) error {
 // one command at a time, and the abort waited for the write (its 10 s
 // timeout here).
 func TestWSAbortOvertakesAnAnswer(t *testing.T) {
-	st := heldStore{Store: memory.New(), held: make(chan chan struct{}, 1)}
+	st := &storetest.Gated{Store: memory.New()}
 	ts := start(t, st)
 	ts.must("POST", "/v1/sessions", "", `{"session":"s","script":{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":60000}}]},{"text":"done"}]}}`, 201)
 	c := ts.ws("/v1/sessions/s/ws", "")
 	c.send(`{"id":1,"cmd":"prompt","text":"go"}`)
 	msgs := c.until(`"type":"tool_execution_start"`)
-	release := make(chan struct{})
-	defer func() {
-		select {
-		case <-release:
-		default:
-			close(release) // the test failed while the write hung
-		}
-	}()
-	st.held <- release
+	st.HoldWrites()
+	defer st.ReleaseWrites() // also when the test fails while the write hangs
 	c.send(`{"id":2,"cmd":"prompt","text":"and then this"}`)
 	c.send(`{"id":3,"cmd":"abort"}`)
 	msgs = append(msgs, c.until(`"type":"agent_abort"`)...) // within 5 s, while the write for 2 hangs
-	close(release)
+	st.ReleaseWrites()
 	msgs = append(msgs, c.until(`"id":3`)...)
 	var ids []string
 	for _, m := range msgs {

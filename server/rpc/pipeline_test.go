@@ -10,24 +10,9 @@ import (
 	"time"
 
 	"github.com/tack-run/tack"
-	"github.com/tack-run/tack/store"
 	"github.com/tack-run/tack/store/memory"
+	"github.com/tack-run/tack/store/storetest"
 )
-
-// heldStore holds every write while held is open.
-type heldStore struct {
-	store.Store
-	held chan chan struct{}
-}
-
-func (s heldStore) Apply(ctx context.Context, id string, b *store.Batch) error {
-	select {
-	case release := <-s.held:
-		<-release
-	default:
-	}
-	return s.Store.Apply(ctx, id, b)
-}
 
 // TestAbortOvertakesAnAnswer: a command goes to its session once the one
 // before it has reached its session, not once it is answered. A prompt
@@ -37,7 +22,7 @@ func (s heldStore) Apply(ctx context.Context, id string, b *store.Batch) error {
 // order. Before, the connection ran one command at a time, and with a
 // store whose writes took 2 s agent_abort came 7 s after the abort.
 func TestAbortOvertakesAnAnswer(t *testing.T) {
-	st := heldStore{Store: memory.New(), held: make(chan chan struct{}, 1)}
+	st := &storetest.Gated{Store: memory.New()}
 	rt, err := tack.New(tack.WithStore(st))
 	if err != nil {
 		t.Fatal(err)
@@ -101,20 +86,13 @@ func TestAbortOvertakesAnAnswer(t *testing.T) {
 	write(`{"cmd":"create_session","id":"c","session":"s","script":{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":60000}}]},{"text":"done"}]}}`)
 	write(`{"cmd":"prompt","id":"p1","session":"s","text":"go"}`)
 	until(10*time.Second, event("tool_execution_start"))
-	release := make(chan struct{})
-	defer func() {
-		select {
-		case <-release:
-		default:
-			close(release) // the test failed while the write hung
-		}
-	}()
-	st.held <- release
+	st.HoldWrites()
+	defer st.ReleaseWrites() // also when the test fails while the write hangs
 	write(`{"cmd":"prompt","id":"p2","session":"s","text":"and then this"}`)
 	write(`{"cmd":"abort","id":"a","session":"s"}`)
 	// While the write for p2 hangs (the store gives it 10 s).
 	until(2*time.Second, event("agent_abort"))
-	close(release)
+	st.ReleaseWrites()
 	until(10*time.Second, func(m map[string]any) bool { return m["id"] == "a" })
 	close(input)
 	if err := <-done; err != nil {
