@@ -3,6 +3,7 @@ package tack_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -316,5 +317,72 @@ func TestExportTellsNothingACrashTakesBack(t *testing.T) {
 	got := <-exported
 	if len(got) > len(all) {
 		t.Fatalf("the export showed %q; after the crash the session has %d messages", got, len(all))
+	}
+}
+
+// heldSource is a store whose writes of session "s" wait until a crash
+// (when they fail); every other session's go through.
+type heldSource struct {
+	store.Store
+	crashed chan struct{}
+}
+
+func (h *heldSource) Apply(ctx context.Context, id string, b *store.Batch) error {
+	if id == "s" {
+		<-h.crashed
+		return errors.New("the process died")
+	}
+	return h.Store.Apply(ctx, id, b)
+}
+
+// TestForkTakesNothingACrashTakesBack: a fork starts from what its
+// source has stored, as an export does: a prompt whose write is under way
+// is in no fork until that write lands, so a crash before it leaves no
+// fork holding a message its source lost. Before, the source answered the
+// fork's start at once, with the prompt, and the fork stored it.
+func TestForkTakesNothingACrashTakesBack(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	st := &heldSource{Store: mem, crashed: make(chan struct{})}
+	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	s, err := first.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(`{"turns":[{"text":"hello"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	go s.Prompt(short, "first") // its answer waits for the write
+	time.Sleep(20 * time.Millisecond)
+	wait, cancel2 := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel2()
+	_, forkErr := s.Fork(wait, 1, "f")
+	close(st.crashed) // the source's write never lands
+	second, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	source, err := second.Session("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := source.Messages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := second.Session("f")
+	if forkErr != nil || err != nil {
+		return // no fork was made: nothing holds what the crash took
+	}
+	forked, err := fork.Messages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(forked) > len(kept) {
+		t.Fatalf("the fork holds %d messages (%v); after the crash its source has %d", len(forked), forked, len(kept))
 	}
 }

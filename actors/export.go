@@ -37,13 +37,9 @@ type Exported struct {
 type ConfigPoint struct{}
 
 // exportPoint answers ExportPoint once everything the session holds is
-// stored and told: an export is a read, and like get_messages it shows
-// nothing a crash could take back. Until then it asks again every
-// exportRetry (the export's caller waits its request timeout).
+// stored and told (untold).
 func (s *session) exportPoint(ctx actor.Context) {
-	if s.home.env.Store != nil && !s.p.j.Told() {
-		home, msg, sender := s.home, ctx.Message(), ctx.Sender()
-		time.AfterFunc(exportRetry, func() { home.root().RequestWithCustomSender(home.self, msg, sender) })
+	if s.untold(ctx) {
 		return
 	}
 	st := s.state()
@@ -51,8 +47,23 @@ func (s *session) exportPoint(ctx actor.Context) {
 		Usage: st.Usage, SubagentUsage: st.SubagentUsage})
 }
 
-// exportRetry is how often an export that waits for a write looks again.
-const exportRetry = 5 * time.Millisecond
+// untold reports whether the session has changed something that is not
+// stored and told yet (a write under way or wanted, events waiting), in
+// which case it asks itself ctx's message again in toldRetry: a read
+// that copies the history out (an export, a fork's start), like
+// get_messages, shows nothing a crash could take back. Its caller waits
+// its request timeout.
+func (s *session) untold(ctx actor.Context) bool {
+	if s.home.env.Store == nil || s.p.j.Told() {
+		return false
+	}
+	home, msg, sender := s.home, ctx.Message(), ctx.Sender()
+	time.AfterFunc(toldRetry, func() { home.root().RequestWithCustomSender(home.self, msg, sender) })
+	return true
+}
+
+// toldRetry is how often a read that waits for a write looks again.
+const toldRetry = 5 * time.Millisecond
 
 // record writes a new session's record and, for an import (snap not nil),
 // its history, title, usage and volatile state, as Create does: when the

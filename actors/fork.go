@@ -14,7 +14,7 @@ import (
 
 // A fork is a new session with its source's configuration whose history
 // is the first messages of the source's working history. The source
-// answers ForkPoint from what it has committed, in any state; the caller
+// answers ForkPoint from what it has committed and stored, in any state; the caller
 // (the root package) then creates the new session with Spec.Fork, which
 // starts with that history: session_created, then session_forked.
 
@@ -46,8 +46,13 @@ type Fork struct {
 	Messages []*llm.Message
 }
 
-// forkPoint answers ForkPoint.
+// forkPoint answers ForkPoint once everything the session holds is
+// stored and told (untold): a fork never starts from a message a crash
+// then takes from its source.
 func (s *session) forkPoint(ctx actor.Context, m *ForkPoint) {
+	if s.untold(ctx) {
+		return
+	}
 	msgs := s.hist.Messages()
 	if m.Index < 0 || m.Index > len(msgs) {
 		ctx.Respond(&eventsv1.Reply{Error: &eventsv1.ErrorInfo{Code: events.CodeBadRequest,
