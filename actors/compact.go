@@ -174,6 +174,12 @@ func (s *session) applySummary(cut int, summary string) int {
 	if out.Summary != "" {
 		summary = out.Summary
 	}
+	if r := s.run; r != nil && cut > r.ctl.from && r.ctl.start == nil {
+		// The summary will stand for messages of the run: a rollback
+		// goes back to before it (history.RollBackTo).
+		start := s.hist.Point(r.ctl.from)
+		r.ctl.start = &start
+	}
 	s.hist.Compact(cut, &llm.Message{Role: llm.RoleUser, Content: SummaryPrefix + summary, Summary: true})
 	if s.run != nil {
 		s.run.ctl.from = max(s.run.ctl.from-cut+1, 1)

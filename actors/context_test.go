@@ -275,3 +275,44 @@ func TestResponseCompleteCarriesItsCost(t *testing.T) {
 		t.Fatalf("response_complete cost_usd %v, agent_end %v; want 0.2 both", resp.GetCostUsd(), end.GetCostUsd())
 	}
 }
+
+// TestRollbackBeforeACompactionOfTheRun: a compaction at a run's turn gap
+// that reaches back over the run's start (its prompt among what it
+// replaced) is undone by the run's rollback: the messages before the run
+// come back as they were, and the summary, which tells of the run's
+// prompt, goes out with the run's messages. Before, the rollback kept the
+// summary, and the model read the rolled-back prompt in it.
+func TestRollbackBeforeACompactionOfTheRun(t *testing.T) {
+	h, sent := contextHarness(t, `{"context_window":100,"turns":[
+		{"text":"a0","usage":{"input_tokens":10,"output_tokens":1}},
+		{"tool_calls":[{"name":"echo","args":{"text":"x"}}],"usage":{"input_tokens":90,"output_tokens":1}},
+		{"text":"the user asked p0 and secret"},
+		{"tool_calls":[{"name":"sleep","args":{"ms":60000}}]},
+		{"text":"a2"}]}`,
+		&llm.ContextConfig{CompactAtPercent: 80, KeepRecent: new(2)}, nil)
+	h.ok(&eventsv1.Prompt{Text: "p0"})
+	h.waitFor("agent_end", 1)
+	h.ok(&eventsv1.Prompt{Text: "secret"})
+	h.waitFor("compact_end", 1)
+	h.waitFor("tool_execution_start", 2)
+	h.ok(&eventsv1.Abort{Rollback: true})
+	h.waitFor("agent_end", 2)
+	if got := contents(h.history()); !slices.Equal(got, []string{"user:p0", "assistant:a0"}) {
+		t.Fatalf("history after the rollback %q", got)
+	}
+	var all []string
+	for _, m := range h.ok(&eventsv1.GetMessages{All: true}).GetMessages().GetMessages() {
+		all = append(all, fmt.Sprintf("%s:%v:%v:%v", m.Role, m.Compacted, m.RolledBack, m.Summary))
+	}
+	want := []string{"user:false:false:false", "assistant:false:false:false",
+		"user:false:true:false", "user:false:true:true", "assistant:false:true:false", "tool:false:true:false",
+		"assistant:false:true:false", "tool:false:true:false"}
+	if !slices.Equal(all, want) {
+		t.Fatalf("all messages %q, want %q", all, want)
+	}
+	h.ok(&eventsv1.Prompt{Text: "p2"})
+	h.waitFor("agent_end", 3)
+	if got := contents(sent.reqs[len(sent.reqs)-1].Messages); !slices.Equal(got, []string{"user:p0", "assistant:a0", "user:p2"}) {
+		t.Fatalf("the request after the rollback: %q", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/tack-run/tack/actors/history"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/fsm"
@@ -195,7 +196,7 @@ func (s *session) abortAfterResponse(msg *llm.Message) bool {
 func (s *session) endControl(r *run) {
 	r.stopWaiting()
 	if r.ctl.rollback {
-		s.rollBack(r.ctl.from)
+		s.rollBack(&r.ctl)
 	}
 }
 
@@ -214,8 +215,10 @@ func (s *session) afterRun(r *run) {
 // control is what conversation control keeps about a run.
 type control struct {
 	// from is where the run's messages start in the working history:
-	// what a rollback takes out.
-	from int
+	// what a rollback takes out. start is where they started before the
+	// first compaction that reached back into them (nil: none did).
+	from  int
+	start *history.Point
 	// rollback takes the run's messages out once it has stopped.
 	rollback bool
 	// waiting is an abort that waits for a safe point; nil when none.

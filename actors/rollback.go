@@ -12,11 +12,16 @@ import (
 // get_messages with all returns them so marked; the provider never sees
 // them (package history keeps them). A rollback rewrites the store's
 // order from the working history's start in one write, as compaction
-// does, so a crash leaves the history either before or after it.
+// does, so a crash leaves the history either before or after it. When a
+// compaction during the run reached back over its start, the rollback
+// brings the messages before the run back from the archive, and takes
+// the summary out with the run's messages.
 
-// rollBack takes the working history from index from on out.
-func (s *session) rollBack(from int) {
-	if max(from, 0) >= s.hist.Len() {
+// rollBack takes the messages of the run c controls out of the working
+// history: from c.from on or, when a compaction reached back into them,
+// from where they started before it, the summary with them.
+func (s *session) rollBack(c *control) {
+	if c.start == nil && max(c.from, 0) >= s.hist.Len() {
 		return
 	}
 	if s.compaction.running != nil {
@@ -25,7 +30,11 @@ func (s *session) rollBack(from int) {
 		s.compaction.running = nil
 		s.emit(&eventsv1.CompactEnd{RemovedCount: 0})
 	}
-	s.hist.RollBack(from)
+	if c.start != nil {
+		s.hist.RollBackTo(*c.start)
+	} else {
+		s.hist.RollBack(c.from)
+	}
 	s.touch()
 }
 

@@ -27,10 +27,12 @@ type Batch struct {
 	// what compaction writes (the summary and the messages it kept, moved
 	// up by one) and the first write after a failed one.
 	Rewrite bool
-	// HistoryStart, when non-zero, records where the working history
-	// starts (Session.HistoryStart); it is at most the history's length
-	// after the batch. Compaction sets it with Rewrite in one batch, so a
-	// crash leaves either the old history or the new one.
+	// HistoryStart, when non-zero or with Rewrite (SetsStart), records
+	// where the working history starts (Session.HistoryStart); it is at
+	// most the history's length after the batch. Compaction sets it with
+	// Rewrite in one batch, so a crash leaves either the old history or
+	// the new one; a rollback that brings archived messages back into the
+	// working history moves it back, to 0 too.
 	HistoryStart int
 	// Config, when non-nil, replaces the session's configuration.
 	Config *Config
@@ -94,6 +96,10 @@ func (b *Batch) Validate() error {
 	}
 	return nil
 }
+
+// SetsStart reports whether the batch records HistoryStart: a rewrite
+// always says where the working history starts.
+func (b *Batch) SetsStart() bool { return b.HistoryStart != 0 || b.Rewrite }
 
 // Start checks the history start the batch records against count, the
 // history's length after it (Count): ErrInvalid when it lies beyond.

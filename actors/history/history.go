@@ -99,10 +99,11 @@ type mark struct {
 	rollbacks uint64
 }
 
-// rewind is a working history and its spans.
+// rewind is a working history, its spans and the archive before it.
 type rewind struct {
-	msgs   []*llm.Message
-	rolled []span
+	msgs    []*llm.Message
+	rolled  []span
+	archive []*llm.Message
 }
 
 // Restore is the history the store holds: msgs in the store's order,
@@ -244,6 +245,49 @@ func (h *History) RollBack(from int) bool {
 	return true
 }
 
+// A Point is a place in the working history that outlives compactions:
+// index at of the working history while the archive held base messages.
+// RollBackTo goes back to it.
+type Point struct{ base, at int }
+
+// Point is index at of the working history as it is now.
+func (h *History) Point(at int) Point { return Point{base: h.earlier().base, at: at} }
+
+// RollBackTo takes the working history from pt on out, as RollBack does,
+// also what compactions since pt archived of it: the messages before pt
+// come back from the archive into the working history as they were, and
+// everything after them — the summaries that stood for them too — is
+// taken out, marked rolled back, in the store's order. A rollback of a
+// run that a compaction reached back into leaves no summary of the run
+// behind. It reports whether it took anything.
+func (h *History) RollBackTo(pt Point) bool {
+	if pt.base >= h.earlier().base {
+		return h.RollBack(pt.at)
+	}
+	h.keepBefore()
+	p := h.changing()
+	seq := append(slices.Clone(p.archive[pt.base:]), h.storedView()...)
+	k := 0 // where the messages from pt on start in seq
+	for n := 0; k < len(seq) && (n < pt.at || seq[k].RolledBack); k++ {
+		if !seq[k].RolledBack {
+			n++
+		}
+	}
+	msgs, rolled := splitRolled(seq[:k])
+	out := make([]*llm.Message, len(seq)-k)
+	for i, m := range seq[k:] {
+		c := proto.Clone(m).(*llm.Message)
+		c.RolledBack = true
+		out[i] = c
+	}
+	p.rolled = append(rolled, span{at: len(msgs), msgs: out})
+	p.rollbacks++
+	p.archive = slices.Clip(p.archive[:pt.base])
+	p.base, p.archivedCalls = pt.base, CountCalls(p.archive)
+	h.msgs, h.checked = slices.Clip(msgs), 0
+	return true
+}
+
 // CompactCut is how many of the oldest messages a compaction that keeps
 // the newest keep replaces, moved back to a turn boundary (the first
 // message kept is never a tool result); 0 means nothing to compact.
@@ -288,8 +332,13 @@ func (h *History) keepBefore() {
 	if h.rewritePending() {
 		return
 	}
-	p := h.changing()
-	p.before = &rewind{msgs: h.msgs, rolled: slices.Clone(p.rolled)}
+	h.changing().before = h.rewind()
+}
+
+// rewind is the history as it is now, to go back to.
+func (h *History) rewind() *rewind {
+	p := h.earlier()
+	return &rewind{msgs: h.msgs, rolled: slices.Clone(p.rolled), archive: p.archive}
 }
 
 // rewritePending reports whether the store has yet to take a compaction
@@ -375,9 +424,11 @@ type Write struct {
 	Messages []*llm.Message
 	Rewrite  bool
 	Start    int
-	// mark is the history's state as the write started (Stored takes it).
+	// mark is the history's state as the write started (Stored takes it);
+	// state is that history, for a rewrite.
 	base, rolled int
 	rollbacks    uint64
+	state        *rewind
 }
 
 // Pending is what the next write carries: the messages the store does
@@ -396,7 +447,7 @@ func (h *History) Pending(rewrite bool) Write {
 	w := Write{Start: p.base, base: p.base, rolled: h.rolledCount(), rollbacks: p.rollbacks}
 	if rewrite || h.rewritePending() {
 		from := min(h.stored.base, p.base)
-		w.From, w.Rewrite = from, true
+		w.From, w.Rewrite, w.state = from, true, h.rewind()
 		w.Messages = append(slices.Clone(p.archive[from:p.base]), h.storedView()...)
 		return w
 	}
@@ -410,8 +461,14 @@ func (h *History) Pending(rewrite bool) Write {
 func (h *History) Stored(w Write) {
 	h.stored.count = w.From + len(w.Messages) - w.base - w.rolled
 	h.stored.base, h.stored.rollbacks = w.base, w.rollbacks
-	if h.past != nil && !h.rewritePending() {
+	switch {
+	case h.past == nil:
+	case !h.rewritePending():
 		h.past.before = nil
+	case w.Rewrite:
+		// A later rewrite waits: what Revert goes back to is now this
+		// write's history.
+		h.past.before = w.state
 	}
 }
 
@@ -423,7 +480,7 @@ func (h *History) Revert() {
 		p := h.changing()
 		h.msgs, p.rolled, p.base = p.before.msgs, p.before.rolled, h.stored.base
 		p.rollbacks = h.stored.rollbacks
-		p.archive = slices.Clip(p.archive[:p.base])
+		p.archive = slices.Clip(p.before.archive)
 		p.archivedCalls, p.before, h.checked = CountCalls(p.archive), nil, 0
 	}
 	h.msgs = slices.Clip(h.msgs[:h.stored.count]) // a cancelled request may still read the old tail

@@ -293,3 +293,82 @@ func TestRepairedSeesRepeatOfCheckedID(t *testing.T) {
 		same(t, "sent", got, "user:p1", "assistant:", "tool:c1=r", "assistant:a1", "user:p2", "assistant:")
 	}
 }
+
+// TestRevertAfterOneOfTwoCompactionsLanded: a write that carried one
+// compaction lands while a second waits; when the second's write then
+// fails for good, the history goes back to what the first stored. Before,
+// it went back to the working history before both, under the first's
+// archive: messages twice over, the first summary lost.
+func TestRevertAfterOneOfTwoCompactionsLanded(t *testing.T) {
+	h := &history.History{}
+	for _, m := range msgs("user:p1", "assistant:a1", "user:p2", "assistant:a2", "user:p3", "assistant:a3") {
+		h.Commit(m)
+	}
+	h.Stored(h.Pending(false))
+	h.Compact(2, &llm.Message{Role: llm.RoleUser, Content: "sum1", Summary: true})
+	first := h.Pending(false)
+	h.Compact(3, &llm.Message{Role: llm.RoleUser, Content: "sum2", Summary: true})
+	h.Stored(first)
+	h.Revert()
+	same(t, "reverted", h.Messages(), "user:sum1", "user:p2", "assistant:a2", "user:p3", "assistant:a3")
+	same(t, "all", h.All(), "~user:p1", "~assistant:a1", "user:sum1", "user:p2", "assistant:a2", "user:p3", "assistant:a3")
+	if w := h.Pending(false); w.Rewrite || len(w.Messages) != 0 {
+		t.Fatalf("after the revert the store holds everything: %+v", w)
+	}
+}
+
+// TestRollBackTo: a run whose first messages a compaction archived is
+// rolled back to where it started: the messages before it come back from
+// the archive as they were (an earlier rollback's span too), and the
+// summary goes out with the run's messages, in the store's order; the
+// write rewrites from there, and the store's order restores the same.
+func TestRollBackTo(t *testing.T) {
+	h := history.Restore(msgs("user:old", "assistant:a0", "user:p1", "assistant:a1", "-user:x", "user:run", "assistant:r1>c1", "tool:c1=r"), 2)
+	h.Stored(h.Pending(false))
+	start := h.Point(2) // user:run, after the span of x
+	h.Commit(msgs("assistant:r2")[0])
+	h.Compact(4, &llm.Message{Role: llm.RoleUser, Content: "sum", Summary: true}) // p1 … r1>c1, past the run's start
+	h.Commit(msgs("user:steer")[0])
+	h.Compact(2, &llm.Message{Role: llm.RoleUser, Content: "sum2", Summary: true}) // sum, tool:c1=r
+	if !h.RollBackTo(start) {
+		t.Fatal("RollBackTo took nothing")
+	}
+	same(t, "working", h.Messages(), "user:p1", "assistant:a1")
+	want := []string{"~user:old", "~assistant:a0", "user:p1", "assistant:a1", "-user:x",
+		"-user:run", "-assistant:r1", "-user:sum", "-tool:c1=r", "-user:sum2", "-assistant:r2", "-user:steer"}
+	same(t, "all", h.All(), want...)
+	if n := h.CallsOutside(); n != 1 {
+		t.Fatalf("CallsOutside = %d, want 1 (c1, rolled back)", n)
+	}
+	w := h.Pending(false)
+	if !w.Rewrite || w.From != 2 || w.Start != 2 {
+		t.Fatalf("write after the rollback %+v", w)
+	}
+	h.Stored(w)
+	whole, at := h.Whole()
+	r := history.Restore(whole, at)
+	same(t, "restored working", r.Messages(), "user:p1", "assistant:a1")
+	same(t, "restored all", r.All(), want...)
+
+	// Once the store holds the rollback, a failed write keeps it.
+	h.Commit(msgs("user:next")[0])
+	h.Revert()
+	same(t, "after a failed append", h.All(), want...)
+}
+
+// TestRollBackToReverted: a rollback to before a compaction that the
+// store never took is undone by a write that fails for good, archive and
+// all, as the compaction would have been.
+func TestRollBackToReverted(t *testing.T) {
+	h := history.Restore(msgs("user:p1", "assistant:a1", "user:run", "assistant:r1"), 0)
+	start := h.Point(2)
+	h.Compact(3, &llm.Message{Role: llm.RoleUser, Content: "sum", Summary: true})
+	h.Stored(h.Pending(false))
+	h.RollBackTo(start)
+	same(t, "all", h.All(), "user:p1", "assistant:a1", "-user:run", "-user:sum", "-assistant:r1")
+	h.Revert()
+	same(t, "reverted", h.All(), "~user:p1", "~assistant:a1", "~user:run", "user:sum", "assistant:r1")
+	if w := h.Pending(false); w.Rewrite {
+		t.Fatalf("after the revert the store holds everything: %+v", w)
+	}
+}

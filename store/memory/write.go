@@ -77,7 +77,7 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 		if b.Rewrite || len(all) != len(e.messages()) {
 			e.msgs = &all
 		}
-		if b.HistoryStart != 0 {
+		if b.SetsStart() {
 			r.HistoryStart = b.HistoryStart
 		}
 		if b.Config != nil {

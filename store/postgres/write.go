@@ -112,7 +112,7 @@ func (u *update) fields(b *store.Batch) error {
 		u.add("model", c.Model)
 		u.add("spec", specArg(c.Spec))
 	}
-	if b.HistoryStart != 0 {
+	if b.SetsStart() {
 		u.add("history_start", b.HistoryStart)
 	}
 	if b.State != "" {

@@ -98,7 +98,7 @@ func updates(b *store.Batch) (string, []any, error) {
 	if c := b.Config; c != nil {
 		add("model = ?, spec = ?", c.Model, specArg(c.Spec))
 	}
-	if b.HistoryStart != 0 {
+	if b.SetsStart() {
 		add("history_start = ?", b.HistoryStart)
 	}
 	if b.State != "" {

@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"Rewrite", testRewrite},
 		{"CompactRewrite", testCompactRewrite},
 		{"RollbackRewrite", testRollbackRewrite},
+		{"RollbackUncompacts", testRollbackUncompacts},
 		{"MessagesPage", testMessagesPage},
 		{"BatchFields", testBatchFields},
 		{"VolatileReplace", testVolatileReplace},
