@@ -3,6 +3,7 @@ package tack
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -69,9 +70,20 @@ func (d *deletions) tell(id string) {
 // Delete removes the session for good: Runtime.Delete.
 func (s *Session) Delete(ctx context.Context) error { return s.rt.Delete(ctx, s.id) }
 
-// delete is Delete of a session of this process.
+// delete is Delete of a session of this process. For a user (ForUser),
+// the session is deleted only if it is theirs when the registry holds
+// the id for the Delete: else it is invalid_session.
 func (l *local) delete(ctx context.Context, id string) error {
-	return l.remove(ctx, id, placement.DeleteOptions{})
+	var opt placement.DeleteOptions
+	if u := userFor(ctx); u != "" {
+		opt.Check = func(ctx context.Context) error {
+			if owner, err := l.rt.User(ctx, id); err != nil || owner != u {
+				return fmt.Errorf("%w: %q", placement.ErrNoSession, id)
+			}
+			return nil
+		}
+	}
+	return l.remove(ctx, id, opt)
 }
 
 // remove deletes session id of this process as opt says.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/store/memory"
@@ -133,6 +134,66 @@ func TestClientIDs(t *testing.T) {
 					!strings.Contains(err.Error(), tack.IDRule) {
 					t.Fatalf("%s %.60q: %.300v", field, tc.id, err)
 				}
+			}
+		})
+	}
+}
+
+// TestCommandForUserReachesOnlyTheirSession: a server checks a request's
+// owner, then sends its command by id; if the id changed hands in
+// between (its owner deleted it, another user took it at once), the
+// command, sent for the user the server checked (ForUser), is refused by
+// the session it now reaches — invalid_session, as for no session — and
+// a delete for that user deletes nothing. Before, bob's prompt landed in
+// alice's session, and his delete removed it. With passivation on, as
+// `tack serve` runs, commands go by id.
+func TestCommandForUserReachesOnlyTheirSession(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []tack.Option
+	}{
+		{"no store", nil},
+		{"passivating store", []tack.Option{tack.WithStore(memory.New()), tack.WithNode("n"), tack.WithPassivateAfter(time.Hour)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt, err := tack.New(tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			ctx := context.Background()
+			if _, err := rt.Spawn(tack.SessionConfig{ID: "x", Script: doneScript, User: "bob"}); err != nil {
+				t.Fatal(err)
+			}
+			// bob's request: the owner is checked now ...
+			if owner, err := rt.User(ctx, "x"); err != nil || owner != "bob" {
+				t.Fatalf("owner %q, %v", owner, err)
+			}
+			// ... bob deletes x meanwhile, and alice takes the id ...
+			if err := rt.Delete(ctx, "x"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rt.Spawn(tack.SessionConfig{ID: "x", Script: doneScript, User: "alice"}); err != nil {
+				t.Fatal(err)
+			}
+			// ... and then the command goes, by id.
+			s, err := rt.Session("x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			bob := tack.ForUser(ctx, "bob")
+			if _, err := s.Prompt(bob, "from bob"); tack.Code(err) != "invalid_session" {
+				t.Fatalf("bob's prompt to alice's x: %v, want invalid_session", err)
+			}
+			if _, err := s.Messages(bob); tack.Code(err) != "invalid_session" {
+				t.Fatalf("bob's read of alice's x: %v, want invalid_session", err)
+			}
+			if err := rt.Delete(bob, "x"); tack.Code(err) != "invalid_session" {
+				t.Fatalf("bob's delete of alice's x: %v, want invalid_session", err)
+			}
+			msgs, err := s.Messages(tack.ForUser(ctx, "alice"))
+			if err != nil || len(msgs) != 0 {
+				t.Fatalf("alice's x: %v, %v; want it there, untouched", msgs, err)
 			}
 		})
 	}

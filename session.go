@@ -71,7 +71,7 @@ func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
 // (TestAbortFitsAFreshStack).
 func (l *local) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply, error) {
 	c := l.rt.replies.Open()
-	env := &actor.MessageEnvelope{Message: cmd, Sender: c.Sender}
+	env := envelope(ctx, cmd, c.Sender)
 	if l.passivates {
 		l.rt.registry.Deliver(s.id, env)
 	} else {
@@ -97,8 +97,39 @@ func (l *local) unread(ctx context.Context, s *Session, cmd any, err error) (*ev
 		return l.rt.answer(nil, err)
 	}
 	c := l.rt.replies.Open()
-	l.rt.registry.Deliver(s.id, &actor.MessageEnvelope{Message: cmd, Sender: c.Sender})
+	l.rt.registry.Deliver(s.id, envelope(ctx, cmd, c.Sender))
 	return l.rt.answer(c.Wait(l.rt.timeoutFor(ctx)))
+}
+
+// envelope is cmd sent by sender, for the user ctx names (ForUser).
+func envelope(ctx context.Context, cmd any, sender *actor.PID) *actor.MessageEnvelope {
+	env := &actor.MessageEnvelope{Message: cmd, Sender: sender}
+	if u := userFor(ctx); u != "" {
+		env.SetHeader(actors.UserHeader, u)
+	}
+	return env
+}
+
+// userFor is the user ctx sends for (ForUser), "" for none.
+func userFor(ctx context.Context) string {
+	u, _ := ctx.Value(userKey{}).(string)
+	return u
+}
+
+// userKey is the context key of ForUser.
+type userKey struct{}
+
+// ForUser returns a context that has Session.Send (and the methods built
+// on it) send its command for user: a session that does not belong to
+// user answers invalid_session, as if it did not exist. A server checks
+// a request's owner before it sends the command by id; this check, made
+// by the session as it takes the command, holds even when the id changed
+// hands in between (deleted by its owner and taken at once by another
+// user). Runtime.Delete with such a context deletes the session only if
+// it is user's. A session in another process (WithSessionsElsewhere)
+// does not check.
+func ForUser(ctx context.Context, user string) context.Context {
+	return context.WithValue(ctx, userKey{}, user)
 }
 
 // deliveredKey is the context key of OnDelivered.

@@ -114,7 +114,7 @@ func (s *session) Receive(ctx actor.Context) {
 	if counts(ctx.Message()) {
 		s.load.activity++
 	}
-	if s.holdWhileDown(ctx) || s.common(ctx) || !s.admit(ctx) {
+	if s.foreign(ctx) || s.holdWhileDown(ctx) || s.common(ctx) || !s.admit(ctx) {
 		return
 	}
 	switch s.machine.Current() {

@@ -30,6 +30,13 @@ type DeleteOptions struct {
 	// until Delete returns, so a new session of the id never has what
 	// Clean removes taken from it.
 	Clean func()
+	// Check, when set, is asked once the id is Delete's alone (Create
+	// refuses it, restores under way are over), before anything is
+	// removed: an error fails the Delete with it, and changes nothing.
+	// It sees who the session is then, as no request can change it
+	// (the caller's owner check, made before, could see an id that
+	// changed hands since).
+	Check func(ctx context.Context) error
 }
 
 // Delete removes session id and its sub-agents (<id>/...) for good: a run
@@ -65,6 +72,11 @@ func (r *Registry) Delete(ctx context.Context, id string, opt DeleteOptions) err
 		case <-done:
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+	}
+	if opt.Check != nil {
+		if err := opt.Check(ctx); err != nil {
+			return err
 		}
 	}
 	if opt.Unused {

@@ -150,6 +150,7 @@ func run(ctx context.Context, env Env, cmd command, name, id string, msg proto.M
 	if err != nil {
 		return nil, err
 	}
+	ctx = forUser(ctx, env)
 	if env.Use != nil {
 		if err := env.Use(ctx, s); err != nil {
 			return nil, err
@@ -315,13 +316,23 @@ func deleteSession(ctx context.Context, env Env, id string, _ proto.Message) (pr
 	if err := owned(ctx, env, "delete_session", id); err != nil {
 		return nil, err
 	}
-	if err := env.Runtime.Delete(ctx, id); err != nil {
+	if err := env.Runtime.Delete(forUser(ctx, env), id); err != nil {
 		return nil, err
 	}
 	if env.Closed != nil {
 		env.Closed(id)
 	}
 	return nil, nil
+}
+
+// forUser is ctx sending for env.User, when env has one: the session
+// (and a delete) checks its owner too, as it takes the command, for the
+// id may change hands after owned or Use checked it.
+func forUser(ctx context.Context, env Env) context.Context {
+	if env.User == "" {
+		return ctx
+	}
+	return tack.ForUser(ctx, env.User)
 }
 
 // owned checks that command name names a session, and one of env.User's

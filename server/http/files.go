@@ -36,12 +36,16 @@ type fileEntry struct {
 }
 
 // fileHandler serves a file route once the owner and the path are
-// checked: dir is the session's workspace, rel the clean path inside it
-// ("" for the list).
-type fileHandler func(w http.ResponseWriter, r *http.Request, id, dir, rel string)
+// checked: root is the session's workspace (nil when it has none yet),
+// rel the clean path inside it ("" for the list).
+type fileHandler func(w http.ResponseWriter, r *http.Request, id string, root *os.Root, rel string)
 
 // files checks that the caller owns the session and that the path stays
-// in its workspace, then calls h.
+// in its workspace, opens the workspace, checks the owner again, then
+// calls h: a workspace opened while the id was the caller's stays that
+// session's directory (removed, if the id changes hands, before a new
+// session uses it), and one opened after the id changed hands fails the
+// second check.
 func (s *Server) files(h fileHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
@@ -68,7 +72,21 @@ func (s *Server) files(h fileHandler) http.Handler {
 			writeError(w, err)
 			return
 		}
-		h(w, r, id, dir, rel)
+		root, err := os.OpenRoot(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && r.Method == http.MethodGet:
+			root = nil // no workspace yet
+		case err != nil:
+			fileError(w, rel, err)
+			return
+		default:
+			defer root.Close()
+		}
+		if err := s.owns(r.Context(), r, id); err != nil {
+			writeError(w, err)
+			return
+		}
+		h(w, r, id, root, rel)
 	})
 }
 
@@ -79,18 +97,12 @@ const maxListed = 10000
 // listFiles answers with the regular files of the workspace, walked
 // without following symbolic links and through the workspace's root, at
 // most maxListed entries looked at.
-func (s *Server) listFiles(w http.ResponseWriter, r *http.Request, id, dir, _ string) {
-	root, err := os.OpenRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) { // no workspace yet: no files
+func (s *Server) listFiles(w http.ResponseWriter, r *http.Request, id string, root *os.Root, _ string) {
+	if root == nil { // no workspace yet: no files
 		writeJSON(w, http.StatusOK, map[string]any{"files": []fileEntry{}})
 		return
 	}
-	var files []workspace.File
-	var more bool
-	if err == nil {
-		files, more, err = workspace.List(root, maxListed)
-		root.Close()
-	}
+	files, more, err := workspace.List(root, maxListed)
 	if err != nil {
 		s.opts.logger.Warn("listing a workspace failed", zap.String("session", id), zap.Error(err))
 		writeError(w, protoError(events.CodeInternal, "listing the workspace failed"))
@@ -109,13 +121,11 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request, id, dir, _ st
 
 // getFile answers with the file's bytes. A named pipe, socket or device
 // is refused (400) without waiting on it; a directory is no file (404).
-func (s *Server) getFile(w http.ResponseWriter, r *http.Request, id, dir, rel string) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		fileError(w, rel, err)
+func (s *Server) getFile(w http.ResponseWriter, r *http.Request, id string, root *os.Root, rel string) {
+	if root == nil {
+		fileError(w, rel, fs.ErrNotExist)
 		return
 	}
-	defer root.Close()
 	f, err := workspace.Open(root, rel)
 	if err != nil {
 		fileError(w, rel, err)
@@ -135,13 +145,7 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request, id, dir, rel st
 // putFile writes the body to the file, making its directories, and
 // gives both to the workspace's owner. An existing named pipe, socket or
 // device is refused (400), never written into nor waited on.
-func (s *Server) putFile(w http.ResponseWriter, r *http.Request, id, dir, rel string) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		fileError(w, rel, err)
-		return
-	}
-	defer root.Close()
+func (s *Server) putFile(w http.ResponseWriter, r *http.Request, id string, root *os.Root, rel string) {
 	uid, gid := s.rt.Workspaces().Owner()
 	if d := path.Dir(rel); d != "." {
 		if err := root.MkdirAll(d, 0o755); err != nil {
@@ -185,13 +189,7 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request, id, dir, rel st
 }
 
 // deleteFile removes a file (or an empty directory).
-func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, id, dir, rel string) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		fileError(w, rel, err)
-		return
-	}
-	defer root.Close()
+func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, id string, root *os.Root, rel string) {
 	if err := root.Remove(rel); err != nil {
 		fileError(w, rel, err)
 		return

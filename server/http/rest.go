@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventjson"
 	"github.com/tack-run/tack/server/command"
@@ -25,7 +26,10 @@ func withUser(r *http.Request, user string) *http.Request {
 	if l, ok := r.Context().Value(requestLogKey{}).(*requestLog); ok {
 		l.user = user
 	}
-	return r.WithContext(context.WithValue(r.Context(), userKey{}, user))
+	// Every command the request sends goes for user: the session checks
+	// its owner as it takes it, as owns did before (the id may change
+	// hands in between).
+	return r.WithContext(tack.ForUser(context.WithValue(r.Context(), userKey{}, user), user))
 }
 
 // userOf is the user authenticate found, "" before it ran.
