@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -140,10 +141,24 @@ func (s *session) abortAt(ctx actor.Context, m *eventsv1.Abort, received time.Ti
 	r.ctl.waiting.at, r.ctl.waiting.killTools = at, events.KillTools(m.KillTools)
 	if m.TimeoutMs > 0 {
 		home, n := s.home, r.n
-		r.ctl.waiting.timers = append(r.ctl.waiting.timers, time.AfterFunc(time.Duration(m.TimeoutMs)*time.Millisecond, func() {
+		r.ctl.waiting.timers = append(r.ctl.waiting.timers, time.AfterFunc(msDuration(m.TimeoutMs), func() {
 			home.post(&abortDue{run: n})
 		}))
 	}
+}
+
+// msDuration is ms milliseconds of a client's command as a
+// time.Duration, saturated at the longest (and shortest) one a Duration
+// holds (about 292 years): a wait longer than that waits that long
+// instead of wrapping around to one that is over at once.
+func msDuration(ms int64) time.Duration {
+	switch {
+	case ms > math.MaxInt64/int64(time.Millisecond):
+		return math.MaxInt64
+	case ms < math.MinInt64/int64(time.Millisecond):
+		return math.MinInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // stopNow stops the run as an abort at now does, dropping any abort that

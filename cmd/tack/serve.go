@@ -87,6 +87,9 @@ func serve(args []string) error {
 	if passivate < 0 {
 		return fmt.Errorf("--passivate-after %s: must not be negative", passivate)
 	}
+	if maxBody <= 0 { // every request with a body would be 413, every WebSocket frame too large
+		return fmt.Errorf("--max-body-bytes must be positive, not %d", maxBody)
+	}
 	if err := checkRetain(retention, c.store); err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ type Config struct {
 	// code — never git, make, npm, go, find, sed, env or the like.
 	SafeCommands []string `json:"safe_commands"`
 	// TimeoutMS is how long an approval waits before it times out as
-	// rejected (default 120000).
+	// rejected (default 120000); a timeout over a century waits a century.
 	TimeoutMS int64 `json:"timeout_ms"`
 	// AutoResume continues the run after a rejection (default false: the
 	// session stays idle).
@@ -88,7 +88,7 @@ func New(raw json.RawMessage) (plugins.Plugin, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	p := &plugin{cfg: c, tools: map[string]bool{}, timeout: time.Duration(c.TimeoutMS) * time.Millisecond}
+	p := &plugin{cfg: c, tools: map[string]bool{}, timeout: timeoutOf(c.TimeoutMS)}
 	for _, t := range c.Tools {
 		p.tools[t] = true
 	}
@@ -97,4 +97,20 @@ func New(raw json.RawMessage) (plugins.Plugin, error) {
 		p.safe = append(p.safe, words)
 	}
 	return p, nil
+}
+
+// maxTimeout is the longest an approval waits: a longer timeout_ms is
+// taken as this, a century, which is never in practice. It is not the
+// longest time.Duration (about 292 years): a held call's deadline is
+// stored in nanoseconds since 1970, which an int64 holds up to 2262.
+const maxTimeout = 100 * 365 * 24 * time.Hour
+
+// timeoutOf is timeout_ms as a time.Duration, at most maxTimeout, so that
+// a timeout past what a Duration holds does not wrap around to one that
+// is over at once.
+func timeoutOf(ms int64) time.Duration {
+	if ms > int64(maxTimeout/time.Millisecond) {
+		return maxTimeout
+	}
+	return time.Duration(ms) * time.Millisecond
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/tack-run/tack/plugins"
 )
@@ -14,6 +15,10 @@ const Name = "large_result_offload"
 
 // CharsPerToken is the estimate that turns ThresholdTokens into characters.
 const CharsPerToken = 4
+
+// maxThresholdTokens is the largest threshold_tokens: its characters,
+// CharsPerToken a token, are an int.
+const maxThresholdTokens = math.MaxInt / CharsPerToken
 
 // Config configures the plugin; DefaultConfig gives the defaults.
 type Config struct {
@@ -41,14 +46,20 @@ func DefaultConfig() Config {
 // Validate reports a configuration the plugin cannot work with.
 func (c Config) Validate() error {
 	var errs []error
-	if c.ThresholdTokens < 1 {
+	threshold := c.ThresholdTokens >= 1 && c.ThresholdTokens <= maxThresholdTokens
+	switch {
+	case c.ThresholdTokens < 1:
 		errs = append(errs, fmt.Errorf("threshold_tokens is %d, want at least 1", c.ThresholdTokens))
+	case !threshold:
+		errs = append(errs, fmt.Errorf("threshold_tokens is %d, want at most %d", c.ThresholdTokens, maxThresholdTokens))
 	}
+	// Sums and products that could pass an int's largest are not made:
+	// they would wrap around to a small or negative number that passes.
 	if c.HeadChars < 0 || c.TailChars < 0 {
 		errs = append(errs, fmt.Errorf("head_chars and tail_chars are %d and %d, want at least 0", c.HeadChars, c.TailChars))
-	} else if limit := c.ThresholdTokens * CharsPerToken; c.ThresholdTokens >= 1 && c.HeadChars+c.TailChars >= limit {
+	} else if limit := c.ThresholdTokens * CharsPerToken; threshold && (c.HeadChars >= limit || c.TailChars >= limit-c.HeadChars) {
 		errs = append(errs, fmt.Errorf("head_chars + tail_chars is %d, want less than the threshold's %d characters",
-			c.HeadChars+c.TailChars, limit))
+			uint64(c.HeadChars)+uint64(c.TailChars), limit))
 	}
 	if err := plugins.CheckPriority(c.Priority); err != nil {
 		errs = append(errs, err)

@@ -3,6 +3,8 @@ package command
 import (
 	"encoding/json"
 	"errors"
+	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
@@ -17,7 +19,9 @@ type Header struct {
 	// Cmd is the command's name.
 	Cmd string
 	// ID is the id as the client wrote it (any JSON value), echoed in the
-	// response; nil when the command has none.
+	// response; nil when the command has none. Parse makes it text a
+	// client can read: invalid UTF-8 in its strings becomes U+FFFD, and a
+	// number past a float64's range is a bad_request, with no id.
 	ID json.RawMessage
 	// Session is the session the command is about, "" when it names none.
 	Session string
@@ -39,8 +43,9 @@ func Parse(line []byte) (Header, map[string]json.RawMessage, error) {
 // them off it: what is left are the command's own fields.
 func takeHeader(obj map[string]json.RawMessage) (Header, error) {
 	var h Header
+	var idErr error
 	if raw, ok := obj["id"]; ok && string(raw) != "null" {
-		h.ID = raw
+		h.ID, idErr = echoID(raw)
 	}
 	delete(obj, "id")
 	raw, ok := obj["cmd"]
@@ -57,7 +62,33 @@ func takeHeader(obj map[string]json.RawMessage) (Header, error) {
 		}
 	}
 	delete(obj, "session")
-	return h, nil
+	return h, idErr
+}
+
+// echoID returns what a response echoes for raw, the id of a command
+// line, which is valid JSON but may not be text a client can read back:
+// raw itself, byte for byte, when it is; the same value with each
+// invalid UTF-8 sequence replaced by U+FFFD, as encoding/json reads it,
+// when raw is not UTF-8 (a WebSocket client fails on a text frame that
+// is not); and a bad_request (and no id) when it holds a number past a
+// float64's range, such as 1e999, which encoding/json cannot read.
+func echoID(raw json.RawMessage) (json.RawMessage, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) { // not reached: the line was read as JSON
+			return nil, badRequest(`field "id": ` + err.Error())
+		}
+		num := strings.TrimPrefix(te.Value, "number ")
+		if len(num) > 40 {
+			num = num[:40] + "…"
+		}
+		return nil, badRequest(`field "id": number ` + num + ` is out of range`)
+	}
+	if utf8.Valid(raw) {
+		return raw, nil
+	}
+	return json.Marshal(v)
 }
 
 // AppendResponse appends the response to the command h as one JSON
