@@ -15,8 +15,10 @@ import (
 	"github.com/tack-run/tack/events/eventjson"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/llm/inlinetag"
 	"github.com/tack-run/tack/placement"
 	"github.com/tack-run/tack/store"
+	"github.com/tack-run/tack/tools"
 )
 
 // ExportFormat is the format of the documents Export writes and Import
@@ -91,10 +93,13 @@ type History struct {
 // Import makes an idle session of cfg.User (import_session) with cfg's
 // configuration — checked and granted as Spawn checks it — and h's
 // history and state; cfg.ID names it, or an id is generated. Exporting
-// it gives h back. A history the runtime cannot take (a role it does not
-// know, compacted messages after working ones, an image a prompt could
-// not carry or one on another role, text a store cannot keep)
-// is bad_request, and nothing is made.
+// it gives h back, but for a title that is not one a prompt gives (it is
+// cut as a prompt's is: inlinetag.CutTitle) and tool calls whose names no
+// provider accepts (named invalid_tool_name, as a model's are). A
+// history the runtime cannot take (a role it does not know, compacted
+// messages after working ones, an image a prompt could not carry or one
+// on another role, text a store cannot keep) is bad_request, and nothing
+// is made.
 func (rt *Runtime) Import(ctx context.Context, cfg SessionConfig, h History) (*Session, error) {
 	cfg, err := rt.withAgent(cfg) // a document written by hand may name an agent, as create_session may
 	if err != nil {
@@ -164,7 +169,9 @@ func (r remote) importSession(ctx context.Context, cfg SessionConfig, snap *stor
 // are checked, against maxBytes — and makes the idle session it
 // describes: the leading compacted messages before its history start,
 // every mark but rolled_back taken off (the store keeps that one in the
-// message).
+// message), each tool call whose name no provider accepts named
+// actors.InvalidToolName, and the title cut as a prompt's is
+// (inlinetag.CutTitle).
 func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
 	bad := func(format string, args ...any) error {
 		return &Error{Code: events.CodeBadRequest, Message: fmt.Sprintf(format, args...)}
@@ -190,6 +197,11 @@ func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
 		}
 		c := proto.Clone(m).(*llm.Message)
 		c.Compacted = false
+		for _, tc := range c.ToolCalls {
+			if tc != nil && !tools.ValidName(tc.Name) {
+				tc.Name = actors.InvalidToolName
+			}
+		}
 		msgs[i] = c
 	}
 	usage := h.Usage
@@ -203,7 +215,7 @@ func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
 		return nil, bad("subagent_usage: %v", err)
 	}
 	return &store.Snapshot{
-		Session:  store.Session{State: "idle", MessageCount: len(msgs), HistoryStart: start, Title: h.Title, Usage: usage},
+		Session:  store.Session{State: "idle", MessageCount: len(msgs), HistoryStart: start, Title: inlinetag.CutTitle(h.Title), Usage: usage},
 		Volatile: store.Volatile{Todos: h.Todos, SubagentUsage: h.SubagentUsage, Imported: true},
 		Messages: msgs,
 	}, nil

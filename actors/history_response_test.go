@@ -198,7 +198,7 @@ func TestInvalidToolNameIsKeptValid(t *testing.T) {
 	for _, c := range msgs[1].ToolCalls {
 		names = append(names, c.Name)
 	}
-	if want := []string{invalidToolName, invalidToolName, "echo"}; !slices.Equal(names, want) {
+	if want := []string{InvalidToolName, InvalidToolName, "echo"}; !slices.Equal(names, want) {
 		t.Errorf("committed calls %q, want %q", names, want)
 	}
 	if got := h.waitFor("response_complete", 1).GetResponseComplete().GetMessage(); !proto.Equal(got, msgs[1]) {

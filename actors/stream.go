@@ -223,15 +223,15 @@ func (s *session) responseDone(m *streamDone) {
 	s.turnDone(false)
 }
 
-// invalidToolName is the name the history keeps a tool call under when
+// InvalidToolName is the name the history keeps a tool call under when
 // the model gave one no provider accepts ("", "functions.echo": see
 // tools.ValidName). Sent back as it came, the name would have every later
 // request of the session refused.
-const invalidToolName = "invalid_tool_name"
+const InvalidToolName = "invalid_tool_name"
 
 // kept is a response's message as the history keeps it — inline tags
 // stripped, every tool call id one the session has not used
-// (history.Fresh), every invalid tool name replaced by invalidToolName —
+// (history.Fresh), every invalid tool name replaced by InvalidToolName —
 // and the calls to run: the kept ones, but under the names the model
 // gave, so that a call with an invalid name is answered as the unknown
 // tool it is, in words that show the model what it sent.
@@ -244,7 +244,7 @@ func (s *session) kept(resp *llm.Message) (msg *llm.Message, calls []*llm.ToolCa
 	msg = proto.Clone(msg).(*llm.Message)
 	for _, c := range msg.ToolCalls {
 		if invalidCall(c) {
-			c.Name = invalidToolName
+			c.Name = InvalidToolName
 		}
 	}
 	return msg, calls

@@ -7,9 +7,12 @@ import (
 
 // restoreTitle sets the title from what the store holds, after a restore
 // or a rollback: the stored title, or, for a session stored before titles
-// were (or whose titled write was rolled back), its first prompt's.
+// were (or whose titled write was rolled back), its first prompt's. Both
+// are cut by inlinetag.CutTitle, which gives a title back as it is: a
+// title stored before titles were cut as they are now (an import's,
+// taken whole) is cut here, and stored so by the next write.
 func (s *session) restoreTitle() {
-	s.notes.title = s.p.savedTitle
+	s.notes.title = inlinetag.CutTitle(s.p.savedTitle)
 	if s.notes.title != "" {
 		return
 	}
