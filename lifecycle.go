@@ -101,6 +101,9 @@ func (l *local) remove(ctx context.Context, id string, opt placement.DeleteOptio
 	}
 	rt.deletions.tell(id)
 	rt.mcpGroups.Delete(id)
+	if rt.env.Runs != nil {
+		rt.env.Runs.Drop(id) // a place its waiting run kept, unloaded
+	}
 	if wsErr != nil {
 		return &Error{Code: events.CodeInternal, Message: "session " + id + " is deleted, but not its workspace: " + wsErr.Error()}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/policy"
+	"github.com/tack-run/tack/store"
 )
 
 // Per-user limits of a policy (WithPolicy): max_sessions is checked here
@@ -43,9 +44,45 @@ type runCounter struct {
 	policy *policy.Policy
 	mu     sync.Mutex
 	n      map[string]int
+	// kept are the places of runs whose sessions stopped while they
+	// waited for a person, by session id: the user they count for.
+	kept map[string]string
 }
 
-func newRunCounter(p *policy.Policy) *runCounter { return &runCounter{policy: p, n: map[string]int{}} }
+func newRunCounter(p *policy.Policy) *runCounter {
+	return &runCounter{policy: p, n: map[string]int{}, kept: map[string]string{}}
+}
+
+// Keep keeps the counted place of a run of user whose session id stopped.
+func (c *runCounter) Keep(user, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.kept[id]; ok { // not reached: a session keeps one place
+		c.endLocked(old)
+	}
+	c.kept[id] = user
+}
+
+// TakeUp hands session id's kept place, if any, to its restore.
+func (c *runCounter) TakeUp(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	user := c.kept[id]
+	delete(c.kept, id)
+	return user
+}
+
+// Drop gives back the places kept for session id and its sub-agents.
+func (c *runCounter) Drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for sid, user := range c.kept {
+		if store.Within(sid, id) {
+			delete(c.kept, sid)
+			c.endLocked(user)
+		}
+	}
+}
 
 // Start counts a run of user unless user has max_running already.
 func (c *runCounter) Start(user string, force bool) bool {
@@ -63,6 +100,11 @@ func (c *runCounter) Start(user string, force bool) bool {
 func (c *runCounter) End(user string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.endLocked(user)
+}
+
+// endLocked is End with c.mu held.
+func (c *runCounter) endLocked(user string) {
 	if c.n[user] <= 1 {
 		delete(c.n, user)
 		return

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/plugins/askuser"
@@ -151,21 +152,22 @@ func TestMaxRunning(t *testing.T) {
 }
 
 // TestRestoredPausedRunCounts: a run paused for a person counts against
-// max_running after its session is closed and restored, as it did
-// before: a prompt that would take its place is refused while the user's
-// other runs hold every place, and admitted once one ends. The restored
-// run counted for nothing, and the prompt that superseded it started a
-// second run past the bound.
+// max_running until it ends, also while its session is closed: another
+// run is refused meanwhile, the restored run takes its place up, and a
+// prompt that supersedes it takes the place in turn. A deleted session
+// gives its place back. Before, a close gave the place back, and a user
+// who closed such sessions one after another could have them all run at
+// once once restored and answered.
 func TestRestoredPausedRunCounts(t *testing.T) {
 	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxRunning: 1}}},
 		tack.WithStore(memory.New()), tack.WithNode("n"))
 	ctx := t.Context()
-	a, err := rt.Spawn(tack.SessionConfig{ID: "a", User: "alice", Plugins: []plugins.Config{{Name: askuser.Name}},
-		Script: json.RawMessage(`{"turns":[{"tool_calls":[{"name":"ask_user","args":{"question":"q"}}]},{"text":"a"}]}`)})
+	asks := json.RawMessage(`{"turns":[{"tool_calls":[{"name":"ask_user","args":{"question":"q"}}]},{"text":"a"}]}`)
+	a, err := rt.Spawn(tack.SessionConfig{ID: "a", User: "alice", Plugins: []plugins.Config{{Name: askuser.Name}}, Script: asks})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rt.Spawn(tack.SessionConfig{ID: "b", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"b","stall_ms":60000}]}`)})
+	b, err := rt.Spawn(tack.SessionConfig{ID: "b", User: "alice", Script: json.RawMessage(`{"turns":[{"text":"b"}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,27 +185,48 @@ func TestRestoredPausedRunCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	paused(a) // on the question
-	a.Close() // its place is given back while it is not loaded
-	if _, err := b.Prompt(ctx, "b"); err != nil {
-		t.Fatalf("b's run while a is closed: %v", err)
+	a.Close() // its run keeps its place while it is not loaded
+	if _, err := b.Prompt(ctx, "b"); tack.Code(err) != "rate_limited" {
+		t.Fatalf("b's run while a's paused run is closed: %v, want rate_limited", err)
 	}
 	if a, err = rt.Session("a"); err != nil {
 		t.Fatal(err)
 	}
 	paused(a)
-	if _, err := a.Prompt(ctx, "again"); tack.Code(err) != "rate_limited" {
-		t.Fatalf("a prompt taking the place of the restored paused run while b runs: %v, want rate_limited", err)
+	if _, err := b.Prompt(ctx, "b"); tack.Code(err) != "rate_limited" {
+		t.Fatalf("b's run while a's restored paused run waits: %v, want rate_limited", err)
 	}
-	ends, err := b.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}})
+	ends, err := a.Subscribe(ctx, tack.SubscribeOptions{Types: []string{"agent_end"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Abort(ctx, tack.AbortOptions{}); err != nil {
+	if _, err := a.Prompt(ctx, "again", tack.PromptOptions{IfBusy: events.IfBusyInterrupt}); err != nil {
+		t.Fatalf("a prompt taking the place of a's paused run: %v", err)
+	}
+	for n := 0; n < 2; { // the paused run's end, then again's
+		if ev := <-ends.C; ev.GetAgentEnd() != nil {
+			n++
+		}
+	}
+	if _, err := b.Prompt(ctx, "b"); err != nil {
+		t.Fatalf("b's run once a's ended: %v", err)
+	}
+
+	c, err := rt.Spawn(tack.SessionConfig{ID: "c", User: "alice", Plugins: []plugins.Config{{Name: askuser.Name}}, Script: asks})
+	if err != nil {
 		t.Fatal(err)
 	}
-	<-ends.C
-	if _, err := a.Prompt(ctx, "again"); err != nil {
-		t.Fatalf("the same prompt once b's run ended: %v", err)
+	eventually.Within(t, 5*time.Second, func() error {
+		_, err := c.Prompt(ctx, "go") // once b's run is over
+		return err
+	})
+	paused(c)
+	c.Close()
+	if err := rt.Delete(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Prompt(ctx, "b"); err != nil {
+		t.Fatalf("b's run once the closed paused session was deleted: %v", err)
 	}
 }
 

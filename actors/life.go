@@ -126,7 +126,7 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 	case *actor.Stopped:
 		// No session restarts (resume, session.go): it stops once.
 		s.home.env.observer().SessionStopped(s.machine.Current())
-		s.uncountRun()
+		s.leaveRun()
 		if s.load.left {
 			s.home.place.Gone(s.spec.ID)
 		}

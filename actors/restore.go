@@ -25,6 +25,7 @@ func (s *session) recover(snap *store.Snapshot) {
 	v := snap.Volatile
 	b, interrupted := s.openBatch(v)
 	held := b != nil && b.holding()
+	s.takeUpRun(held)
 	if snap.State == string(fsm.Idle) && interrupted == 0 && !held && v.RunID == "" {
 		return
 	}
@@ -34,11 +35,7 @@ func (s *session) recover(snap *store.Snapshot) {
 		rec.RunId = &v.RunID
 	}
 	if held {
-		s.run = newRun(s.notes.ids.Runs, v.RunID)
-		// A run paused for a person counts against its user's
-		// max_running until it ends, as it did before the session
-		// stopped, which gave its place back.
-		s.countRun()
+		s.run = newRun(s.notes.ids.Runs, v.RunID) // counted (takeUpRun)
 		s.run.batch = b
 		s.run.end = events.EndReason(v.RunEnd) // a rejection that ends the run once the batch is done
 		s.run.ctl.from = recoveredFrom(s.hist.Messages())

@@ -24,6 +24,18 @@ type RunLimiter interface {
 	End(user string)
 	// Limit is user's bound, 0 for none, for the message of a refusal.
 	Limit(user string) int
+	// Keep keeps the place of a run of user that outlives the actor of
+	// session id: the session stopped (closed, passivated) while the run
+	// waits for a person, and a restore takes the run up. The place stays
+	// counted until TakeUp or Drop.
+	Keep(user, id string)
+	// TakeUp hands the place kept for session id, if any, to its restore,
+	// which counts it as its run's or gives it back (End): it returns the
+	// place's user, "" when none was kept.
+	TakeUp(id string) string
+	// Drop gives back the places kept for session id and its sub-agents
+	// (it was deleted).
+	Drop(id string)
 }
 
 // The user's runs: a prompt or steer that would start a run while the
@@ -117,6 +129,42 @@ func (s *session) countRun() {
 	case !s.load.counted:
 		s.home.env.Runs.Start(user, true)
 		s.load.counted = true
+	}
+}
+
+// leaveRun is uncountRun for a session that stops: a run waiting for a
+// person, which its restore takes up (there is a store or a Park to
+// restore it from), keeps its place (a user who closed
+// such sessions one after another could otherwise run them all at once
+// once they were restored and approved).
+func (s *session) leaveRun() {
+	if s.load.counted && s.home.env.Unloaded() != nil && s.run != nil && s.run.batch != nil && s.run.batch.holding() {
+		s.load.counted = false
+		s.home.env.Runs.Keep(s.limitedUser(), s.spec.ID)
+		return
+	}
+	s.uncountRun()
+}
+
+// takeUpRun counts, as a restore takes the session up, the run it
+// resumes (held): in the place the run kept when the session stopped, or
+// in a new one, past the bound if need be. A kept place whose run does
+// not resume (its approval timed out meanwhile) is given back.
+func (s *session) takeUpRun(held bool) {
+	runs := s.home.env.Runs
+	if runs == nil {
+		return
+	}
+	kept := runs.TakeUp(s.spec.ID)
+	if held && kept != "" && kept == s.limitedUser() {
+		s.load.counted = true // the kept place is the run's
+		return
+	}
+	if kept != "" {
+		runs.End(kept)
+	}
+	if held {
+		s.countRun()
 	}
 }
 
