@@ -57,6 +57,10 @@ func (e *executor) session(ctx context.Context, ec *a2asrv.ExecutorContext, crea
 	switch {
 	case errors.Is(err, agentrun.ErrNotTheirs):
 		return nil, noContext(id)
+	case tack.Code(err) == events.CodeInvalidSession && strings.Contains(id, "/"):
+		// A sub-agent's id, which no client makes: whether one exists
+		// (another user's) or not, there is no such context for the caller.
+		return nil, noContext(id)
 	case tack.Code(err) == events.CodeInvalidSession && create:
 		return e.rt.Spawn(tack.SessionConfig{ID: id, Agent: e.agent, User: u})
 	}

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/server/a2aserver"
 	"github.com/tack-run/tack/server/a2aserver/a2aservertest"
 	"github.com/tack-run/tack/server/agentrun/agentruntest"
@@ -139,5 +142,38 @@ func TestA2ARestart(t *testing.T) {
 	}
 	if n := len(agentruntest.Messages(t, rt, o.Context)); n != 4 {
 		t.Errorf("the context's session holds %d messages, want 4", n)
+	}
+}
+
+// TestA2ASubagentContextTellsNothing: a sub-agent's id as a contextId is
+// no context of the caller's, whether another user's session has that
+// sub-agent or nobody does: bob's messages naming alice's p/sub-1 and the
+// p/sub-2 nobody has get the same answer. Before, the second was an
+// invalid id's error (a create that no client may make), and bob learned
+// how many sub-agents alice's session had made.
+func TestA2ASubagentContextTellsNothing(t *testing.T) {
+	ts := startWith(t, memory.New(), append(agentruntest.Options(t), tack.WithPassivateAfter(10*time.Minute)), WithAuth(aliceAndBob(t)))
+	ts.must("POST", "/v1/sessions", aliceToken, `{"session":"p","tools":["subagent"],"subagents":{"model":"script:hello.json"},`+
+		`"script":{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"Say hi."}}]},{"text":"done"}]}}`, 201)
+	ts.must("POST", "/v1/sessions/p/prompt", aliceToken, `{"text":"go"}`, 200)
+	eventually.Within(t, 5*time.Second, func() error {
+		if r := ts.do("GET", "/v1/sessions/p%2Fsub-1", aliceToken, ""); r.status != 200 {
+			return fmt.Errorf("alice's p/sub-1: %d", r.status)
+		}
+		return nil
+	})
+	bob := a2aservertest.Server{URL: ts.url, Token: bobToken, Runtime: ts.rt}.Client(t, "hello")
+	answers := map[string]string{}
+	for _, id := range []string{"p/sub-1", "p/sub-2"} {
+		req := a2aservertest.Message("", a2a.NewTextPart("hi"))
+		req.Message.ContextID = id
+		_, err := bob.SendMessage(t.Context(), req)
+		if err == nil {
+			t.Fatalf("bob's message to context %s was taken", id)
+		}
+		answers[id] = strings.ReplaceAll(err.Error(), id, "ID")
+	}
+	if answers["p/sub-1"] != answers["p/sub-2"] {
+		t.Fatalf("bob told alice's sub-agent from none:\n p/sub-1: %s\n p/sub-2: %s", answers["p/sub-1"], answers["p/sub-2"])
 	}
 }
