@@ -55,17 +55,23 @@ func (rt *Runtime) exported(ctx context.Context, id string, pid *actor.PID) (*ac
 	return askActor[*actors.Exported](ctx, rt, id, pid, &actors.ExportPoint{})
 }
 
-// askActor asks pid, the actor of session id, msg, whose answer is a T.
-// A session gone meanwhile is invalid_session, one that does not answer
-// in time not_alive.
+// askActor asks pid, the actor of session id, msg, whose answer is a T,
+// for the user ctx names (ForUser): a session gone meanwhile, or another
+// user's, is invalid_session, one that does not answer in time
+// not_alive, an error it answers that error.
 func askActor[T any](ctx context.Context, rt *Runtime, id string, pid *actor.PID, msg any) (T, error) {
 	var zero T
-	res, err := rt.system.Root.RequestFuture(pid, msg, rt.timeoutFor(ctx)).Result()
+	f := actor.NewFuture(rt.system, rt.timeoutFor(ctx))
+	rt.system.Root.Send(pid, envelope(ctx, msg, f.PID()))
+	res, err := f.Result()
 	if errors.Is(err, actor.ErrDeadLetter) { // gone meanwhile
 		return zero, registryError(id, placement.ErrNoSession)
 	}
 	if err != nil {
 		return zero, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
+	}
+	if r, ok := res.(*eventsv1.Reply); ok && r.Error != nil {
+		return zero, errorFrom(r.Error)
 	}
 	t, ok := res.(T)
 	if !ok {

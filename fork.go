@@ -6,7 +6,6 @@ import (
 
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
-	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/placement"
 )
 
@@ -32,7 +31,6 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 // session here, with a copy of the workspace.
 func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (*Session, error) {
 	rt := l.rt
-	timeout := rt.timeoutFor(ctx)
 	from, err := l.actor(ctx, s)
 	if err != nil {
 		return nil, err
@@ -44,18 +42,9 @@ func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("fork: opening the workspace: %v", err)}
 	}
 	defer ws.Close()
-	res, err := rt.system.Root.RequestFuture(from, &actors.ForkPoint{Index: index}, timeout).Result()
+	src, err := askActor[*actors.ForkSource](ctx, rt, s.id, from, &actors.ForkPoint{Index: index})
 	if err != nil {
-		return nil, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
-	}
-	var src *actors.ForkSource
-	switch r := res.(type) {
-	case *actors.ForkSource:
-		src = r
-	case *eventsv1.Reply:
-		return nil, errorFrom(r.Error)
-	default:
-		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
+		return nil, err
 	}
 	// The copy is made before the fork exists: a copy can take seconds,
 	// and a fork closed meanwhile (without a store its id is free then)

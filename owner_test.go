@@ -188,6 +188,12 @@ func TestCommandForUserReachesOnlyTheirSession(t *testing.T) {
 			if _, err := s.Messages(bob); tack.Code(err) != "invalid_session" {
 				t.Fatalf("bob's read of alice's x: %v, want invalid_session", err)
 			}
+			if _, err := s.Export(bob); tack.Code(err) != "invalid_session" {
+				t.Fatalf("bob's export of alice's x: %v, want invalid_session", err)
+			}
+			if _, err := s.Fork(bob, 0, "bobs"); tack.Code(err) != "invalid_session" {
+				t.Fatalf("bob's fork of alice's x: %v, want invalid_session", err)
+			}
 			if err := rt.Delete(bob, "x"); tack.Code(err) != "invalid_session" {
 				t.Fatalf("bob's delete of alice's x: %v, want invalid_session", err)
 			}
