@@ -19,6 +19,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -139,7 +140,8 @@ func (h *History) Commit(m *llm.Message) int {
 
 // Fresh returns m with each tool call id that the history holds already
 // (its archive and rolled-back spans too), that an earlier call of m
-// gives, or that is empty, replaced by a free one: the id with "-2",
+// gives, that is empty, or that is longer than a provider takes
+// (maxCallID, cut then), replaced by a free one: the id with "-2",
 // "-3", … appended, the first that is free ("call-2", … for an empty
 // one). Models do reuse ids — a server that numbers the calls of each
 // response from call_0, a model whose request was trimmed of the call it
@@ -149,7 +151,7 @@ func (h *History) Fresh(m *llm.Message) *llm.Message {
 	out := m
 	for i, c := range m.ToolCalls {
 		taken := h.takenWith(out.ToolCalls[:i])
-		if !taken(c.Id) {
+		if len(c.Id) <= maxCallID && !taken(c.Id) {
 			continue
 		}
 		if out == m {
@@ -169,9 +171,25 @@ func (h *History) takenWith(calls []*llm.ToolCall) func(string) bool {
 	}
 }
 
-// freeID is id with the first "-N" from 2 on that taken does not hold.
+// maxCallID is the longest tool call id every provider takes: OpenAI
+// refuses a tool_call_id past 40 characters, and other servers give
+// longer ones (vLLM's are 46), which a session that switches models
+// would send it.
+const maxCallID = 40
+
+// freeID is a free id in place of id: id cut to 32 bytes when it is
+// longer than maxCallID and that is free, else id (cut so that the
+// suffix fits maxCallID) with the first "-N" from 2 on that taken does
+// not hold.
 func freeID(id string, taken func(string) bool) string {
-	base := cmp.Or(id, "call") + "-"
+	base := cmp.Or(id, "call")
+	if len(base) > maxCallID-8 {
+		base = strings.ToValidUTF8(base[:maxCallID-8], "")
+		if len(id) > maxCallID && !taken(base) {
+			return base
+		}
+	}
+	base += "-"
 	for n := 2; ; n++ {
 		if c := base + strconv.Itoa(n); !taken(c) {
 			return c

@@ -372,3 +372,22 @@ func TestRollBackToReverted(t *testing.T) {
 		t.Fatalf("after the revert the store holds everything: %+v", w)
 	}
 }
+
+// TestFreshCutsLongIDs: a call id longer than OpenAI takes (40
+// characters; vLLM gives 46) is cut to 32, with "-N" when that is taken;
+// a reused id near the bound keeps the suffix within it.
+func TestFreshCutsLongIDs(t *testing.T) {
+	long := "chatcmpl-tool-0123456789abcdef0123456789abcdef" // 46
+	h := &history.History{}
+	got := h.Fresh(msgs("assistant:>" + long + "," + long[:45] + "x")[0])
+	if want := []string{long[:32], long[:32] + "-2"}; !slices.Equal(ids(got), want) {
+		t.Fatalf("Fresh gave %q, want %q", ids(got), want)
+	}
+	h.Commit(got)
+	near := strings.Repeat("a", 40)
+	h.Commit(h.Fresh(msgs("assistant:>" + near)[0]))
+	again := ids(h.Fresh(msgs("assistant:>" + near)[0]))
+	if len(again[0]) > 40 || again[0] != near[:32]+"-2" {
+		t.Fatalf("a reused 40-character id became %q", again[0])
+	}
+}
