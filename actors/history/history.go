@@ -63,6 +63,13 @@ type past struct {
 	// compaction or a rollback it does not hold yet waits: what Revert
 	// goes back to.
 	before *rewind
+	// floor, when lowered, is the lowest base since the store last held
+	// the whole history: a rollback to before a compaction (RollBackTo)
+	// moved the base back, and a compaction may have moved it on since;
+	// the next rewrite starts there all the same, or what the store
+	// holds between would keep its old marks.
+	floor   int
+	lowered bool
 }
 
 // noPast is the past of a history that has none. Nothing changes it:
@@ -302,6 +309,9 @@ func (h *History) RollBackTo(pt Point) bool {
 	p.rollbacks++
 	p.archive = slices.Clip(p.archive[:pt.base])
 	p.base, p.archivedCalls = pt.base, CountCalls(p.archive)
+	if !p.lowered || pt.base < p.floor {
+		p.floor, p.lowered = pt.base, true
+	}
 	h.msgs, h.checked = slices.Clip(msgs), 0
 	return true
 }
@@ -465,6 +475,9 @@ func (h *History) Pending(rewrite bool) Write {
 	w := Write{Start: p.base, base: p.base, rolled: h.rolledCount(), rollbacks: p.rollbacks}
 	if rewrite || h.rewritePending() {
 		from := min(h.stored.base, p.base)
+		if p.lowered {
+			from = min(from, p.floor)
+		}
 		w.From, w.Rewrite, w.state = from, true, h.rewind()
 		w.Messages = append(slices.Clone(p.archive[from:p.base]), h.storedView()...)
 		return w
@@ -482,7 +495,7 @@ func (h *History) Stored(w Write) {
 	switch {
 	case h.past == nil:
 	case !h.rewritePending():
-		h.past.before = nil
+		h.past.before, h.past.lowered = nil, false
 	case w.Rewrite:
 		// A later rewrite waits: what Revert goes back to is now this
 		// write's history.
@@ -500,6 +513,7 @@ func (h *History) Revert() {
 		p.rollbacks = h.stored.rollbacks
 		p.archive = slices.Clip(p.before.archive)
 		p.archivedCalls, p.before, h.checked = CountCalls(p.archive), nil, 0
+		p.lowered = false
 	}
 	h.msgs = slices.Clip(h.msgs[:h.stored.count]) // a cancelled request may still read the old tail
 	h.checked = min(h.checked, h.stored.count)

@@ -391,3 +391,32 @@ func TestFreshCutsLongIDs(t *testing.T) {
 		t.Fatalf("a reused 40-character id became %q", again[0])
 	}
 }
+
+// TestRewriteFromTheLowestBase: a rollback that brought archived messages
+// back (RollBackTo), then a compaction that archived them again, both
+// before a write: the write rewrites from the lowest base the history
+// had, so the store keeps the rolled-back marks of what the compaction
+// archived again. Before, it started at the later base and the store kept
+// the run's prompt unmarked.
+func TestRewriteFromTheLowestBase(t *testing.T) {
+	h := history.Restore(msgs("assistant:a1", "assistant:a2"), 0)
+	h.Stored(h.Pending(false))
+	start := h.Point(2)
+	for _, m := range msgs("user:p3", "assistant:a4", "assistant:a5") {
+		h.Commit(m)
+	}
+	h.Compact(3, &llm.Message{Role: llm.RoleUser, Content: "s6", Summary: true}) // a1, a2, p3
+	h.Stored(h.Pending(false))
+	h.RollBackTo(start)
+	h.Commit(msgs("user:p7")[0])
+	h.Compact(3, &llm.Message{Role: llm.RoleUser, Content: "s8", Summary: true}) // a1, a2, the rolled-back run, p7
+	want := words(h.All())
+	w := h.Pending(false)
+	if w.From != 0 {
+		t.Fatalf("the write rewrites from %d, want 0: %+v", w.From, w)
+	}
+	h.Stored(w)
+	stored := append(slices.Clone(w.Messages[:0:0]), w.Messages...)
+	r := history.Restore(stored, w.Start)
+	same(t, "restored all", r.All(), want...)
+}
