@@ -155,8 +155,8 @@ func (r remote) delete(ctx context.Context, id string) error {
 }
 
 // close asks the session's process to stop it.
-func (r remote) close(id string) {
-	_, _ = r.request(context.Background(), id, &eventsv1.CloseSession{})
+func (r remote) close(ctx context.Context, id string) {
+	_, _ = r.request(ctx, id, &eventsv1.CloseSession{})
 }
 
 // sweep deletes nothing: the processes that host the sessions sweep them.

@@ -197,6 +197,10 @@ func TestCommandForUserReachesOnlyTheirSession(t *testing.T) {
 			if err := rt.Delete(bob, "x"); tack.Code(err) != "invalid_session" {
 				t.Fatalf("bob's delete of alice's x: %v, want invalid_session", err)
 			}
+			s.CloseContext(bob) // closes nothing: without a store, a close would end alice's x
+			if !rt.Loaded("x") {
+				t.Fatal("bob's close closed alice's x")
+			}
 			msgs, err := s.Messages(tack.ForUser(ctx, "alice"))
 			if err != nil || len(msgs) != 0 {
 				t.Fatalf("alice's x: %v, %v; want it there, untouched", msgs, err)

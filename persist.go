@@ -35,7 +35,9 @@ func defaultNode() string {
 }
 
 // close stops a session and gives up its lease.
-func (l *local) close(id string) { l.rt.registry.Close(id) }
+func (l *local) close(ctx context.Context, id string) {
+	l.rt.registry.CloseOwned(id, userFor(ctx))
+}
 
 // Release hands session id over to whoever uses it next, in this process
 // or another: once everything it has told is stored, it stops and gives

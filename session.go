@@ -305,7 +305,12 @@ func (s *Session) DetachTools(ctx context.Context, names ...string) error {
 
 // Close stops the session (a stored one stays stored, to be restored on
 // its next use).
-func (s *Session) Close() { s.rt.reach.close(s.id) }
+func (s *Session) Close() { s.CloseContext(context.Background()) }
+
+// CloseContext is Close; for a user (ForUser), it stops the session only
+// if it is theirs when the runtime holds it for the close: the id may
+// have changed hands since the caller checked.
+func (s *Session) CloseContext(ctx context.Context) { s.rt.reach.close(ctx, s.id) }
 
 // SubscribeOptions tune Subscribe.
 type SubscribeOptions struct {

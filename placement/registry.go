@@ -403,7 +403,13 @@ func (r *Registry) IDs() []string {
 // passivation under way is waited for first: the session, taken out of
 // the registry as it passivates, would otherwise park after Close had
 // found nothing to close, and come back at its next use.
-func (r *Registry) Close(id string) bool {
+func (r *Registry) Close(id string) bool { return r.CloseOwned(id, "") }
+
+// CloseOwned is Close of a session of user ("": anyone's): one that is
+// not loaded for user when the registry takes it to close is left as it
+// is (false), so that a close whose caller checked the owner before the
+// id changed hands closes nobody else's session.
+func (r *Registry) CloseOwned(id, user string) bool {
 	r.mu.Lock()
 	c, ok := r.restoring[id]
 	r.mu.Unlock()
@@ -417,6 +423,10 @@ func (r *Registry) Close(id string) bool {
 	}
 	stand := &restoring{done: make(chan struct{}), passivating: true}
 	r.mu.Lock()
+	if _, loaded := r.pids[id]; user != "" && (!loaded || r.users[id] != user) {
+		r.mu.Unlock()
+		return false
+	}
 	delete(r.dormant, id)
 	var pid *actor.PID
 	if r.env.Store != nil {

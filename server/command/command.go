@@ -301,8 +301,8 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 	return created(ctx, env, s)
 }
 
-func closeSession(_ context.Context, env Env, s *tack.Session, _ proto.Message) (proto.Message, error) {
-	s.Close()
+func closeSession(ctx context.Context, env Env, s *tack.Session, _ proto.Message) (proto.Message, error) {
+	s.CloseContext(ctx)
 	if env.Closed != nil {
 		env.Closed(s.ID())
 	}

@@ -187,7 +187,7 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest, in Input) (*s
 		step, err := f.Next(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				t.abort(s)
+				t.abort(ctx, s)
 			}
 			return nil, Output{}, err
 		}
@@ -219,9 +219,10 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest, in Input) (*s
 	}
 }
 
-// abort stops the session's run after the call was cancelled.
-func (t *tool) abort(s *tack.Session) {
-	ctx, cancel := context.WithTimeout(context.Background(), t.opt.AbortTimeout)
+// abort stops the session's run after the call, whose context call is,
+// was cancelled: sent for the call's user, as the call's commands are.
+func (t *tool) abort(call context.Context, s *tack.Session) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(call), t.opt.AbortTimeout)
 	defer cancel()
 	_ = s.Abort(ctx, tack.AbortOptions{KillTools: events.KillKillable})
 }
