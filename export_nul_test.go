@@ -27,6 +27,18 @@ func openSQLiteAt(t *testing.T, path string) store.Store {
 	return st
 }
 
+// onSQLite is a runtime on a new SQLite store, the store, and stop,
+// which closes the runtime (once; a restart opens another on st).
+func onSQLite(t *testing.T) (store.Store, *tack.Runtime, func()) {
+	t.Helper()
+	st := openSQLiteAt(t, filepath.Join(t.TempDir(), "tack.db"))
+	rt, err := tack.New(tack.WithStore(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, rt, sync.OnceFunc(func() { rt.Close() })
+}
+
 // titleOf is the title session id of rt has.
 func titleOf(t *testing.T, rt *tack.Runtime, id string) string {
 	t.Helper()
@@ -46,12 +58,7 @@ func titleOf(t *testing.T, rt *tack.Runtime, id string) string {
 // committed. The title leaves the NUL out: a store refuses a title with
 // one, and the session could then store nothing more.
 func TestQueuedPromptWithNULTitlesTheSession(t *testing.T) {
-	st := openSQLiteAt(t, filepath.Join(t.TempDir(), "tack.db"))
-	rt, err := tack.New(tack.WithStore(st))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := sync.OnceFunc(func() { rt.Close() })
+	st, rt, stop := onSQLite(t)
 	defer stop()
 	ctx := t.Context()
 	s, err := rt.Spawn(tack.SessionConfig{ID: "q", QueueMode: "all",
@@ -98,12 +105,7 @@ func TestQueuedPromptWithNULTitlesTheSession(t *testing.T) {
 // from that message, leaves it out, so the session is stored, prompted,
 // restored and forked as any other.
 func TestImportNULFirstMessage(t *testing.T) {
-	st := openSQLiteAt(t, filepath.Join(t.TempDir(), "tack.db"))
-	rt, err := tack.New(tack.WithStore(st))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := sync.OnceFunc(func() { rt.Close() })
+	st, rt, stop := onSQLite(t)
 	defer stop()
 	ctx := t.Context()
 	h := tack.History{Messages: []*eventsv1.Message{{Role: "user", Content: "a\x00b"}, {Role: "assistant", Content: "x"}}}
