@@ -155,8 +155,9 @@ func (r remote) delete(ctx context.Context, id string) error {
 }
 
 // close asks the session's process to stop it.
-func (r remote) close(ctx context.Context, id string) {
-	_, _ = r.request(ctx, id, &eventsv1.CloseSession{})
+func (r remote) close(ctx context.Context, id string) error {
+	_, err := r.request(ctx, id, &eventsv1.CloseSession{})
+	return err
 }
 
 // sweep deletes nothing: the processes that host the sessions sweep them.

@@ -197,7 +197,9 @@ func TestCommandForUserReachesOnlyTheirSession(t *testing.T) {
 			if err := rt.Delete(bob, "x"); tack.Code(err) != "invalid_session" {
 				t.Fatalf("bob's delete of alice's x: %v, want invalid_session", err)
 			}
-			s.CloseContext(bob) // closes nothing: without a store, a close would end alice's x
+			if err := s.CloseContext(bob); tack.Code(err) != "invalid_session" { // without a store, a close would end alice's x
+				t.Fatalf("bob's close of alice's x: %v, want invalid_session", err)
+			}
 			if !rt.Loaded("x") {
 				t.Fatal("bob's close closed alice's x")
 			}

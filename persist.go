@@ -35,8 +35,14 @@ func defaultNode() string {
 }
 
 // close stops a session and gives up its lease.
-func (l *local) close(ctx context.Context, id string) {
-	l.rt.registry.CloseOwned(id, userFor(ctx))
+func (l *local) close(ctx context.Context, id string) error {
+	u := userFor(ctx)
+	if !l.rt.registry.CloseOwned(id, u) && u != "" {
+		if owner, loaded := l.rt.registry.User(id); loaded && owner != u {
+			return registryError(id, placement.ErrNoSession)
+		}
+	}
+	return nil
 }
 
 // Release hands session id over to whoever uses it next, in this process

@@ -54,7 +54,7 @@ type reach interface {
 	// delete removes session id for good (Delete).
 	delete(ctx context.Context, id string) error
 	// close stops session id (Session.Close).
-	close(ctx context.Context, id string)
+	close(ctx context.Context, id string) error
 	// page reads a page of the session list.
 	page(ctx context.Context, p store.Page) (*store.Listing, error)
 	// sweep deletes the stored sessions older than maxAge that are not in

@@ -116,6 +116,15 @@ func userFor(ctx context.Context) string {
 	return u
 }
 
+// UserOf is the user ForUser gave ctx, "" for none: what a front end
+// (WithSessionsElsewhere) sends along for the session's process to check.
+func UserOf(ctx context.Context) string { return userFor(ctx) }
+
+// UserHeader is the header of a message sent to a session actor for a
+// user (ForUser): a session takes it only if it belongs to that user.
+// Messages that cross processes (package cluster, server/remote) carry it.
+const UserHeader = actors.UserHeader
+
 // userKey is the context key of ForUser.
 type userKey struct{}
 
@@ -126,8 +135,8 @@ type userKey struct{}
 // by the session as it takes the command, holds even when the id changed
 // hands in between (deleted by its owner and taken at once by another
 // user). Runtime.Delete with such a context deletes the session only if
-// it is user's. A session in another process (WithSessionsElsewhere)
-// does not check.
+// it is user's. A front end (WithSessionsElsewhere) sends the user along
+// (UserOf), and the session's process checks it.
 func ForUser(ctx context.Context, user string) context.Context {
 	return context.WithValue(ctx, userKey{}, user)
 }
@@ -305,12 +314,13 @@ func (s *Session) DetachTools(ctx context.Context, names ...string) error {
 
 // Close stops the session (a stored one stays stored, to be restored on
 // its next use).
-func (s *Session) Close() { s.CloseContext(context.Background()) }
+func (s *Session) Close() { _ = s.CloseContext(context.Background()) }
 
 // CloseContext is Close; for a user (ForUser), it stops the session only
-// if it is theirs when the runtime holds it for the close: the id may
-// have changed hands since the caller checked.
-func (s *Session) CloseContext(ctx context.Context) { s.rt.reach.close(ctx, s.id) }
+// if it is theirs when the runtime holds it for the close (the id may
+// have changed hands since the caller checked), and is invalid_session
+// otherwise.
+func (s *Session) CloseContext(ctx context.Context) error { return s.rt.reach.close(ctx, s.id) }
 
 // SubscribeOptions tune Subscribe.
 type SubscribeOptions struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
 
+	"github.com/tack-run/tack"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/server/remote/remotev1"
 )
@@ -39,6 +40,14 @@ const DefaultTimeout = time.Minute
 // member's connection ended before the answer came (the member died), as
 // soon as it ended.
 func Request(ctx context.Context, c *Cluster, id string, msg any) (any, error) {
+	return RequestFor(ctx, c, id, "", msg)
+}
+
+// RequestFor is Request of a command sent for user ("" for none): the
+// session answers invalid_session when it is not user's, so that a
+// command whose owner a front end checked before the id changed hands
+// reaches nobody else's session.
+func RequestFor(ctx context.Context, c *Cluster, id, user string, msg any) (any, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(DefaultTimeout)
@@ -61,7 +70,7 @@ func Request(ctx context.Context, c *Cluster, id string, msg any) (any, error) {
 		if pid == nil {
 			continue
 		}
-		res, err := ask(c, pid, msg, time.Until(deadline))
+		res, err := ask(c, pid, msg, user, time.Until(deadline))
 		switch {
 		case err == nil:
 			return res, nil
@@ -113,7 +122,7 @@ var errEndpointGone = errors.New("the connection to its member ended")
 // of ask's own, a channel: protoactor's future is not safe for a second
 // message (it writes its result unguarded while Result reads it), so
 // nothing but the answer is ever sent to it.
-func ask(c *Cluster, pid *actor.PID, msg any, timeout time.Duration) (any, error) {
+func ask(c *Cluster, pid *actor.PID, msg any, user string, timeout time.Duration) (any, error) {
 	gone := make(chan struct{})
 	var once sync.Once
 	sub := c.ActorSystem.EventStream.Subscribe(func(ev any) {
@@ -126,7 +135,13 @@ func ask(c *Cluster, pid *actor.PID, msg any, timeout time.Duration) (any, error
 	registry := c.ActorSystem.ProcessRegistry
 	self, _ := registry.Add(chanProcess(answer), "join-ask-"+registry.NextId())
 	defer registry.Remove(self)
-	c.ActorSystem.Root.RequestFuture(pid, msg, timeout).PipeTo(self)
+	f := actor.NewFuture(c.ActorSystem, timeout)
+	env := &actor.MessageEnvelope{Message: msg, Sender: f.PID()}
+	if user != "" {
+		env.SetHeader(tack.UserHeader, user)
+	}
+	c.ActorSystem.Root.Send(pid, env)
+	f.PipeTo(self)
 	select {
 	case res := <-answer:
 		if err, ok := res.(error); ok {

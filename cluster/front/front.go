@@ -39,10 +39,10 @@ func (s *Sessions) Create(ctx context.Context, cfg tack.SessionConfig) (string, 
 	return r.GetCreated().GetSession(), nil
 }
 
-// Request sends cmd to session id's grain and returns its Reply; no
-// answer is not_alive.
+// Request sends cmd to session id's grain, for the user ctx names
+// (tack.ForUser), and returns its Reply; no answer is not_alive.
 func (s *Sessions) Request(ctx context.Context, id string, cmd proto.Message) (*eventsv1.Reply, error) {
-	res, err := cluster.Request(ctx, s.c, id, cmd)
+	res, err := cluster.RequestFor(ctx, s.c, id, tack.UserOf(ctx), cmd)
 	if err != nil {
 		return nil, &tack.Error{Code: events.CodeNotAlive, Message: err.Error()}
 	}

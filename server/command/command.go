@@ -302,7 +302,9 @@ func createSession(ctx context.Context, env Env, id string, msg proto.Message) (
 }
 
 func closeSession(ctx context.Context, env Env, s *tack.Session, _ proto.Message) (proto.Message, error) {
-	s.CloseContext(ctx)
+	if err := s.CloseContext(ctx); err != nil {
+		return nil, err
+	}
 	if env.Closed != nil {
 		env.Closed(s.ID())
 	}

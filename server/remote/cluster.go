@@ -159,7 +159,7 @@ func (g *grain) handle(ctx actor.Context) {
 		}
 		g.create(ctx, m.Create, m.User)
 	default:
-		n.dispatch(g.id, m, ctx.Sender())
+		n.dispatch(g.id, m, ctx.Sender(), userIn(ctx.MessageHeader()))
 	}
 }
 
@@ -248,7 +248,7 @@ func (f *forwarder) Receive(ctx actor.Context) {
 	}
 	c, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	res, err := cluster.Request(c, f.node.cluster, f.id, ctx.Message())
+	res, err := cluster.RequestFor(c, f.node.cluster, f.id, userIn(ctx.MessageHeader()), ctx.Message())
 	if ctx.Sender() == nil {
 		return
 	}

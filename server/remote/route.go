@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/cluster"
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
@@ -25,18 +26,28 @@ var _ actor.Process = (*route)(nil)
 
 // SendUserMessage hands a message to the session (Node.dispatch).
 func (r *route) SendUserMessage(_ *actor.PID, message any) {
-	_, msg, sender := actor.UnwrapEnvelope(message)
-	r.node.dispatch(r.id, msg, sender)
+	header, msg, sender := actor.UnwrapEnvelope(message)
+	r.node.dispatch(r.id, msg, sender, userIn(header))
 }
 
-// dispatch hands msg, sent by sender (nil: no answer wanted), to session
-// id of this node's runtime. Subscribe and Unsubscribe become the
+// userIn is the user a message's header names it sent for
+// (tack.UserHeader), "" for none.
+func userIn(h actor.ReadonlyMessageHeader) string {
+	if h == nil {
+		return ""
+	}
+	return h.Get(tack.UserHeader)
+}
+
+// dispatch hands msg, sent by sender (nil: no answer wanted) for user
+// ("": anyone), to session id of this node's runtime: the session, or
+// the runtime for the commands it runs, checks that it is user's. Subscribe and Unsubscribe become the
 // session's in-process subscription messages; SwitchModel, Fork,
 // ExportSession, CloseSession and DeleteSession run through the runtime;
 // everything else goes to the session actor as it is, which answers what it does not know with
 // bad_request. A session's route and, in a cluster, its grain both hand
 // their messages over here.
-func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
+func (n *Node) dispatch(id string, msg any, sender *actor.PID, user string) {
 	switch m := msg.(type) {
 	case *remotev1.Subscribe:
 		if m.Subscriber == nil {
@@ -60,7 +71,7 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 			f.NewSession = cluster.NewSessionID()
 		}
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
-			data, err := command.RunMessage(c, n.env(), id, m.(proto.Message))
+			data, err := command.RunMessage(forUser(c, user), n.env(), id, m.(proto.Message))
 			if created, ok := data.(*eventsv1.Created); ok {
 				n.created(created.Session)
 			}
@@ -68,18 +79,30 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID) {
 		})
 	case *eventsv1.CloseSession, *eventsv1.DeleteSession:
 		n.answer(sender, func(c context.Context) (proto.Message, error) {
-			data, err := command.RunMessage(c, n.env(), id, m.(proto.Message))
+			data, err := command.RunMessage(forUser(c, user), n.env(), id, m.(proto.Message))
 			if err == nil {
 				n.unroute(id)
 			}
 			return data, err
 		})
 	default:
-		if sender != nil {
-			msg = &actor.MessageEnvelope{Sender: sender, Message: msg}
+		if sender != nil || user != "" {
+			env := &actor.MessageEnvelope{Sender: sender, Message: msg}
+			if user != "" {
+				env.SetHeader(tack.UserHeader, user)
+			}
+			msg = env
 		}
 		n.host.Deliver(id, msg)
 	}
+}
+
+// forUser is c sending for user, when there is one (tack.ForUser).
+func forUser(c context.Context, user string) context.Context {
+	if user == "" {
+		return c
+	}
+	return tack.ForUser(c, user)
 }
 
 // refuse answers a request with bad_request.
