@@ -74,7 +74,7 @@ func (s *Server) files(h fileHandler) http.Handler {
 		}
 		root, err := os.OpenRoot(dir)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && r.Method == http.MethodGet:
+		case errors.Is(err, fs.ErrNotExist) && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 			root = nil // no workspace yet
 		case err != nil:
 			fileError(w, rel, err)

@@ -23,6 +23,7 @@ func TestFiles(t *testing.T) {
 	if got := ts.must("GET", "/v1/sessions/a/files", aliceToken, "", 200); got != `{"files":[]}` {
 		t.Fatalf("no workspace yet: %s", got)
 	}
+	ts.must("HEAD", "/v1/sessions/a/files", aliceToken, "", 200)
 	var entry fileEntry
 	if err := json.Unmarshal([]byte(ts.must("PUT", "/v1/sessions/a/files/docs/in.txt", aliceToken, "hello file", 201)), &entry); err != nil {
 		t.Fatal(err)
