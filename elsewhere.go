@@ -40,7 +40,9 @@ type Elsewhere interface {
 	// session wherever it moves (a gap comes as events_lost). It returns
 	// once the first subscription is in place; stop ends it and returns
 	// once handle is no longer called.
-	Follow(id string, since uint64, types []string, handle func(*eventsv1.Event)) (stop func(), err error)
+	// user, when not "", is who follows: the session refuses a user it
+	// does not belong to (invalid_session), as its commands do.
+	Follow(id, user string, since uint64, types []string, handle func(*eventsv1.Event)) (stop func(), err error)
 }
 
 // WithSessionsElsewhere makes a runtime that hosts no session: every session
@@ -102,8 +104,8 @@ func (remote) switchModel(ctx context.Context, s *Session, name string) error {
 
 // subscribe is Session.Subscribe for a session that lives elsewhere: the
 // events Follow brings go into ch.
-func (r remote) subscribe(_ context.Context, s *Session, ch *events.Channel, _ events.Filter, opt SubscribeOptions) (*Subscription, error) {
-	stop, err := r.e.Follow(s.id, opt.Since, opt.Types, ch.Deliver)
+func (r remote) subscribe(ctx context.Context, s *Session, ch *events.Channel, _ events.Filter, opt SubscribeOptions) (*Subscription, error) {
+	stop, err := r.e.Follow(s.id, UserOf(ctx), opt.Since, opt.Types, ch.Deliver)
 	if err != nil {
 		return nil, err
 	}

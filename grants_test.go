@@ -328,7 +328,7 @@ func (e *elsewhere) Request(_ context.Context, id string, cmd proto.Message) (*e
 	return &eventsv1.Reply{}, nil
 }
 
-func (e *elsewhere) Follow(string, uint64, []string, func(*eventsv1.Event)) (func(), error) {
+func (e *elsewhere) Follow(string, string, uint64, []string, func(*eventsv1.Event)) (func(), error) {
 	return func() {}, nil
 }
 

@@ -101,9 +101,9 @@ func (h host) System() *actor.ActorSystem { return h.rt.system }
 // Deliver hands msg to session id by id, through the registry.
 func (h host) Deliver(id string, msg any) { h.rt.registry.Deliver(id, msg) }
 
-// Subscribe delivers the subscription of the actor pid.
-func (h host) Subscribe(id string, sender, pid *actor.PID, since uint64, f events.Filter) {
-	h.Deliver(id, &actor.MessageEnvelope{Sender: sender, Message: &actors.SubscribePID{PID: pid, Since: since, Filter: f}})
+// Subscribe delivers the subscription of the actor pid, for user.
+func (h host) Subscribe(id, user string, sender, pid *actor.PID, since uint64, f events.Filter) {
+	h.Deliver(id, envelope(ForUser(context.Background(), user), &actors.SubscribePID{PID: pid, Since: since, Filter: f}, sender))
 }
 
 // Unsubscribe delivers the end of the subscription of the actor pid.

@@ -35,9 +35,15 @@ const resubscribePause = 250 * time.Millisecond
 // Follow returns once the first subscription is in place (or failed);
 // stop the returned PID to unsubscribe.
 func Follow(c *Cluster, id string, since uint64, types []string, handle func(*eventsv1.Event)) (*actor.PID, error) {
+	return FollowFor(c, id, "", since, types, handle)
+}
+
+// FollowFor is Follow for user ("": anyone): the session refuses to be
+// followed by a user it does not belong to (RequestFor).
+func FollowFor(c *Cluster, id, user string, since uint64, types []string, handle func(*eventsv1.Event)) (*actor.PID, error) {
 	first := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &follower{c: c, id: id, last: since, types: types, handle: handle, first: first, ctx: ctx, cancel: cancel}
+	f := &follower{c: c, id: id, user: user, last: since, types: types, handle: handle, first: first, ctx: ctx, cancel: cancel}
 	pid := c.ActorSystem.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return f }))
 	if err := <-first; err != nil {
 		c.ActorSystem.Root.Stop(pid)
@@ -50,6 +56,7 @@ func Follow(c *Cluster, id string, since uint64, types []string, handle func(*ev
 type follower struct {
 	c      *Cluster
 	id     string
+	user   string
 	types  []string
 	handle func(*eventsv1.Event)
 	first  chan error
@@ -139,13 +146,13 @@ func (f *follower) subscribe(ctx actor.Context) {
 	if f.ctx.Err() != nil {
 		return
 	}
-	c, id, root, self := f.c, f.id, ctx.ActorSystem().Root, ctx.Self()
+	c, id, user, root, self := f.c, f.id, f.user, ctx.ActorSystem().Root, ctx.Self()
 	msg := &remotev1.Subscribe{Subscriber: self, Since: f.last, Types: f.types}
 	try, cancel := context.WithTimeout(f.ctx, subscribeTry)
 	go func() {
 		defer cancel()
 		out := &subscribed{}
-		if _, out.err = Reply(try, c, id, msg); out.err == nil {
+		if _, out.err = replyFor(try, c, id, user, msg); out.err == nil {
 			if out.grain = Grain(c, id); out.grain == nil {
 				out.err = fmt.Errorf("session %s: subscribed, but its grain is not found", id)
 			}

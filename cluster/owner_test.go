@@ -11,9 +11,10 @@ import (
 // TestRequestForUser: a command sent through the cluster for a user
 // (RequestFor, what a front end does for a request's user) reaches the
 // session only if it is theirs, wherever it runs: another user's
-// session answers invalid_session, to a read, a prompt, a close and a
-// delete, and is left as it was. A front end checks the owner before it
-// sends a command by id; the id may change hands in between.
+// session answers invalid_session, to a read, a prompt, an export, a
+// close and a delete, and is left as it was. A front end checks the owner before it
+// sends a command by id; the id may change hands in between. Following
+// its events is refused to another user too.
 func TestRequestForUser(t *testing.T) {
 	startCluster(t)
 	id := sessionID("own")
@@ -29,6 +30,15 @@ func TestRequestForUser(t *testing.T) {
 			t.Fatalf("bob's %T to alice's session: %v, %v; want invalid_session", cmd, res, err)
 		}
 	}
+	if pid, err := cluster.FollowFor(client, id, "bob", 0, nil, func(*eventsv1.Event) {}); err == nil {
+		client.ActorSystem.Root.Stop(pid)
+		t.Fatal("bob followed alice's session")
+	}
+	pid, err := cluster.FollowFor(client, id, "alice", 0, nil, func(*eventsv1.Event) {})
+	if err != nil {
+		t.Fatalf("alice's follow of her session: %v", err)
+	}
+	client.ActorSystem.Root.Stop(pid)
 	res, err := cluster.RequestFor(ctx, client, id, "alice", &eventsv1.GetMessages{})
 	if r, ok := res.(*eventsv1.Reply); err != nil || !ok || r.Error != nil || len(r.GetMessages().GetMessages()) != 0 {
 		t.Fatalf("alice's read of her session: %v, %v; want it there, untouched", res, err)

@@ -171,7 +171,12 @@ func (p chanProcess) Stop(*actor.PID) {}
 // Reply is Request for session commands: the Reply, or an error when
 // none came or it carries one.
 func Reply(ctx context.Context, c *Cluster, id string, msg any) (*eventsv1.Reply, error) {
-	res, err := Request(ctx, c, id, msg)
+	return replyFor(ctx, c, id, "", msg)
+}
+
+// replyFor is Reply of a command sent for user (RequestFor).
+func replyFor(ctx context.Context, c *Cluster, id, user string, msg any) (*eventsv1.Reply, error) {
+	res, err := RequestFor(ctx, c, id, user, msg)
 	if err != nil {
 		return nil, err
 	}

@@ -55,8 +55,8 @@ func (s *Sessions) Request(ctx context.Context, id string, cmd proto.Message) (*
 
 // Follow follows session id with cluster.Follow; a first subscription that
 // fails is not_alive.
-func (s *Sessions) Follow(id string, since uint64, types []string, handle func(*eventsv1.Event)) (stop func(), err error) {
-	pid, err := cluster.Follow(s.c, id, since, types, handle)
+func (s *Sessions) Follow(id, user string, since uint64, types []string, handle func(*eventsv1.Event)) (stop func(), err error) {
+	pid, err := cluster.FollowFor(s.c, id, user, since, types, handle)
 	if err != nil {
 		return nil, &tack.Error{Code: events.CodeNotAlive, Message: err.Error()}
 	}

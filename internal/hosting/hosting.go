@@ -36,8 +36,9 @@ type Host interface {
 	// live ones. Subscribing the same PID again replaces its filter and
 	// keeps one subscription, which never gets an event twice. The
 	// session watches pid and drops it when it stops or its node goes
-	// away.
-	Subscribe(id string, sender, pid *actor.PID, since uint64, f events.Filter)
+	// away. For a user (not ""), a session that is not theirs answers
+	// invalid_session and subscribes nothing.
+	Subscribe(id, user string, sender, pid *actor.PID, since uint64, f events.Filter)
 	// Unsubscribe delivers to session id, from sender, the end of the
 	// subscription of the actor pid.
 	Unsubscribe(id string, sender, pid *actor.PID)

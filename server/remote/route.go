@@ -59,7 +59,7 @@ func (n *Node) dispatch(id string, msg any, sender *actor.PID, user string) {
 			n.refuse(sender, err.Error())
 			return
 		}
-		n.host.Subscribe(id, sender, m.Subscriber, m.Since, f)
+		n.host.Subscribe(id, user, sender, m.Subscriber, m.Since, f)
 	case *remotev1.Unsubscribe:
 		if m.Subscriber == nil {
 			n.refuse(sender, "Unsubscribe needs subscriber")
