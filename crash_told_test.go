@@ -356,10 +356,19 @@ func TestForkTakesNothingACrashTakesBack(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	go s.Prompt(short, "first") // its answer waits for the write
-	time.Sleep(20 * time.Millisecond)
-	wait, cancel2 := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel2()
-	_, forkErr := s.Fork(wait, 1, "f")
+	var forkErr error
+	for range 200 { // until the prompt is committed: index 1 is in range
+		wait, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		_, forkErr = s.Fork(wait, 1, "f")
+		cancel()
+		if tack.Code(forkErr) != "bad_request" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if tack.Code(forkErr) == "bad_request" {
+		t.Fatalf("the prompt was never committed: %v", forkErr)
+	}
 	close(st.crashed) // the source's write never lands
 	second, err := tack.New(tack.WithStore(mem), tack.WithNode("n"))
 	if err != nil {

@@ -75,7 +75,7 @@ func (s *Session) Delete(ctx context.Context) error { return s.rt.Delete(ctx, s.
 // the id for the Delete: else it is invalid_session.
 func (l *local) delete(ctx context.Context, id string) error {
 	var opt placement.DeleteOptions
-	if u := userFor(ctx); u != "" {
+	if u := UserOf(ctx); u != "" {
 		opt.Check = func(ctx context.Context) error {
 			if owner, err := l.rt.User(ctx, id); err != nil || owner != u {
 				return fmt.Errorf("%w: %q", placement.ErrNoSession, id)

@@ -36,7 +36,7 @@ func defaultNode() string {
 
 // close stops a session and gives up its lease.
 func (l *local) close(ctx context.Context, id string) error {
-	u := userFor(ctx)
+	u := UserOf(ctx)
 	if !l.rt.registry.CloseOwned(id, u) && u != "" {
 		if owner, loaded := l.rt.registry.User(id); loaded && owner != u {
 			return registryError(id, placement.ErrNoSession)

@@ -104,21 +104,19 @@ func (l *local) unread(ctx context.Context, s *Session, cmd any, err error) (*ev
 // envelope is cmd sent by sender, for the user ctx names (ForUser).
 func envelope(ctx context.Context, cmd any, sender *actor.PID) *actor.MessageEnvelope {
 	env := &actor.MessageEnvelope{Message: cmd, Sender: sender}
-	if u := userFor(ctx); u != "" {
+	if u := UserOf(ctx); u != "" {
 		env.SetHeader(actors.UserHeader, u)
 	}
 	return env
 }
 
-// userFor is the user ctx sends for (ForUser), "" for none.
-func userFor(ctx context.Context) string {
+// UserOf is the user ForUser gave ctx, "" for none: what Session.Send
+// sends the command for, and what a front end (WithSessionsElsewhere)
+// sends along for the session's process to check.
+func UserOf(ctx context.Context) string {
 	u, _ := ctx.Value(userKey{}).(string)
 	return u
 }
-
-// UserOf is the user ForUser gave ctx, "" for none: what a front end
-// (WithSessionsElsewhere) sends along for the session's process to check.
-func UserOf(ctx context.Context) string { return userFor(ctx) }
 
 // UserHeader is the header of a message sent to a session actor for a
 // user (ForUser): a session takes it only if it belongs to that user.
