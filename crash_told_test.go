@@ -82,16 +82,8 @@ func TestCrashTakesBackNothingTold(t *testing.T) {
 			ctx := context.Background()
 			mem := memory.New()
 			st := &crashable{Store: mem, dead: make(chan struct{})}
-			first, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer first.Close()
+			s := spawnOn(t, st, tc.script)
 			defer close(st.dead)
-			s, err := first.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(tc.script)})
-			if err != nil {
-				t.Fatal(err)
-			}
 			rec, err := record(ctx, s)
 			if err != nil {
 				t.Fatal(err)
@@ -279,16 +271,8 @@ func TestExportTellsNothingACrashTakesBack(t *testing.T) {
 	ctx := context.Background()
 	mem := memory.New()
 	st := &crashable{Store: mem, dead: make(chan struct{})}
-	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
+	s := spawnOn(t, st, `{"turns":[{"text":"hello"}]}`)
 	defer close(st.dead)
-	s, err := first.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(`{"turns":[{"text":"hello"}]}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	st.setLatency(300 * time.Millisecond)
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
@@ -344,15 +328,7 @@ func TestForkTakesNothingACrashTakesBack(t *testing.T) {
 	ctx := context.Background()
 	mem := memory.New()
 	st := &heldSource{Store: mem, crashed: make(chan struct{})}
-	first, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
-	s, err := first.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(`{"turns":[{"text":"hello"}]}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := spawnOn(t, st, `{"turns":[{"text":"hello"}]}`)
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	go s.Prompt(short, "first") // its answer waits for the write
@@ -394,4 +370,20 @@ func TestForkTakesNothingACrashTakesBack(t *testing.T) {
 	if len(forked) > len(kept) {
 		t.Fatalf("the fork holds %d messages (%v); after the crash its source has %d", len(forked), forked, len(kept))
 	}
+}
+
+// spawnOn is session "s" of script on a runtime (node "n") over st,
+// closed when the test ends.
+func spawnOn(t *testing.T, st store.Store, script string) *tack.Session {
+	t.Helper()
+	rt, err := tack.New(tack.WithStore(st), tack.WithNode("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	s, err := rt.Spawn(tack.SessionConfig{ID: "s", Script: json.RawMessage(script)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
