@@ -68,7 +68,7 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 	var opts []tack.Option
 	cfg := tack.SessionConfig{Script: script}
 	switch state {
-	case "parked":
+	case "parked", "made-parked":
 		opts = append(opts, tack.WithPassivateAfter(50*time.Millisecond))
 	case "configured":
 		// No request is sent: the server's address needs no listener.
@@ -104,6 +104,12 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 			}
 		case "after-run":
 			runToEnd(tb, s)
+		case "parked":
+			// Made parked, it starts on its first command, and parks
+			// again once quiet.
+			if _, err := s.State(ctx); err != nil {
+				tb.Fatal(err)
+			}
 		}
 	}
 	elapsed := time.Since(start)
@@ -119,7 +125,7 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 		}
 	}
 	want := n + 1
-	if state == "parked" {
+	if state == "parked" || state == "made-parked" {
 		want = 0
 		for deadline := time.Now().Add(time.Minute); len(rt.Sessions()) > 0 && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond)
@@ -178,6 +184,20 @@ func TestParkedSessionHeapBudget(t *testing.T) { heapBudget(t, "parked", parkedB
 // state_changed and agent_status had a payload of its own, 6,179 B while
 // the event ring kept each published Event whole (issue 30, finding 18).
 const afterRunBudget = 5_100
+
+// madeParkedBudget is the live heap 10,000 sessions made parked, and
+// never used, may cost each: 150 B measured on 2026-11-29 (issue 30,
+// finding 24), where each started as a live actor (about 2,100 B) until
+// then.
+const madeParkedBudget = 300
+
+// TestMadeParkedSessionHeapBudget holds that a runtime that parks makes
+// a new session parked, a compact record in the memory store with its
+// place in the registry: 10,000 new sessions cost at most
+// madeParkedBudget bytes of live heap each.
+func TestMadeParkedSessionHeapBudget(t *testing.T) {
+	heapBudget(t, "made-parked", madeParkedBudget)
+}
 
 // TestAfterRunSessionHeapBudget holds what a session that ran keeps (its
 // history, its ring of the run's events, which keeps their payloads and

@@ -222,7 +222,7 @@ func importSnapshot(h History, maxBytes int64) (*store.Snapshot, error) {
 	}
 	return &store.Snapshot{
 		Session:  store.Session{State: "idle", MessageCount: len(msgs), HistoryStart: start, Title: inlinetag.CutTitle(h.Title), Usage: usage},
-		Volatile: store.Volatile{Todos: h.Todos, SubagentUsage: h.SubagentUsage, Imported: true},
+		Volatile: store.Volatile{Todos: h.Todos, SubagentUsage: h.SubagentUsage, Unstarted: true},
 		Messages: msgs,
 	}, nil
 }

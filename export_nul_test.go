@@ -182,7 +182,7 @@ func TestStoredTitleIsCutOnRestore(t *testing.T) {
 	st := openSQLiteAt(t, filepath.Join(t.TempDir(), "tack.db"))
 	ctx := t.Context()
 	snap := &store.Snapshot{Session: store.Session{State: "idle", Title: "line1\nline2\x1b[2J" + strings.Repeat("x", 1000)},
-		Volatile: store.Volatile{Imported: true}}
+		Volatile: store.Volatile{Unstarted: true}}
 	cfg := spec.Session{Model: "script:demo"}
 	if err := actors.Record(ctx, st, "old", cfg, snap); err != nil {
 		t.Fatal(err)

@@ -48,9 +48,19 @@ func (l *local) spawn(cfg SessionConfig) (*Session, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
 			spec.Stored = stored(id, cfg, spec.Model.Name)
+			spec.Parked = rt.parksNew(cfg.User)
 		}
 		return spec, err
 	})
+}
+
+// parksNew reports whether a session Spawn makes for user starts parked:
+// in a runtime that parks its quiet sessions (WithPassivateAfter without
+// a store), a new session is a compact record until its first command
+// starts it. One whose user has a max_sessions bound starts loaded: the
+// bound counts the sessions loaded, and a parked one would escape it.
+func (rt *Runtime) parksNew(user string) bool {
+	return rt.env.Park != nil && (user == "" || rt.policy.Limit(user).MaxSessions == 0)
 }
 
 // permitElsewhere checks cfg against its user's grant for a runtime whose

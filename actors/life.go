@@ -105,8 +105,8 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 		s.notes.updated = s.stamp()
 		if r := s.spec.Restore; r != nil {
 			s.p.kept, s.spec.Restore = &r.Volatile, nil
-			if r.Volatile.Imported {
-				s.startImported(r)
+			if r.Volatile.Unstarted {
+				s.startUnstarted(r)
 			} else {
 				s.recover(r)
 			}

@@ -49,7 +49,7 @@ func newOutlet(env *Env, spec Spec) outlet {
 
 // newStream is a session's event stream; a restored one numbers its events
 // past anything a client may have seen before the restart (a parked one
-// goes on from its last, an import not started yet starts from 1 as a new
+// goes on from its last, a session not started yet starts from 1 as a new
 // session does).
 func newStream(env *Env, spec Spec, trace SessionTracer) *events.Stream {
 	opts := []events.StreamOption{events.WithRingSize(env.ringSize()), events.WithClock(env.now)}
@@ -59,7 +59,7 @@ func newStream(env *Env, spec Spec, trace SessionTracer) *events.Stream {
 	switch {
 	case spec.Unparked:
 		opts = append(opts, events.WithLastSeq(spec.Restore.EventSeq))
-	case spec.Restore != nil && !spec.Restore.Volatile.Imported: // an import starts from 1
+	case spec.Restore != nil && !spec.Restore.Volatile.Unstarted: // one not started yet starts from 1
 		opts = append(opts, events.WithLastSeq(spec.Restore.EventSeq+seqGap))
 	}
 	return events.NewStream(spec.ID, opts...)

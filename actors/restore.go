@@ -54,17 +54,22 @@ func (s *session) recover(snap *store.Snapshot) {
 	}
 }
 
-// startImported starts a session import_session made from snap: a new
-// session whose history, todos, title and usage are the document's. It
-// is told as a new session is (session_created, its events numbered from
-// 1: newStream), and takes the history as it is: a call the document
-// left without its result (exported while it waited for a person) stays
-// so, and the next request to the model repairs it, as for any history;
-// nothing was interrupted here. Its first write stores it without
-// Imported, so that a later restore is a restore.
-func (s *session) startImported(snap *store.Snapshot) {
+// startUnstarted starts a session that was made but never started: one
+// import_session made from snap, a new session whose history, todos,
+// title and usage are the document's, or one made parked (ParkNew),
+// whose record holds nothing yet. It is told as a new session is
+// (session_created, its events numbered from 1: newStream), and takes the
+// history as it is: a call the document left without its result
+// (exported while it waited for a person) stays so, and the next request
+// to the model repairs it, as for any history; nothing was interrupted
+// here. An import's first write stores it without Unstarted, so that a
+// later restore is a restore; one made parked was updated when it was
+// made, as its record says.
+func (s *session) startUnstarted(snap *store.Snapshot) {
 	s.takeUp(snap)
-	s.touch()
+	if !s.spec.Unparked {
+		s.touch()
+	}
 	s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
 }
 

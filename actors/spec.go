@@ -42,4 +42,8 @@ type Spec struct {
 	QueueMode events.QueueMode
 	// Fork, when set, makes the new session a fork (fork.go).
 	Fork *Fork
+	// Parked makes a new session, in a runtime that parks its quiet
+	// sessions (Env.Park), parked from the start (ParkNew): it starts on
+	// its first command.
+	Parked bool
 }

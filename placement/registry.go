@@ -232,7 +232,9 @@ const shrinkFrom = 1024
 // and takes its lease first, and fails with ErrSessionExists when the id
 // is taken, loaded or stored. A sub-agent is admitted first (WithAdmit):
 // its parent's call makes it, its owner's sessions made elsewhere are
-// admitted by whoever makes them.
+// admitted by whoever makes them. A session of spec.Parked, in a runtime
+// that parks (Env.Park), is made parked: Create returns no actor, and
+// the session's first command starts it.
 func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, error) {
 	release, err := r.admitChild(spec)
 	if err != nil {
@@ -261,11 +263,25 @@ func (r *Registry) create(ctx context.Context, spec actors.Spec) (*actor.PID, er
 			return nil, err
 		}
 	}
+	if spec.Parked && r.env.Park != nil {
+		return nil, r.parkNew(spec)
+	}
 	pid, err := r.Spawn(spec)
 	if err != nil {
 		r.release(spec.ID)
 	}
 	return pid, err
+}
+
+// parkNew makes the session of spec parked (actors.ParkNew): Create then
+// returns no actor, and the session's first command starts it.
+func (r *Registry) parkNew(spec actors.Spec) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.parkedLocked(spec.ID) {
+		return fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
+	}
+	return actors.ParkNew(r.env, spec)
 }
 
 // making claims id for the session Create makes, unless it is taken
@@ -424,8 +440,9 @@ func (r *Registry) CloseOwned(id, user string) bool {
 	stand := &restoring{done: make(chan struct{}), passivating: true}
 	r.mu.Lock()
 	if _, loaded := r.pids[id]; user != "" && (!loaded || r.users[id] != user) {
+		gone := !loaded && r.unparkLocked(id, user)
 		r.mu.Unlock()
-		return false
+		return gone
 	}
 	delete(r.dormant, id)
 	var pid *actor.PID
@@ -447,6 +464,18 @@ func (r *Registry) CloseOwned(id, user string) bool {
 	r.stopping(pid).wait()
 	r.gone(id)
 	return true
+}
+
+// unparkLocked forgets session id if it is parked (Env.Park) and
+// belongs to user: a parked session is gone once closed.
+func (r *Registry) unparkLocked(id, user string) bool {
+	if _, busy := r.restoring[id]; busy || r.env.Store != nil || r.env.Park == nil {
+		return false
+	}
+	if snap, err := r.env.Park.Get(context.Background(), id); err != nil || snap.Config.User != user {
+		return false
+	}
+	return r.env.Park.Remove(id)
 }
 
 // Release hands session id over: once everything it has told is stored,

@@ -129,11 +129,14 @@ type Volatile struct {
 	// characters a token, 0 until one reported.
 	ContextUsed int64
 	TokenScale  float64
-	// Imported marks a session import_session made that has not started
-	// yet: its first start is a new session's (session_created, events
-	// from 1, the history as the document has it), not a restore's. The
-	// session's first write clears it.
-	Imported bool
+	// Unstarted marks a session that was made but has not started yet —
+	// one import_session made, or one a runtime that parks its sessions
+	// made parked (tack.WithPassivateAfter without a store): its first
+	// start is a new session's (session_created, events from 1, the
+	// history as it was given), not a restore's. The session's first
+	// write (or its parking) clears it. It is stored as the field
+	// "imported", its name when only imports had it.
+	Unstarted bool
 }
 
 // Settled is the result of a tool call that waits to be committed.

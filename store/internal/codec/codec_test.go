@@ -27,7 +27,7 @@ func TestVolatileRoundTrip(t *testing.T) {
 		{"rules", store.Volatile{Rules: []store.Rule{{Tool: "shell", CommandFamily: "git"}, {Tool: "read"}}}},
 		{"todos and detached tools", store.Volatile{Todos: []*eventsv1.Todo{{Text: "a", Status: "done"}}, DetachedTools: []string{"sleep"}}},
 		{"settled results", store.Volatile{Settled: []store.Settled{{CallID: "c-2", Content: "ok"}, {CallID: "c-3", Content: "failed", IsError: true}}}},
-		{"an import not started yet", store.Volatile{Imported: true, Todos: []*eventsv1.Todo{{Text: "a", Status: "pending"}}}},
+		{"an import not started yet", store.Volatile{Unstarted: true, Todos: []*eventsv1.Todo{{Text: "a", Status: "pending"}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,7 +29,7 @@ func EncodeVolatile(v *store.Volatile) ([]byte, error) {
 		ContextUsed:   v.ContextUsed,
 		TokenScale:    v.TokenScale,
 		RunEnd:        v.RunEnd,
-		Imported:      v.Imported,
+		Imported:      v.Unstarted,
 	}
 	for _, imgs := range v.PromptImages {
 		pb.PromptImages = append(pb.PromptImages, &storepb.ImageList{Images: imgs})
@@ -74,7 +74,7 @@ func DecodeVolatile(b []byte) (store.Volatile, error) {
 		Counters:      store.Counters{Runs: pb.Runs, Steers: pb.Steers, Holds: pb.Holds, Subagents: pb.Subagents},
 		SubagentUsage: pb.SubagentUsage, ModelState: pb.ModelState,
 		Todos: pb.Todos, DetachedTools: pb.DetachedTools, ContextUsed: pb.ContextUsed, TokenScale: pb.TokenScale, RunEnd: pb.RunEnd,
-		Imported: pb.Imported}
+		Unstarted: pb.Imported}
 	for _, l := range pb.PromptImages {
 		v.PromptImages = append(v.PromptImages, l.Images)
 	}

@@ -1,0 +1,137 @@
+package tack_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tack-run/tack"
+	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/policy"
+)
+
+// TestNewSessionStartsParked: in a runtime that parks its quiet sessions,
+// a new session is a parked record until its first command: no actor is
+// loaded for it, it is listed and its id is taken; a subscriber sees it
+// begin as any new session does (session_created, number 1), and it runs
+// as one. Deleting it frees its id.
+func TestNewSessionStartsParked(t *testing.T) {
+	rt := parkingRuntime(t, tack.WithPassivateAfter(time.Hour))
+	ctx := t.Context()
+	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
+	s, err := rt.Spawn(tack.SessionConfig{ID: "n", User: "ann", Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Loaded("n") || len(rt.Sessions()) != 0 {
+		t.Fatalf("a new session is loaded (%v): it should be parked until its first command", rt.Sessions())
+	}
+	list, err := rt.List(ctx, tack.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].Session != "n" || list.Sessions[0].State != "idle" || list.Sessions[0].MessageCount != 0 {
+		t.Fatalf("listed %v, want the new session, idle and empty", list.Sessions)
+	}
+	if u, err := rt.User(ctx, "n"); err != nil || u != "ann" {
+		t.Fatalf("User = %q, %v", u, err)
+	}
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "n", Script: script}); codeOf(err) != events.CodeBadRequest {
+		t.Fatalf("a second session n: %v, want bad_request", err)
+	}
+	if rt.Loaded("n") {
+		t.Fatal("the refused create woke the session")
+	}
+
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if _, err := s.Prompt(ctx, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for {
+		select {
+		case ev := <-sub.C:
+			seen = append(seen, events.Type(ev))
+			if len(seen) == 1 && (ev.GetSessionCreated() == nil || ev.GetSeq() != 1) {
+				t.Fatalf("first event %s #%d, want session_created #1", seen[0], ev.GetSeq())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no agent_end; saw %v", seen)
+		}
+		if seen[len(seen)-1] == "agent_end" {
+			break
+		}
+	}
+	if !rt.Loaded("n") {
+		t.Fatal("the session ran without being loaded")
+	}
+	msgs, err := s.Messages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := roles(msgs), []string{"user:hi", "assistant:one"}; !slices.Equal(got, want) {
+		t.Fatalf("history %v, want %v", got, want)
+	}
+
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "d", Script: script}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Delete(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Session("d"); codeOf(err) != events.CodeInvalidSession {
+		t.Fatalf("the deleted session: %v, want invalid_session", err)
+	}
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "d", Script: script}); err != nil {
+		t.Fatalf("making d again: %v", err)
+	}
+}
+
+// TestCloseParkedSessionOfItsUser: a parked session that its user
+// closes is gone, as a loaded one is without a store; another user's
+// close leaves it as it was.
+func TestCloseParkedSessionOfItsUser(t *testing.T) {
+	rt := parkingRuntime(t, tack.WithPassivateAfter(time.Hour))
+	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
+	s, err := rt.Spawn(tack.SessionConfig{ID: "c", User: "ann", Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.CloseContext(tack.ForUser(t.Context(), "bob"))
+	if _, err := rt.User(t.Context(), "c"); err != nil {
+		t.Fatalf("bob's close ended ann's session: %v", err)
+	}
+	if err := s.CloseContext(tack.ForUser(t.Context(), "ann")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Session("c"); codeOf(err) != events.CodeInvalidSession {
+		t.Fatalf("the closed session: %v, want invalid_session", err)
+	}
+}
+
+// TestNewSessionUnderMaxSessionsStartsLoaded: max_sessions counts the
+// sessions loaded, so a session of a user who has the bound starts
+// loaded, and counts, even in a runtime that parks.
+func TestNewSessionUnderMaxSessionsStartsLoaded(t *testing.T) {
+	rt := grantsRuntime(t, &policy.Policy{Limits: policy.Limits{"alice": {MaxSessions: 1}}}, tack.WithPassivateAfter(time.Hour))
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "a1", User: "alice", Model: "good"}); err != nil {
+		t.Fatal(err)
+	}
+	if !rt.Loaded("a1") {
+		t.Fatal("alice's session started parked: max_sessions would not count it")
+	}
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "a2", User: "alice", Model: "good"}); codeOf(err) != events.CodeRateLimited {
+		t.Fatalf("alice's second session: %v, want rate_limited", err)
+	}
+	if _, err := rt.Spawn(tack.SessionConfig{ID: "b1", User: "bob", Model: "good"}); err != nil {
+		t.Fatal(err)
+	}
+	if rt.Loaded("b1") {
+		t.Fatal("bob, who has no bound, has his new session loaded")
+	}
+}
