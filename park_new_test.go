@@ -2,7 +2,9 @@ package tack_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,4 +136,33 @@ func TestNewSessionUnderMaxSessionsStartsLoaded(t *testing.T) {
 	if rt.Loaded("b1") {
 		t.Fatal("bob, who has no bound, has his new session loaded")
 	}
+}
+
+// TestCommandsWhileParking: sessions made parked, which park again a
+// millisecond after each command, asked from several goroutines at once:
+// every command wakes its session or reaches it, none is lost between a
+// session's parking and its waking.
+func TestCommandsWhileParking(t *testing.T) {
+	rt := parkingRuntime(t, tack.WithPassivateAfter(time.Millisecond))
+	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
+	const sessions, rounds = 4, 300
+	var wg sync.WaitGroup
+	for i := range sessions {
+		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("w%d", i), Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			wg.Go(func() {
+				for r := range rounds {
+					if _, err := s.State(t.Context()); err != nil {
+						t.Errorf("state %d of %s: %v", r, s.ID(), err)
+						return
+					}
+					time.Sleep(time.Duration(r%3) * time.Millisecond)
+				}
+			})
+		}
+	}
+	wg.Wait()
 }

@@ -50,6 +50,10 @@ type session struct {
 // in one go as protoactor's default dispatcher (package workers says why).
 var dispatcher actor.Dispatcher = workers.Default.Dispatcher(300)
 
+// Name is the name a registry spawns session id's actor under (Spawn),
+// by which it is found in the actor system's process table.
+func Name(id string) string { return "session/" + id }
+
 // Spawn starts the actor of a session for spec under name, spawned by
 // place (nil: a session that never passivates and starts no sub-agents).
 func Spawn(root *actor.RootContext, env *Env, place Place, spec Spec, name string) (*actor.PID, error) {

@@ -177,7 +177,7 @@ func (r *Registry) parkedLocked(id string) bool {
 }
 
 func (r *Registry) spawnLocked(spec actors.Spec) (*actor.PID, error) {
-	pid, err := actors.Spawn(r.system.Root, r.env, r, spec, "session/"+spec.ID)
+	pid, err := actors.Spawn(r.system.Root, r.env, r, spec, actors.Name(spec.ID))
 	if err != nil {
 		return nil, err
 	}

@@ -188,7 +188,7 @@ func (r *Registry) refuse(id string, msg any, err error) {
 		return
 	}
 	if errors.Is(err, ErrReleased) {
-		r.system.Root.Send(env.Sender, &actor.DeadLetterResponse{Target: actor.NewPID(r.system.Address(), "session/"+id)})
+		r.system.Root.Send(env.Sender, &actor.DeadLetterResponse{Target: r.system.NewLocalPID(actors.Name(id))})
 		return
 	}
 	var info *eventsv1.ErrorInfo
@@ -214,7 +214,7 @@ func (r *Registry) restore(ctx context.Context, id string, c *restoring) (*actor
 	}
 	if err == nil {
 		var pid *actor.PID
-		if pid, err = actors.Spawn(r.system.Root, r.env, r, spec, "session/"+id); err == nil {
+		if pid, err = actors.Spawn(r.system.Root, r.env, r, spec, actors.Name(id)); err == nil {
 			if err = r.settle(pid); err == nil {
 				if spec.Unparked {
 					r.env.Park.Remove(id) // the actor is the session now
