@@ -224,8 +224,11 @@ const DefaultPassivateAfter = 10 * time.Minute
 // session whole into a compact record in memory (store/memory) as it
 // stops — under 1 KiB for a short session, against about 2.2 KiB for a
 // live one (docs/benchmarks.md) — and drops the record when the session
-// wakes, which then numbers its events on with no gap. Nothing is written
-// while a session runs, so a turn costs what it costs with no store
+// wakes, which then numbers its events on with no gap. Such a runtime
+// makes a new session parked too (its record, about 170 B), which its
+// first command starts, unless its user has a max_sessions bound
+// (WithPolicy), which counts loaded sessions. Nothing is written while a
+// session runs, so a turn costs what it costs with no store
 // (BenchmarkTurnStore); a parked session is gone with the process, as
 // sessions without a store always are.
 func WithPassivateAfter(d time.Duration) Option {
