@@ -70,7 +70,7 @@ func serve(args []string) error {
 	fs.StringVar(&a2aTasks, "a2a-tasks", "", "directory the A2A tasks are kept in, a file each, so that they survive a restart (default: a2a-tasks/ beside\n"+
 		"the SQLite file of --store sqlite:...; with memory or postgres: none, the tasks are kept in memory) (docs/a2a.md)")
 	fs.BoolVar(&ui, "ui", true, "serve the browser UI at / (--ui=false for the API alone)")
-	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long (no run, nothing queued, no open event stream) and restore it on its next request (0: never)")
+	fs.DurationVar(&passivate, "passivate-after", tack.DefaultPassivateAfter, "stop a stored session quiet this long (no run, nothing queued, no open event stream) and restore it on its next request; with --store memory, park it as a record in memory, and make new sessions parked until their first request (0: never)")
 	cf.register(fs, "serve the sessions of the protoactor cluster NAME as a front end that hosts none (needs --store postgres://..., the members' store)", false)
 	retainFlag(fs, &retention)
 	fs.StringVar(&clusterHost, "cluster-host", "127.0.0.1", "with --cluster: the host this front end's protoactor remote listens on (a free port), which members dial to answer it")
