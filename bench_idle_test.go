@@ -173,8 +173,9 @@ const parkedBudget = 440
 // TestParkedSessionHeapBudget holds what a parked session leaves in
 // memory (a compact record in the memory store, its place in the
 // registry, and no shard map of the actor system's process table of its
-// own): 10,000 sessions that have parked cost at most parkedBudget bytes
-// of live heap each.
+// own): 10,000 sessions that a command started (each is made parked)
+// and that parked again once quiet cost at most parkedBudget bytes of
+// live heap each.
 func TestParkedSessionHeapBudget(t *testing.T) { heapBudget(t, "parked", parkedBudget) }
 
 // afterRunBudget is the live heap 10,000 sessions that ran one prompt
