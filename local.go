@@ -21,10 +21,6 @@ type local struct {
 	// passivates is set when sessions may be passivated: handles then
 	// hold no PID (see Session.pid) and commands go by id.
 	passivates bool
-	// byName is set when sessions may be parked (no store): commands go
-	// to a loaded session's actor by its name, not through the registry
-	// (send).
-	byName bool
 }
 
 // create makes the session id (generated when empty) of the spec that

@@ -61,14 +61,8 @@ func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
 	return s.rt.reach.send(ctx, s, cmd)
 }
 
-// send goes straight to the handle's actor, or, when sessions may be
-// passivated (the handle holds no PID), by id through the registry, which
-// restores a session that is not loaded (deliver). In a runtime that
-// parks, a command to a loaded session goes to its actor by name and
-// takes no lock shared by all sessions: 1,000 aborts at once queued on
-// the registry's lock, their p99 about 5 ms against 1 ms (issue 30,
-// finding 25). One that meets the actor as it stops is answered with a
-// dead letter, unread, and goes again by id (unread).
+// send goes by id through the registry when sessions may be passivated,
+// else straight to the handle's actor.
 //
 // It posts cmd from its own frame, not a helper's, and waits in a plain
 // channel receive (replies.Call): a goroutine that has just started, on
@@ -78,10 +72,10 @@ func (s *Session) Send(ctx context.Context, cmd any) (*eventsv1.Reply, error) {
 func (l *local) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply, error) {
 	c := l.rt.replies.Open()
 	env := envelope(ctx, cmd, c.Sender)
-	if s.pid != nil {
-		l.rt.system.Root.Send(s.pid, env)
+	if l.passivates {
+		l.rt.registry.Deliver(s.id, env)
 	} else {
-		l.deliver(s.id, env)
+		l.rt.system.Root.Send(s.pid, env)
 	}
 	if f, ok := ctx.Value(deliveredKey{}).(func()); ok {
 		f()
@@ -93,35 +87,13 @@ func (l *local) send(ctx context.Context, s *Session, cmd any) (*eventsv1.Reply,
 	return l.rt.answer(res, nil)
 }
 
-// deliver sends env to session id by id, through the registry; in a
-// runtime that parks (byName), to the actor registered under the
-// session's name (actors.Name) in the process table if there is one,
-// whose lookup takes no lock that other sessions' commands wait on. The
-// PID is a new one each time: one kept by the handle would keep its
-// stopped actor in memory. The process the lookup found is sent to
-// directly: Root.Send would look it up again, and the second lookup's
-// frames grew the stack of a goroutine that has just started
-// (TestAbortFitsAFreshStack).
-func (l *local) deliver(id string, env *actor.MessageEnvelope) {
-	if l.byName {
-		pid := l.rt.system.NewLocalPID(actors.Name(id))
-		if p, ok := l.rt.system.ProcessRegistry.Get(pid); ok {
-			p.SendUserMessage(pid, env)
-			return
-		}
-	}
-	l.rt.registry.Deliver(id, env)
-}
-
-// unread answers a command that got no answer (err). One that a stopped
-// actor did not read goes to the session again, by id, when the handle
-// goes by name (its session passivated as the command came), or when a
-// sub-agent's handle held the PID of an actor since unloaded: the runtime
-// unloads a sub-agent once its run is over (it stays stored), and a
-// handle taken while it ran answered not_alive for good. The registry
-// restores it. (Out of send's frame, which stays small.)
+// unread answers a command that got no answer (err). One that a
+// sub-agent's stopped actor did not read goes to the sub-agent again, by
+// id: the runtime unloads a sub-agent once its run is over (it stays
+// stored), and a handle taken while it ran answered not_alive for good.
+// The registry restores it. (Out of send's frame, which stays small.)
 func (l *local) unread(ctx context.Context, s *Session, cmd any, err error) (*eventsv1.Reply, error) {
-	if !errors.Is(err, actor.ErrDeadLetter) || !l.byName && (s.pid == nil || !strings.Contains(s.id, "/") || l.rt.env.Store == nil) {
+	if !errors.Is(err, actor.ErrDeadLetter) || s.pid == nil || !strings.Contains(s.id, "/") || l.rt.env.Store == nil {
 		return l.rt.answer(nil, err)
 	}
 	c := l.rt.replies.Open()

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/tack-run/tack"
@@ -40,15 +39,7 @@ func TestAbortFitsAFreshStack(t *testing.T) {
 	if !alone(t, "GODEBUG=adaptivestackstart=0") {
 		return
 	}
-	t.Run("loaded", func(t *testing.T) { abortsFitAFreshStack(t) })
-	// A runtime that parks its sessions sends by the session's name.
-	t.Run("parking", func(t *testing.T) { abortsFitAFreshStack(t, tack.WithPassivateAfter(time.Hour)) })
-}
-
-// abortsFitAFreshStack counts the aborts, each sent from a goroutine that
-// has just started, that grow its stack, on a runtime made with opts.
-func abortsFitAFreshStack(t *testing.T, opts ...tack.Option) {
-	rt, err := tack.New(opts...)
+	rt, err := tack.New()
 	if err != nil {
 		t.Fatal(err)
 	}

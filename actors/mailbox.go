@@ -45,13 +45,7 @@ type mailbox struct {
 	// reports holds the session's reports, behind user (report).
 	reports fifo
 	// users counts the user messages queued, for UserMessageCount.
-	users atomic.Int32
-	// running is set while a goroutine runs the mailbox, and from its
-	// making until RegisterHandlers: protoactor registers an actor's name
-	// before its mailbox's handlers, and a sender that finds the actor by
-	// its name (the tack package's local.deliver) may post in between.
-	// Its message then waits for the Started message that follows, which
-	// schedules the mailbox.
+	users     atomic.Int32
 	running   atomic.Bool
 	suspended atomic.Bool
 	// dead is set, under mu, once the actor has stopped: what comes
@@ -66,11 +60,7 @@ type mailbox struct {
 }
 
 // newMailbox is the actor.MailboxProducer of session actors.
-func newMailbox() actor.Mailbox {
-	m := &mailbox{}
-	m.running.Store(true) // until RegisterHandlers
-	return m
-}
+func newMailbox() actor.Mailbox { return &mailbox{} }
 
 // keepSlots is the largest array a drained fifo keeps for its next
 // messages; a larger one, grown by a backlog, is given back.
@@ -155,7 +145,6 @@ func (m *mailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher acto
 	if s, ok := m.mortal().(*session); ok {
 		s.home.box = m
 	}
-	m.running.Store(false)
 }
 
 // system is the actor system of the mailbox's actor.

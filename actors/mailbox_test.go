@@ -197,28 +197,6 @@ func TestMailbox(t *testing.T) {
 	}
 }
 
-// TestMailboxBeforeHandlers: protoactor registers an actor's name before
-// its mailbox's handlers, so a sender that finds the actor by name may
-// post first. Nothing is scheduled then, with no dispatcher to schedule
-// on; the Started message protoactor posts once the handlers are set
-// schedules the mailbox, and the early message runs after it.
-func TestMailboxBeforeHandlers(t *testing.T) {
-	r := &recorder{}
-	d := &heldDispatcher{}
-	m := newMailbox()
-	m.PostUserMessage("early")
-	m.RegisterHandlers(r, d)
-	m.PostSystemMessage("started")
-	m.Start()
-	if len(d.fns) != 1 {
-		t.Fatalf("scheduled %d times, want once, by the Started message", len(d.fns))
-	}
-	d.runAll()
-	if want := []string{"sys:started", "early"}; !slices.Equal(r.got, want) {
-		t.Fatalf("ran %q, want %q", r.got, want)
-	}
-}
-
 // dying is a recorder whose actor stops at the system message "stop" and
 // records what its mailbox hands it after that as "late:" and the text.
 type dying struct{ recorder }
