@@ -166,3 +166,84 @@ func TestCommandsWhileParking(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestCloseWhileWaking: a session made parked is woken by its first
+// command, and a Close may follow at once, by its user or by no one in
+// particular: Close waits for the wake and ends the session. Closing
+// found it neither loaded nor parked (the restore had taken the record)
+// and returned with the session coming back (a hunt's test: about 40 of
+// 200 survived).
+func TestCloseWhileWaking(t *testing.T) {
+	for _, user := range []string{"ann", ""} {
+		t.Run("user="+user, func(t *testing.T) {
+			rt := parkingRuntime(t, tack.WithPassivateAfter(time.Hour))
+			script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
+			ctx := t.Context()
+			if user != "" {
+				ctx = tack.ForUser(ctx, user)
+			}
+			survived := 0
+			const n = 200
+			for i := range n {
+				id := fmt.Sprintf("c%d", i)
+				s, err := rt.Spawn(tack.SessionConfig{ID: id, User: "ann", Script: script})
+				if err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					_, _ = s.State(ctx)
+				}()
+				time.Sleep(time.Duration(i%5) * 20 * time.Microsecond)
+				if err := s.CloseContext(ctx); err != nil {
+					t.Fatalf("close: %v", err)
+				}
+				<-done
+				if _, err := rt.Session(id); codeOf(err) != events.CodeInvalidSession {
+					survived++
+				}
+			}
+			if survived > 0 {
+				t.Fatalf("%d of %d sessions whose Close returned nil are still there", survived, n)
+			}
+		})
+	}
+}
+
+// TestUserWhileParking: a session's owner is known at every point of its
+// parking and waking. User looked in the registry, then at the record:
+// a session woken in between, whose record the restore had just taken,
+// was invalid_session, and a server's owner check answered 404 for a
+// session that existed (a hunt's stress test).
+func TestUserWhileParking(t *testing.T) {
+	rt := parkingRuntime(t, tack.WithPassivateAfter(time.Millisecond))
+	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
+	const sessions, rounds = 4, 300
+	var wg sync.WaitGroup
+	for i := range sessions {
+		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("u%d", i), User: "alice", Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			for r := range rounds {
+				if _, err := s.State(t.Context()); err != nil {
+					t.Errorf("state %d of %s: %v", r, s.ID(), err)
+					return
+				}
+				time.Sleep(time.Duration(r%3) * time.Millisecond)
+			}
+		})
+		wg.Go(func() {
+			for range rounds * 2 {
+				if u, err := rt.User(t.Context(), s.ID()); err != nil || u != "alice" {
+					t.Errorf("User(%s) = %q, %v; want alice", s.ID(), u, err)
+					return
+				}
+				time.Sleep(500 * time.Microsecond)
+			}
+		})
+	}
+	wg.Wait()
+}

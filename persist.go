@@ -287,7 +287,7 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 // not loaded is read from its stored record, never restored. (So the time
 // it takes tells whether a session is loaded here, not whose it is.)
 func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
-	if u, loaded := rt.registry.User(id); loaded {
+	if u, ok := rt.registry.Owner(id); ok {
 		return u, nil
 	}
 	st := rt.env.Unloaded()
@@ -295,6 +295,12 @@ func (rt *Runtime) User(ctx context.Context, id string) (string, error) {
 		return "", registryError(id, placement.ErrNoSession)
 	}
 	snap, err := st.Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		// Woken from its record as it was read: registered now.
+		if u, ok := rt.registry.Owner(id); ok {
+			return u, nil
+		}
+	}
 	if errors.Is(err, store.ErrInvalid) { // an id no session can have
 		err = placement.ErrNoSession
 	}

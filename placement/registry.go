@@ -392,6 +392,24 @@ func (r *Registry) User(id string) (user string, loaded bool) {
 	return r.users[id], loaded
 }
 
+// Owner returns the user of session id ("" for nobody in particular) if
+// the session is loaded here, or the user a passivation or restore under
+// way counts it for. A session parked or stored is neither, and its
+// record says whose it is; one woken from its record is registered in
+// the same step as the record of a parked one goes (settleQueueLocked),
+// so a caller that found no record and asks again finds it here.
+func (r *Registry) Owner(id string) (user string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.pids[id]; ok {
+		return r.users[id], true
+	}
+	if c, ok := r.restoring[id]; ok && !c.making && c.user != "" {
+		return c.user, true
+	}
+	return "", false
+}
+
 // Loaded reports whether session id runs here.
 func (r *Registry) Loaded(id string) bool {
 	_, ok := r.Lookup(id)
@@ -416,9 +434,11 @@ func (r *Registry) IDs() []string {
 // Close stops a session, waits for it and gives up its lease (a stored
 // session stays stored, to be restored on its next use; a parked one is
 // forgotten); it reports whether the session was loaded or parked. A
-// passivation under way is waited for first: the session, taken out of
-// the registry as it passivates, would otherwise park after Close had
-// found nothing to close, and come back at its next use.
+// passivation or a restore under way is waited for first: the session,
+// out of the registry meanwhile, would otherwise park after Close had
+// found nothing to close, or be restored from a record Close had just
+// forgotten, and come back at its next use (a session made parked is
+// restored by its first command, which a Close may follow at once).
 func (r *Registry) Close(id string) bool { return r.CloseOwned(id, "") }
 
 // CloseOwned is Close of a session of user ("": anyone's): one that is
@@ -426,19 +446,23 @@ func (r *Registry) Close(id string) bool { return r.CloseOwned(id, "") }
 // is (false), so that a close whose caller checked the owner before the
 // id changed hands closes nobody else's session.
 func (r *Registry) CloseOwned(id, user string) bool {
+	stand := &restoring{done: make(chan struct{}), passivating: true}
+	deadline := time.Now().Add(stopWait)
 	r.mu.Lock()
-	c, ok := r.restoring[id]
-	r.mu.Unlock()
-	if ok && c.passivating {
-		t := time.NewTimer(stopWait)
+	for {
+		c, busy := r.restoring[id]
+		if !busy || !time.Now().Before(deadline) {
+			break
+		}
+		r.mu.Unlock()
+		t := time.NewTimer(time.Until(deadline))
 		select {
-		case <-c.done: // parked, stored, or back in the registry: closed below
+		case <-c.done: // parked, stored, woken or back in the registry: closed below
 		case <-t.C:
 		}
 		t.Stop()
+		r.mu.Lock() // and look again: a command may have started a restore meanwhile
 	}
-	stand := &restoring{done: make(chan struct{}), passivating: true}
-	r.mu.Lock()
 	if _, loaded := r.pids[id]; user != "" && (!loaded || r.users[id] != user) {
 		gone := !loaded && r.unparkLocked(id, user)
 		r.mu.Unlock()
@@ -446,6 +470,7 @@ func (r *Registry) CloseOwned(id, user string) bool {
 	}
 	delete(r.dormant, id)
 	var pid *actor.PID
+	var ok bool
 	if r.env.Store != nil {
 		// Until the lease is given up, what asks for the session waits,
 		// as during a passivation, and restores it afterwards (gone): a

@@ -143,6 +143,11 @@ func (r *Registry) settleQueueLocked(id string, c *restoring) (handover *actor.P
 	}
 	if c.pid != nil {
 		r.registerLocked(id, c.pid, c.user)
+		if r.env.Store == nil && r.env.Park != nil {
+			// The actor is the session now: its record goes in the same
+			// step, so that whoever looks finds one or the other (Owner).
+			r.env.Park.Remove(id)
+		}
 		if d := r.dormant[id]; d != nil {
 			delete(r.dormant, id)
 			for _, sub := range d.subs {
@@ -216,10 +221,7 @@ func (r *Registry) restore(ctx context.Context, id string, c *restoring) (*actor
 		var pid *actor.PID
 		if pid, err = actors.Spawn(r.system.Root, r.env, r, spec, actors.Name(id)); err == nil {
 			if err = r.settle(pid); err == nil {
-				if spec.Unparked {
-					r.env.Park.Remove(id) // the actor is the session now
-				}
-				return pid, nil
+				return pid, nil // a parked one's record goes as it is registered (settleQueueLocked)
 			}
 			r.halt(pid)
 		}
