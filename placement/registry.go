@@ -56,7 +56,10 @@ type Registry struct {
 	// replies waits for the sessions' answers (ask.go).
 	replies *replies.Pool
 
-	mu   sync.Mutex
+	// mu guards what follows. Deliver to a loaded session holds it for
+	// reading only, so that commands to different sessions do not queue
+	// on it (issue 30, finding 25); whatever changes pids takes it whole.
+	mu   sync.RWMutex
 	pids map[string]*actor.PID
 	// users holds the user (Spec.Stored.User) of each session in pids
 	// that has one. It is written with pids, under mu, by the one call

@@ -88,11 +88,27 @@ func (r *Registry) Get(ctx context.Context, id string) (*actor.PID, error) {
 // Deliver never blocks on the store: it is what remote callers and
 // handles that outlive a passivation send through.
 func (r *Registry) Deliver(id string, msg any) {
+	r.mu.RLock()
+	if pid, ok := r.pids[id]; ok {
+		// Under the lock, so that a passivation (which takes the session
+		// out of pids under the whole lock) never misses a message sent
+		// before.
+		r.system.Root.Send(pid, msg)
+		r.mu.RUnlock()
+		return
+	}
+	r.mu.RUnlock()
+	r.deliverUnloaded(id, msg)
+}
+
+// deliverUnloaded is Deliver to a session that was not loaded as Deliver
+// looked: under the whole lock, it is sent if the session was loaded
+// meanwhile, else queued for the restore or passivation under way, or
+// for a restore it starts.
+func (r *Registry) deliverUnloaded(id string, msg any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if pid, ok := r.pids[id]; ok {
-		// Under the lock, so that a passivation (which takes the session
-		// out of pids under it) never misses a message sent before.
 		r.system.Root.Send(pid, msg)
 		return
 	}
