@@ -230,7 +230,9 @@ const DefaultPassivateAfter = 10 * time.Minute
 // (WithPolicy), which counts loaded sessions. Nothing is written while a
 // session runs, so a turn costs what it costs with no store
 // (BenchmarkTurnStore); a parked session is gone with the process, as
-// sessions without a store always are.
+// sessions without a store always are. A session is taken up again from
+// its model's name: one whose model the resolvers would not give again by
+// that name (llm.ResolvesAgain) stays loaded, with a store or without.
 func WithPassivateAfter(d time.Duration) Option {
 	return func(c *Config) { c.Sessions.PassivateAfter = d }
 }

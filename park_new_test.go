@@ -10,6 +10,8 @@ import (
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
+	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/llm/script"
 	"github.com/tack-run/tack/policy"
 )
 
@@ -246,4 +248,62 @@ func TestUserWhileParking(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// aliasModels answers to "alias" with a model named "aliased", which it
+// does not know by that name, and to "plain" with a model named so: a
+// resolver that does not have its own models again (llm.Resolver).
+type aliasModels struct{}
+
+func (aliasModels) Resolve(name string, _ json.RawMessage) (*llm.Model, error) {
+	if name != "alias" && name != "plain" {
+		return nil, &llm.UnknownModelError{Name: name}
+	}
+	m, err := script.NewResolver("").Resolve("", json.RawMessage(`{"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}`))
+	if err != nil {
+		return nil, err
+	}
+	m.Name = map[string]string{"alias": "aliased", "plain": "plain"}[name]
+	return m, nil
+}
+
+// TestSessionOnAModelNotHadAgainStaysLoaded: a session whose model the
+// resolver would not give again for its name — the name a woken session
+// is resolved from — is made loaded in a runtime that parks and never
+// parks, where it would have woken without its model; switched to a
+// model that is had again, it parks and wakes on that model.
+func TestSessionOnAModelNotHadAgainStaysLoaded(t *testing.T) {
+	rt := parkingRuntime(t, tack.WithModels(aliasModels{}))
+	a, err := rt.Spawn(tack.SessionConfig{ID: "a", Model: "alias"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rt.Loaded("a") {
+		t.Fatal("a session on a model not had again by its name was made parked")
+	}
+	runOnce(t, a, "first")
+	// A witness that ran after a parks twice: a session parks within two
+	// of the runtime's quiet periods, so a has been quiet long enough.
+	w, err := rt.Spawn(tack.SessionConfig{ID: "w", Model: "plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"witness", "again"} {
+		runOnce(t, w, text)
+		waitUnloaded(t, rt, "w")
+	}
+	if !rt.Loaded("a") {
+		t.Fatal("the session on a model not had again parked")
+	}
+	runOnce(t, a, "second")
+
+	if err := a.SwitchModel(t.Context(), "plain"); err != nil {
+		t.Fatal(err)
+	}
+	waitUnloaded(t, rt, "a")
+	runOnce(t, a, "third") // it wakes on plain
+	st, err := a.State(t.Context())
+	if err != nil || st.GetModel() != "plain" {
+		t.Fatalf("woken on %q (%v), want plain", st.GetModel(), err)
+	}
 }

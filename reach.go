@@ -67,5 +67,5 @@ func newReach(rt *Runtime, e Elsewhere) reach {
 	if e != nil {
 		return remote{rt: rt, e: e}
 	}
-	return &local{rt: rt, passivates: rt.env.PassivateAfter > 0 && rt.env.Unloaded() != nil}
+	return &local{rt: rt, passivates: rt.env.Passivates()}
 }

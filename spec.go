@@ -48,7 +48,7 @@ func (l *local) spawn(cfg SessionConfig) (*Session, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
 			spec.Stored = stored(id, cfg, spec.Model.Name)
-			spec.Parked = rt.parksNew(cfg.User)
+			spec.Parked = rt.parksNew(cfg.User) && !spec.StaysLoaded
 		}
 		return spec, err
 	})
@@ -61,6 +61,14 @@ func (l *local) spawn(cfg SessionConfig) (*Session, error) {
 // bound counts the sessions loaded, and a parked one would escape it.
 func (rt *Runtime) parksNew(user string) bool {
 	return rt.env.Park != nil && (user == "" || rt.policy.Limit(user).MaxSessions == 0)
+}
+
+// staysLoaded reports whether a session on model m, asked for as asked
+// with the inline script inline, is kept loaded in a runtime that
+// passivates: taken up again it would be resolved from m's name, which
+// the resolver may not know (llm.ResolvesAgain).
+func (rt *Runtime) staysLoaded(m *llm.Model, asked string, inline json.RawMessage) bool {
+	return rt.env.Passivates() && !llm.ResolvesAgain(rt.models, m, asked, inline)
 }
 
 // permitElsewhere checks cfg against its user's grant for a runtime whose
@@ -132,7 +140,8 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 	if err := cfg.Validate(); err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
-	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents, QueueMode: cfg.QueueMode}
+	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents, QueueMode: cfg.QueueMode,
+		StaysLoaded: rt.staysLoaded(model, cfg.Model, cfg.Script)}
 	if c := cfg.Context; c != nil {
 		if c.CompactModel != "" {
 			if spec.CompactModel, err = rt.resolve(c.CompactModel, nil); err != nil {

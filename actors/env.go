@@ -135,6 +135,10 @@ func (e *Env) Unloaded() store.Store {
 	return nil
 }
 
+// Passivates reports whether the runtime's quiet sessions passivate (or
+// park): PassivateAfter is set, and there is a Store or a Park.
+func (e *Env) Passivates() bool { return e.PassivateAfter > 0 && e.Unloaded() != nil }
+
 // lines are the delay lines of the sessions' passivation and idle-trim
 // timers, made on first use: two timers for the whole runtime, not two
 // per session (package delayline says why).

@@ -78,6 +78,9 @@ type toolDone struct {
 // goroutine, so the actor never does I/O.
 type SwitchModel struct {
 	Model *llm.Model
+	// StaysLoaded: Model would not be had again from its name
+	// (Spec.StaysLoaded).
+	StaysLoaded bool
 }
 
 // SubscribeSink attaches an in-process sink: the buffered events after Since
@@ -147,5 +150,6 @@ type holdExpired struct {
 type modelResolved struct {
 	name  string
 	model *llm.Model
+	stays bool // SwitchModel.StaysLoaded
 	err   error
 }

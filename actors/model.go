@@ -11,17 +11,18 @@ import (
 	"github.com/tack-run/tack/llm"
 )
 
-func (s *session) switchModel(ctx actor.Context, m *llm.Model) {
-	s.setModel(m)
+func (s *session) switchModel(ctx actor.Context, m *SwitchModel) {
+	s.setModel(m.Model, m.StaysLoaded)
 	s.reply(ctx, &eventsv1.Reply{})
 }
 
 // setModel makes the next request use m: the user's switch_model and a
 // plugin's. The stored configuration names the new model from the next
-// write on, so a restored session comes back on it.
-func (s *session) setModel(m *llm.Model) {
+// write on, so a restored session comes back on it; stays says m would
+// not be had again from its name (Spec.StaysLoaded).
+func (s *session) setModel(m *llm.Model, stays bool) {
 	from := s.spec.Model.Name
-	s.spec.Model = m
+	s.spec.Model, s.spec.StaysLoaded = m, stays
 	s.spec.Stored.Model, s.spec.Stored.Script = m.Name, nil
 	s.p.switched = true
 	s.touch()
@@ -59,7 +60,8 @@ func (s *session) switchAsync(name string) {
 	models, home := s.home.env.Models, s.home
 	go func() {
 		m, err := models.Resolve(name, nil)
-		home.post(&modelResolved{name: name, model: m, err: err})
+		stays := err == nil && home.env.Passivates() && !llm.ResolvesAgain(models, m, name, nil)
+		home.post(&modelResolved{name: name, model: m, stays: stays, err: err})
 	}()
 }
 
@@ -69,5 +71,5 @@ func (s *session) modelResolved(m *modelResolved) {
 		s.emit(&eventsv1.Error{Code: events.CodeUnknownModel, Message: fmt.Sprintf("cannot switch to %q: %v", m.name, m.err)})
 		return
 	}
-	s.setModel(m.model)
+	s.setModel(m.model, m.stays)
 }

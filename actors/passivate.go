@@ -57,7 +57,7 @@ func counts(msg any) bool {
 // passivateLater sets the passivation timer: when it fires, the session
 // stops if nothing happened since.
 func (s *session) passivateLater() {
-	if s.home.env.PassivateAfter <= 0 || s.home.env.Unloaded() == nil || s.home.place == nil {
+	if !s.home.env.Passivates() || s.home.place == nil {
 		return
 	}
 	if s.load.passivation == nil {
@@ -106,9 +106,11 @@ func (s *session) passivateNow(m *PassivateNow) {
 	s.home.root().Stop(s.home.self)
 }
 
-// quiet reports whether the session may be passivated.
+// quiet reports whether the session may be passivated. One whose model
+// would not be had again (Spec.StaysLoaded) never is; its timer still
+// runs, for a switch to a model that would.
 func (s *session) quiet() bool {
-	if s.run != nil || s.machine.Current() != fsm.Idle || !s.q.Empty() ||
+	if s.spec.StaysLoaded || s.run != nil || s.machine.Current() != fsm.Idle || !s.q.Empty() ||
 		s.compaction.running != nil || s.compaction.wanted || s.load.abandoned.Load() > 0 {
 		return false
 	}

@@ -146,7 +146,7 @@ func (s *session) common(ctx actor.Context) bool {
 	}
 	switch m := ctx.Message().(type) {
 	case *SwitchModel:
-		s.switchModel(ctx, m.Model)
+		s.switchModel(ctx, m)
 	case *modelResolved:
 		s.modelResolved(m)
 	case *eventsv1.Approve:

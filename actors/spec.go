@@ -46,4 +46,9 @@ type Spec struct {
 	// sessions (Env.Park), parked from the start (ParkNew): it starts on
 	// its first command.
 	Parked bool
+	// StaysLoaded says the session's model would not be had again from
+	// the name it is stored under (llm.ResolvesAgain): the session then
+	// neither passivates nor parks, which would leave it without its
+	// model, and is not made parked.
+	StaysLoaded bool
 }

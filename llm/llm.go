@@ -156,8 +156,30 @@ type Model struct {
 // Resolver turns a model name (and, for inline scripts, a script) into a
 // Model for one session. It returns an error wrapping ErrUnknownModel when
 // the name means nothing to it.
+//
+// A session keeps its model by the name the resolver gave it (Model.Name,
+// with its inline script), and a session taken up again — restored from a
+// store after a restart, woken after passivation, or started from the
+// parked record a runtime that parks makes for a new session — is
+// resolved anew from that name. A resolver should therefore resolve the
+// names of the models it returns to the same models. A session whose
+// model does not resolve again (ResolvesAgain) is kept loaded: it neither
+// passivates nor parks, and a runtime that parks makes it loaded; after
+// a restart, restoring it from a store fails with unknown_model.
 type Resolver interface {
 	Resolve(name string, inline json.RawMessage) (*Model, error)
+}
+
+// ResolvesAgain reports whether m, which r gave for the name asked (with
+// the inline script inline), is had again by resolving its own name with
+// inline, as a session taken up again resolves it. A model named as it
+// was asked for is, with no second call to r.
+func ResolvesAgain(r Resolver, m *Model, asked string, inline json.RawMessage) bool {
+	if m.Name == asked {
+		return true
+	}
+	_, err := r.Resolve(m.Name, inline)
+	return err == nil
 }
 
 // ErrUnknownModel is wrapped by Resolver errors for names that resolve to no model.
