@@ -72,7 +72,7 @@ func call(t *testing.T, s *tack.Session, at func(partial string)) (updates []str
 	if _, err := s.Prompt(t.Context(), "go"); err != nil {
 		t.Fatal(err)
 	}
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(60 * time.Second)
 	for {
 		select {
 		case ev := <-sub.C:
@@ -86,7 +86,7 @@ func call(t *testing.T, s *tack.Session, at func(partial string)) (updates []str
 				return updates, p.ToolExecutionEnd
 			}
 		case <-timeout:
-			t.Fatal("no tool_execution_end in 10 s")
+			t.Fatal("no tool_execution_end in 60 s")
 		}
 	}
 }
