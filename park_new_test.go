@@ -307,3 +307,53 @@ func TestSessionOnAModelNotHadAgainStaysLoaded(t *testing.T) {
 		t.Fatalf("woken on %q (%v), want plain", st.GetModel(), err)
 	}
 }
+
+// TestListWhileWaking: sessions made parked, woken one after another
+// while they are listed: every list holds every session, once. A list
+// read the loaded sessions, then the parked ones, and missed a session
+// woken in between, which was in neither.
+func TestListWhileWaking(t *testing.T) {
+	rt := parkingRuntime(t, tack.WithPassivateAfter(time.Hour))
+	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
+	const sessions = 100 // a page
+	var handles []*tack.Session
+	for i := range sessions {
+		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("l%03d", i), Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles = append(handles, s)
+	}
+	woken := make(chan struct{})
+	go func() {
+		defer close(woken)
+		for i, s := range handles {
+			if _, err := s.State(t.Context()); err != nil {
+				t.Errorf("state of %s: %v", s.ID(), err)
+				return
+			}
+			time.Sleep(time.Duration(i%3) * 500 * time.Microsecond)
+		}
+	}()
+	for lists := 0; ; lists++ {
+		select {
+		case <-woken:
+			t.Logf("%d lists while the sessions woke", lists)
+			return
+		default:
+		}
+		list, err := rt.List(t.Context(), tack.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, s := range list.Sessions {
+			seen[s.Session]++
+		}
+		for _, s := range handles {
+			if seen[s.ID()] != 1 {
+				t.Fatalf("list %d: %s listed %d times (loaded %v, %d listed)", lists, s.ID(), seen[s.ID()], rt.Loaded(s.ID()), len(list.Sessions))
+			}
+		}
+	}
+}

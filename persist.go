@@ -178,22 +178,36 @@ func (rt *Runtime) listUnstored(ctx context.Context, opt ListOptions) (*eventsv1
 			all = append(all, listed{at, sum})
 		}
 	}
+	// The loaded sessions, the parked ones, then the loaded ones again: a
+	// session that parks after the first look is in the Park before its
+	// actor stops answering, and one that wakes after the Park was read
+	// is loaded by the second look; a session listed loaded is not listed
+	// parked too.
 	loaded := map[string]bool{}
-	for _, id := range rt.Sessions() {
-		if u, _ := rt.registry.User(id); opt.User != "" && u != opt.User {
-			continue
-		}
-		if sum := rt.liveSummary(ctx, id); sum != nil {
-			loaded[id] = true
-			add(sum)
+	addLoaded := func() {
+		for _, id := range rt.Sessions() {
+			if loaded[id] {
+				continue
+			}
+			if u, _ := rt.registry.User(id); opt.User != "" && u != opt.User {
+				continue
+			}
+			if sum := rt.liveSummary(ctx, id); sum != nil {
+				loaded[id] = true
+				add(sum)
+			}
 		}
 	}
-	if err := rt.eachParked(ctx, opt.User, func(s *store.Session) {
-		if !loaded[s.ID] { // woken meanwhile: listed as loaded
+	addLoaded()
+	var parked []*store.Session
+	if err := rt.eachParked(ctx, opt.User, func(s *store.Session) { parked = append(parked, s) }); err != nil {
+		return nil, err
+	}
+	addLoaded()
+	for _, s := range parked {
+		if !loaded[s.ID] {
 			add(storedSummary(s))
 		}
-	}); err != nil {
-		return nil, err
 	}
 	slices.SortFunc(all, func(a, b listed) int {
 		if c := b.at.Compare(a.at); c != 0 {
