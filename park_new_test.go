@@ -357,3 +357,60 @@ func TestListWhileWaking(t *testing.T) {
 		}
 	}
 }
+
+// TestListWhileParking: sessions that wake and park again all the time,
+// listed all the while: every list holds every session, once. A session
+// in the middle of parking — out of the registry, its record not yet in
+// the Park — was in neither of the two a list reads, until the list read
+// the sessions whose actors answer, those parking included. (A session
+// that both wakes and parks again while one list is read can still be
+// missed; parking takes the runtime's quiet period, here 10 ms, and a
+// list of these sessions far less.)
+func TestListWhileParking(t *testing.T) {
+	rt := parkingRuntime(t, tack.WithPassivateAfter(10*time.Millisecond))
+	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
+	const sessions, lists = 16, 2000
+	var handles []*tack.Session
+	for i := range sessions {
+		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("p%d", i), Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles = append(handles, s)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, s := range handles {
+		wg.Go(func() {
+			for r := i; ; r++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := s.State(t.Context()); err != nil {
+					t.Errorf("state of %s: %v", s.ID(), err)
+					return
+				}
+				time.Sleep(time.Duration(r%4) * 7 * time.Millisecond)
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(stop)
+	for l := range lists {
+		list, err := rt.List(t.Context(), tack.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, s := range list.Sessions {
+			seen[s.Session]++
+		}
+		for _, s := range handles {
+			if seen[s.ID()] != 1 {
+				t.Fatalf("list %d: %s listed %d times", l, s.ID(), seen[s.ID()])
+			}
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/events/eventjson"
@@ -178,22 +180,19 @@ func (rt *Runtime) listUnstored(ctx context.Context, opt ListOptions) (*eventsv1
 			all = append(all, listed{at, sum})
 		}
 	}
-	// The loaded sessions, the parked ones, then the loaded ones again: a
-	// session that parks after the first look is in the Park before its
-	// actor stops answering, and one that wakes after the Park was read
-	// is loaded by the second look; a session listed loaded is not listed
-	// parked too.
+	// The sessions whose actors answer, the parked ones, then those that
+	// answer again: a session that parks after the first look is in the
+	// Park before its actor stops answering (Registry.Actors), and one
+	// that wakes after the Park was read answers at the second look; a
+	// session listed as it answered is not listed parked too.
 	loaded := map[string]bool{}
 	addLoaded := func() {
-		for _, id := range rt.Sessions() {
-			if loaded[id] {
+		for _, a := range rt.registry.Actors() {
+			if loaded[a.ID] || opt.User != "" && a.User != opt.User {
 				continue
 			}
-			if u, _ := rt.registry.User(id); opt.User != "" && u != opt.User {
-				continue
-			}
-			if sum := rt.liveSummary(ctx, id); sum != nil {
-				loaded[id] = true
+			if sum := rt.summary(ctx, a.PID); sum != nil {
+				loaded[a.ID] = true
 				add(sum)
 			}
 		}
@@ -287,6 +286,12 @@ func (rt *Runtime) liveSummary(ctx context.Context, id string) *eventsv1.Session
 	if !ok {
 		return nil
 	}
+	return rt.summary(ctx, pid)
+}
+
+// summary asks the actor pid for its session's list_sessions entry; nil
+// when it does not answer.
+func (rt *Runtime) summary(ctx context.Context, pid *actor.PID) *eventsv1.SessionSummary {
 	r, err := rt.request(ctx, pid, &actors.GetSummary{})
 	if sums := r.GetSessions().GetSessions(); err == nil && len(sums) == 1 {
 		return sums[0]

@@ -21,7 +21,7 @@ type dormant struct {
 // it takes the registry's lock and waits on nothing else, and allocates
 // before it takes the lock.
 func (r *Registry) Leave(id string, pid *actor.PID) bool {
-	c := &restoring{done: make(chan struct{}), passivating: true}
+	c := &restoring{done: make(chan struct{}), passivating: true, leaving: pid}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cur, ok := r.pids[id]; !ok || !cur.Equal(pid) {
@@ -115,7 +115,7 @@ func (r *Registry) gone(id string) {
 		r.mu.Unlock()
 		return
 	}
-	c.user = "" // stopped: it counts again once admitted (claim)
+	c.user, c.leaving = "", nil // stopped: it counts again once admitted (claim)
 	r.mu.Unlock()
 	workers.Go(func() { r.finishRestore(id, c) })
 }

@@ -419,6 +419,34 @@ func (r *Registry) Loaded(id string) bool {
 	return ok
 }
 
+// Actor is a session whose actor answers, as Actors lists it.
+type Actor struct {
+	ID, User string
+	PID      *actor.PID
+}
+
+// Actors lists the sessions whose actors answer: the loaded ones, and
+// those passivating, whose actor answers until it has parked or stored
+// itself and stopped. A list of sessions that reads these, then the
+// stored or parked ones, then these again, misses none that parks or
+// wakes meanwhile — a session's record is written before its actor stops
+// answering, and goes as its next actor is registered — unless it does
+// both, which takes a quiet period, while the list is read.
+func (r *Registry) Actors() []Actor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Actor, 0, len(r.pids))
+	for id, pid := range r.pids {
+		out = append(out, Actor{ID: id, User: r.users[id], PID: pid})
+	}
+	for id, c := range r.restoring {
+		if c.leaving != nil {
+			out = append(out, Actor{ID: id, User: c.user, PID: c.leaving})
+		}
+	}
+	return out
+}
+
 // IDs lists the loaded sessions, sorted. It sorts them out of the
 // registry's lock: sorting 10,000 ids under it took a millisecond or two,
 // which tipped the lock into handing itself from waiter to waiter while a

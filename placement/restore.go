@@ -39,6 +39,9 @@ type restoring struct {
 	released bool
 	// making marks the stand-in of a session Create makes (making).
 	making bool
+	// leaving is the actor of a session passivating (Leave), which
+	// answers until it has parked or stored itself and stopped (Actors).
+	leaving *actor.PID
 }
 
 // Get returns the actor of session id. A stored session that is not
