@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/llm"
@@ -189,15 +191,20 @@ func (s *Session) Agent(ctx context.Context) (string, error) {
 		}
 		return cfg.Agent, nil
 	}
-	if !loaded {
-		// By id, not by the handle's actor: a session deleted or closed
-		// (gone, without a store) is invalid_session.
-		var err error
-		if pid, err = rt.registry.Get(ctx, s.id); err != nil {
-			return "", registryError(s.id, err)
+	// By id, not by the handle's actor: a session deleted or closed (gone,
+	// without a store) is invalid_session.
+	find := func() (*actor.PID, error) {
+		if loaded {
+			loaded = false // found again, if it parked meanwhile, by id
+			return pid, nil
 		}
+		pid, err := rt.registry.Get(ctx, s.id)
+		if err != nil {
+			return nil, registryError(s.id, err)
+		}
+		return pid, nil
 	}
-	cfg, err := askActor[*spec.Session](ctx, rt, s.id, pid, &actors.ConfigPoint{})
+	cfg, err := askFound[*spec.Session](ctx, rt, s.id, find, &actors.ConfigPoint{})
 	if err != nil {
 		return "", err
 	}

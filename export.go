@@ -36,11 +36,7 @@ func (s *Session) Export(ctx context.Context) (*eventsv1.SessionExport, error) {
 
 // export asks the session's actor for what it has committed.
 func (l *local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport, error) {
-	pid, err := l.actor(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	e, err := s.rt.exported(ctx, s.id, pid)
+	e, err := askFound[*actors.Exported](ctx, l.rt, s.id, func() (*actor.PID, error) { return l.actor(ctx, s) }, &actors.ExportPoint{})
 	if err != nil {
 		return nil, err
 	}
@@ -49,36 +45,45 @@ func (l *local) export(ctx context.Context, s *Session) (*eventsv1.SessionExport
 		ExportedAt: eventjson.Timestamp(s.rt.now())}, nil
 }
 
-// exported asks pid, the actor of session id, for what it has committed
-// and its configuration (actors.ExportPoint).
-func (rt *Runtime) exported(ctx context.Context, id string, pid *actor.PID) (*actors.Exported, error) {
-	return askActor[*actors.Exported](ctx, rt, id, pid, &actors.ExportPoint{})
+// askFound asks the actor of session id, which find finds, msg, whose
+// answer is a T, for the user ctx names (ForUser): a session gone
+// meanwhile, or another user's, is invalid_session, one that does not
+// answer in time not_alive, an error it answers that error. In a runtime
+// that passivates, the actor found may park or store itself before it
+// answers (a dead letter): the session is found again, which wakes it.
+func askFound[T any](ctx context.Context, rt *Runtime, id string, find func() (*actor.PID, error), msg any) (T, error) {
+	var zero T
+	for try := 1; ; try++ {
+		pid, err := find()
+		if err != nil {
+			return zero, err
+		}
+		f := actor.NewFuture(rt.system, rt.timeoutFor(ctx))
+		rt.system.Root.Send(pid, envelope(ctx, msg, f.PID()))
+		res, err := f.Result()
+		if errors.Is(err, actor.ErrDeadLetter) { // gone meanwhile
+			if rt.env.Passivates() && try < findTries {
+				continue
+			}
+			return zero, registryError(id, placement.ErrNoSession)
+		}
+		if err != nil {
+			return zero, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
+		}
+		if r, ok := res.(*eventsv1.Reply); ok && r.Error != nil {
+			return zero, errorFrom(r.Error)
+		}
+		t, ok := res.(T)
+		if !ok {
+			return zero, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
+		}
+		return t, nil
+	}
 }
 
-// askActor asks pid, the actor of session id, msg, whose answer is a T,
-// for the user ctx names (ForUser): a session gone meanwhile, or another
-// user's, is invalid_session, one that does not answer in time
-// not_alive, an error it answers that error.
-func askActor[T any](ctx context.Context, rt *Runtime, id string, pid *actor.PID, msg any) (T, error) {
-	var zero T
-	f := actor.NewFuture(rt.system, rt.timeoutFor(ctx))
-	rt.system.Root.Send(pid, envelope(ctx, msg, f.PID()))
-	res, err := f.Result()
-	if errors.Is(err, actor.ErrDeadLetter) { // gone meanwhile
-		return zero, registryError(id, placement.ErrNoSession)
-	}
-	if err != nil {
-		return zero, &Error{Code: events.CodeNotAlive, Message: fmt.Sprintf("session did not answer: %v", err)}
-	}
-	if r, ok := res.(*eventsv1.Reply); ok && r.Error != nil {
-		return zero, errorFrom(r.Error)
-	}
-	t, ok := res.(T)
-	if !ok {
-		return zero, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("unexpected reply %T", res)}
-	}
-	return t, nil
-}
+// findTries bounds how many times askFound finds a session's actor: each
+// time but the last, the actor it found had parked before it answered.
+const findTries = 4
 
 // History is what an imported session starts from besides its
 // configuration (Import).

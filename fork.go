@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/tack-run/tack/actors"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/placement"
@@ -31,10 +33,6 @@ func (s *Session) Fork(ctx context.Context, index int, newID string) (*Session, 
 // session here, with a copy of the workspace.
 func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (*Session, error) {
 	rt := l.rt
-	from, err := l.actor(ctx, s)
-	if err != nil {
-		return nil, err
-	}
 	// The workspace is opened before the session is asked: if it answers,
 	// what was opened is its own, whatever becomes of its id after.
 	ws, err := rt.workspaces.OpenSource(s.id)
@@ -42,7 +40,7 @@ func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (
 		return nil, &Error{Code: events.CodeInternal, Message: fmt.Sprintf("fork: opening the workspace: %v", err)}
 	}
 	defer ws.Close()
-	src, err := askActor[*actors.ForkSource](ctx, rt, s.id, from, &actors.ForkPoint{Index: index})
+	src, err := askFound[*actors.ForkSource](ctx, rt, s.id, func() (*actor.PID, error) { return l.actor(ctx, s) }, &actors.ForkPoint{Index: index})
 	if err != nil {
 		return nil, err
 	}
