@@ -69,12 +69,12 @@ func (s *session) passivateLater() {
 
 // passivateDue takes the session out of its place if it stayed quiet
 // since the timer was set, and asks itself to stop behind whatever was
-// sent to it before; or it sets the timer again.
+// sent to it before; or it sets the timer again, also when its place did
+// not let it go (a restored session is registered only once it has
+// settled, which can take longer than a short quiet period).
 func (s *session) passivateDue(m *PassivateDue) {
-	if m.Mark == s.load.activity && s.quiet() {
-		if s.home.place.Leave(s.spec.ID, s.home.self) {
-			s.home.post(&PassivateNow{Mark: m.Mark})
-		}
+	if m.Mark == s.load.activity && s.quiet() && s.home.place.Leave(s.spec.ID, s.home.self) {
+		s.home.post(&PassivateNow{Mark: m.Mark})
 		return
 	}
 	s.passivateLater()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -19,6 +20,8 @@ type testPlace struct {
 	respec Respec
 	mu     sync.Mutex
 	pids   map[string]*actor.PID
+	// leaves counts the sessions' Leave calls, which it refuses.
+	leaves atomic.Int32
 }
 
 var _ Place = (*testPlace)(nil)
@@ -104,7 +107,7 @@ func (p *testPlace) Shutdown() {
 func (p *testPlace) ChildRespec() Respec { return p.respec }
 
 // Leave never lets a session go: it stays loaded.
-func (p *testPlace) Leave(string, *actor.PID) bool { return false }
+func (p *testPlace) Leave(string, *actor.PID) bool { p.leaves.Add(1); return false }
 func (p *testPlace) Stay(string, *actor.PID)       {}
 func (p *testPlace) Left(string, []*SubscribePID)  {}
 func (p *testPlace) Gone(string)                   {}
