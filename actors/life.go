@@ -111,7 +111,7 @@ func (s *session) lifecycle(ctx actor.Context) bool {
 				s.recover(r)
 			}
 		} else {
-			s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+			s.emit(sessionCreated(s.spec.Model.Name))
 			s.startFork()
 		}
 		s.startHook()

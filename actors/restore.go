@@ -70,7 +70,7 @@ func (s *session) startUnstarted(snap *store.Snapshot) {
 	if !s.spec.Unparked {
 		s.touch()
 	}
-	s.emit(&eventsv1.SessionCreated{Model: s.spec.Model.Name})
+	s.emit(sessionCreated(s.spec.Model.Name))
 }
 
 // takeUp makes what snap holds the session's: history, queues, title,

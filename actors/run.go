@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"slices"
 	"strconv"
 
 	"github.com/tack-run/tack/actors/history"
@@ -150,33 +149,6 @@ func (s *session) fire(e fsm.Event) {
 		s.home.env.observer().StateChanged(from, to)
 		s.emit(stateChanged(from, to))
 	}
-}
-
-// Payloads of the events a turn tells over and over (three state_changed,
-// two or three agent_status), one of each for every session: a payload is
-// read-only once published (package events), and each kept its own in
-// the ring of every session that ran (issue 30, finding 18).
-var (
-	statusIdle     = &eventsv1.AgentStatus{Status: string(events.StatusIdle)}
-	statusThinking = &eventsv1.AgentStatus{Status: string(events.StatusThinking)}
-	// stateChanges[i][j] is the state_changed from the i-th to the j-th
-	// of fsm.States().
-	stateChanges = func() [][]*eventsv1.StateChanged {
-		t := make([][]*eventsv1.StateChanged, len(fsmStates))
-		for i, from := range fsmStates {
-			t[i] = make([]*eventsv1.StateChanged, len(fsmStates))
-			for j, to := range fsmStates {
-				t[i][j] = &eventsv1.StateChanged{From: string(from), To: string(to)}
-			}
-		}
-		return t
-	}()
-	fsmStates = fsm.States()
-)
-
-// stateChanged is the state_changed payload from one state to another.
-func stateChanged(from, to fsm.State) *eventsv1.StateChanged {
-	return stateChanges[slices.Index(fsmStates, from)][slices.Index(fsmStates, to)]
 }
 
 // applySteering merges queued steering into the context as user messages.
