@@ -62,8 +62,11 @@ type mailbox struct {
 // newMailbox is the actor.MailboxProducer of session actors.
 func newMailbox() actor.Mailbox { return &mailbox{} }
 
-// keepSlots is the largest array a drained fifo keeps for its next
-// messages; a larger one, grown by a backlog, is given back.
+// keepSlots is the largest array a drained queue of user messages or
+// reports keeps for its next messages; a larger one, grown by a backlog,
+// is given back. A drained queue of system messages, which come at a
+// session's start and stop, keeps none: an idle session would keep the
+// slot its Started took (16 bytes).
 const keepSlots = 8
 
 // fifo is a queue of messages in a slice: pop takes from head, push
@@ -90,7 +93,9 @@ func (q *fifo) take() []any {
 	return left
 }
 
-func (q *fifo) pop() (any, bool) {
+// pop takes the oldest message; a queue it drains keeps its array for the
+// next messages if it has at most keep slots.
+func (q *fifo) pop(keep int) (any, bool) {
 	if q.head == len(q.buf) {
 		return nil, false
 	}
@@ -99,7 +104,7 @@ func (q *fifo) pop() (any, bool) {
 	q.head++
 	if q.head == len(q.buf) {
 		q.head = 0
-		if cap(q.buf) > keepSlots {
+		if cap(q.buf) > keep {
 			q.buf = nil
 		} else {
 			q.buf = q.buf[:0]
@@ -203,16 +208,16 @@ func (m *mailbox) pending() bool {
 func (m *mailbox) next() (msg any, system bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if msg, ok := m.sys.pop(); ok {
+	if msg, ok := m.sys.pop(0); ok {
 		return msg, true
 	}
 	if m.suspended.Load() {
 		return nil, false
 	}
-	if msg, ok := m.user.pop(); ok {
+	if msg, ok := m.user.pop(keepSlots); ok {
 		return msg, false
 	}
-	msg, _ = m.reports.pop()
+	msg, _ = m.reports.pop(keepSlots)
 	release(msg)
 	return msg, false
 }

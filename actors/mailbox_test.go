@@ -45,6 +45,7 @@ func TestFifo(t *testing.T) {
 		ops      []int
 		popped   []int
 		wantCap0 bool // the array was given back at the end
+		keep0    bool // pop keeps no array (the system messages' queue)
 	}{
 		{name: "in order", ops: []int{1, 2, 3, 0, 0, 4, 0, 0}, popped: []int{1, 2, 3, 4}},
 		{name: "pop empty", ops: []int{0, 1, 0, 0}, popped: []int{1}},
@@ -54,6 +55,8 @@ func TestFifo(t *testing.T) {
 		{name: "a grown array is given back once drained",
 			ops:    []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 			popped: []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, wantCap0: true},
+		{name: "a queue that keeps nothing gives its array back once drained",
+			ops: []int{1, 0}, popped: []int{1}, wantCap0: true, keep0: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,7 +67,11 @@ func TestFifo(t *testing.T) {
 					q.push(op)
 					continue
 				}
-				if m, ok := q.pop(); ok {
+				keep := keepSlots
+				if tt.keep0 {
+					keep = 0
+				}
+				if m, ok := q.pop(keep); ok {
 					got = append(got, m.(int))
 				}
 			}
