@@ -134,7 +134,6 @@ func (l *local) importSession(ctx context.Context, cfg SessionConfig, snap *stor
 	return l.create(ctx, cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
-			spec.Stored = stored(id, cfg, spec.Model.Name)
 			s := *snap
 			s.ID, s.Config, s.UpdatedAt = id, spec.Stored.Stored(spec.Model.Name), rt.now()
 			spec.Restore = &s

@@ -47,7 +47,6 @@ func (l *local) spawn(cfg SessionConfig) (*Session, error) {
 	return l.create(context.Background(), cfg.ID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, refuse)
 		if err == nil {
-			spec.Stored = stored(id, cfg, spec.Model.Name)
 			spec.Parked = rt.parksNew(cfg.User) && !spec.StaysLoaded
 		}
 		return spec, err
@@ -140,7 +139,7 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 	if err := cfg.Validate(); err != nil {
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
-	spec := actors.Spec{ID: id, Model: model, System: cfg.System, Tools: set, Plugins: ps, Context: cfg.Context, Subagents: cfg.Subagents, QueueMode: cfg.QueueMode,
+	spec := actors.Spec{ID: id, Model: model, Tools: set, Plugins: ps, Stored: stored(id, cfg, model.Name),
 		StaysLoaded: rt.staysLoaded(model, cfg.Model, cfg.Script)}
 	if c := cfg.Context; c != nil {
 		if c.CompactModel != "" {

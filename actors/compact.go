@@ -92,7 +92,7 @@ func (s *session) awaitCompaction() bool {
 // startCompaction sends the summary request, unless there is nothing to
 // compact; it reports whether it did.
 func (s *session) startCompaction(overflow bool) bool {
-	cut := s.hist.CompactCut(s.spec.Context.Keep())
+	cut := s.hist.CompactCut(s.spec.Stored.Context.Keep())
 	if cut == 0 {
 		return false
 	}

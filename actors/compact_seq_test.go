@@ -10,6 +10,7 @@ import (
 	"github.com/tack-run/tack/events/eventstest"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -23,8 +24,8 @@ func TestCompactCommandMidRun(t *testing.T) {
 	sent := &sentRequests{}
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model, System: "be brief",
-		Tools: demoSet(t, holdTool("hold", tools.Killable, g)), Context: &llm.ContextConfig{KeepRecent: new(3)}})
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model,
+		Tools: demoSet(t, holdTool("hold", tools.Killable, g)), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(3)}}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("agent_end", 1)
 	n := h.rec.Len()
@@ -70,11 +71,10 @@ func TestAbortCancelsCompaction(t *testing.T) {
 func abortCancelsCompaction(t *testing.T, at events.At) {
 	tool, summary := newGate(), newGate()
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 		Tools:        demoSet(t, holdTool("hold", tools.Killable, tool)),
 		Model:        scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}}]},{"text":"never"}]}`),
-		CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never either"}]}`, summary, 0),
-		Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+		CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never either"}]}`, summary, 0), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("tool_execution_start", 1)
 	h.ok(&eventsv1.Compact{})
@@ -103,11 +103,10 @@ func TestAbortCancelsACompactionOfNoRun(t *testing.T) {
 		t.Run(during, func(t *testing.T) {
 			summary := newGate()
 			sys := newSystem(t)
-			h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
+			h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 				Tools:        demoSet(t),
 				Model:        scriptModel(t, "", `{"turns":[{"text":"a1"},{"text":"a2"},{"text":"a3"}]}`),
-				CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never"}]}`, summary, 0),
-				Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+				CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never"}]}`, summary, 0), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
 			h.ok(&eventsv1.Prompt{Text: "p1"})
 			h.waitFor("agent_end", 1)
 			h.ok(&eventsv1.Compact{})
@@ -139,11 +138,10 @@ func TestAbortCancelsACompactionOfNoRun(t *testing.T) {
 func TestAbortedRunStartsNoCompaction(t *testing.T) {
 	tool := newGate()
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 		Tools:        demoSet(t, holdTool("hold", tools.Killable, tool)),
 		Model:        scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}}]},{"text":"a2"}]}`),
-		CompactModel: scriptModel(t, "script:summariser", `{"turns":[{"text":"the user asked p1"}]}`),
-		Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+		CompactModel: scriptModel(t, "script:summariser", `{"turns":[{"text":"the user asked p1"}]}`), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("tool_execution_start", 1)
 	h.ok(&eventsv1.Compact{})
@@ -178,11 +176,10 @@ func (p hangingProvider) Stream(ctx context.Context, _ *llm.Request, _ func(llm.
 func TestCloseCancelsACompaction(t *testing.T) {
 	summary := hangingProvider{cancelled: make(chan struct{})}
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", System: "be brief",
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 		Tools:        demoSet(t),
 		Model:        scriptModel(t, "", `{"turns":[{"text":"a1"}]}`),
-		CompactModel: &llm.Model{Name: "hanging", ID: "hanging", Provider: summary},
-		Context:      &llm.ContextConfig{KeepRecent: new(0)}})
+		CompactModel: &llm.Model{Name: "hanging", ID: "hanging", Provider: summary}, Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("agent_end", 1)
 	h.ok(&eventsv1.Compact{})

@@ -247,7 +247,7 @@ type control struct {
 // nextQueued takes what a queued prompt gives the next turn: the first
 // queued prompt, or, with queue_mode all, every one joined in order.
 func (s *session) nextQueued() *llm.Message {
-	if s.spec.QueueMode == events.QueueAll {
+	if s.spec.Stored.QueueMode == events.QueueAll {
 		return s.queued(input{})[0]
 	}
 	return llm.UserMessageWith(s.q.PopFirst())
@@ -261,7 +261,7 @@ func (s *session) queued(in input) []*llm.Message {
 	if in.text != "" || len(in.images) > 0 {
 		msgs = append(msgs, llm.UserMessageWith(in.text, in.images))
 	}
-	if len(msgs) == 0 || s.spec.QueueMode != events.QueueAll {
+	if len(msgs) == 0 || s.spec.Stored.QueueMode != events.QueueAll {
 		return msgs
 	}
 	texts := make([]string, len(msgs))

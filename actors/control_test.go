@@ -8,6 +8,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -284,7 +285,7 @@ func TestQueueModeAll(t *testing.T) {
 	g := newGate()
 	sys := newSystem(t)
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: held(t, "", tableText, g, 0),
-		Tools: demoSet(t), QueueMode: events.QueueAll})
+		Tools: demoSet(t), Stored: spec.Session{QueueMode: events.QueueAll}})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("request_start", 1)
 	h.ok(&eventsv1.Prompt{Text: "p1"})

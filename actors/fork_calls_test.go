@@ -6,6 +6,7 @@ import (
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/spec"
 )
 
 // TestForkAfterCompactionNumbersCallsOn: the scripted model numbers its
@@ -20,11 +21,11 @@ import (
 func TestForkAfterCompactionNumbersCallsOn(t *testing.T) {
 	sys := newSystem(t)
 	reg := newPlace(sys, &Env{}, nil)
-	src := spawnSpec(t, sys, reg, Spec{ID: "s1", System: "be brief", Tools: demoSet(t), Context: &llm.ContextConfig{KeepRecent: new(4)},
+	src := spawnSpec(t, sys, reg, Spec{ID: "s1", Tools: demoSet(t),
 		Model: scriptModel(t, "", `{"turns":[
 			{"tool_calls":[{"name":"echo","args":{"text":"a"}}]},{"text":"one"},
 			{"tool_calls":[{"name":"echo","args":{"text":"b"}}]},{"text":"two"},
-			{"text":"the summary"}]}`)})
+			{"text":"the summary"}]}`), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(4)}}})
 	for i, p := range []string{"p1", "p2"} {
 		src.ok(&eventsv1.Prompt{Text: p})
 		src.waitFor("agent_end", i+1)
@@ -44,9 +45,8 @@ func TestForkAfterCompactionNumbersCallsOn(t *testing.T) {
 		{"text":"the fork's summary"},
 		{"tool_calls":[{"name":"echo","args":{"text":"d"}}]},{"text":"four"}]}`)
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
-	fork := spawnSpec(t, sys, reg, Spec{ID: "s2", Model: model, System: "be brief", Tools: demoSet(t),
-		Context: &llm.ContextConfig{KeepRecent: new(1)},
-		Fork:    &Fork{From: "s1", Index: len(hist), Messages: hist}})
+	fork := spawnSpec(t, sys, reg, Spec{ID: "s2", Model: model, Tools: demoSet(t),
+		Fork: &Fork{From: "s1", Index: len(hist), Messages: hist}, Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(1)}}})
 	fork.waitFor("session_forked", 1)
 	fork.ok(&eventsv1.Prompt{Text: "p3"})
 	fork.waitFor("agent_end", 1)

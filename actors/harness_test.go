@@ -17,6 +17,7 @@ import (
 	"github.com/tack-run/tack/internal/eventually"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/script"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
 )
@@ -68,7 +69,7 @@ func newSystem(t testing.TB) *actor.ActorSystem {
 // the session is closed when t ends. Many harnesses can share a system.
 func spawnHarness(t testing.TB, sys *actor.ActorSystem, reg *testPlace, id string, model *llm.Model, set *tools.Set) *harness {
 	t.Helper()
-	return spawnSpec(t, sys, reg, Spec{ID: id, Model: model, System: "be brief", Tools: set})
+	return spawnSpec(t, sys, reg, Spec{ID: id, Model: model, Tools: set, Stored: spec.Session{System: "be brief"}})
 }
 
 // spawnSpec starts the session spec describes and records its events from

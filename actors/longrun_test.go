@@ -13,6 +13,7 @@ import (
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/llm/llmtest"
+	"github.com/tack-run/tack/spec"
 )
 
 // windowOf fails, as the provider's context overflow, every request but
@@ -110,8 +111,8 @@ func TestRunsIndefinitely(t *testing.T) {
 	model.Provider = &checkedProvider{Provider: windowOf(2000)(model.Provider), sent: sent}
 	sum := scriptModel(t, "script:summariser", `{"turns":[{"text":"The user looked up items one by one; each was echoed and described."}],"when_exhausted":"repeat_last"}`)
 	sys := newSystem(t)
-	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model, CompactModel: sum, System: "be brief",
-		Tools: demoSet(t), Context: &llm.ContextConfig{CompactAtPercent: 60, KeepRecent: new(6)}})
+	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model, CompactModel: sum,
+		Tools: demoSet(t), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{CompactAtPercent: 60, KeepRecent: new(6)}}})
 	for i := range prompts {
 		h.ok(&eventsv1.Prompt{Text: fmt.Sprintf("look up item %d", i)})
 		if end := h.waitFor("agent_end", i+1).GetAgentEnd(); end.Reason != string(events.EndCompleted) {

@@ -68,7 +68,7 @@ func newStream(env *Env, spec Spec, trace SessionTracer) *events.Stream {
 // sessionTracer is what traces the session of spec: nil without a
 // Tracer, and for a sub-agent, which its parent traces.
 func sessionTracer(env *Env, spec Spec) SessionTracer {
-	if env.Tracer == nil || spec.Subagents != nil && spec.Subagents.Depth > 0 {
+	if env.Tracer == nil || spec.Stored.Subagents != nil && spec.Stored.Subagents.Depth > 0 {
 		return nil
 	}
 	return env.Tracer.Session(spec.ID)

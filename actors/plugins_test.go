@@ -16,6 +16,7 @@ import (
 	"github.com/tack-run/tack/plugins/limits"
 	"github.com/tack-run/tack/plugins/loopdetect"
 	"github.com/tack-run/tack/plugins/offload"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/workspace"
 )
@@ -34,8 +35,7 @@ func newPluginHarness(t *testing.T, scriptJSON string, env *Env, ps ...plugins.P
 		}
 	}
 	sys := newSystem(t)
-	return spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: scriptModel(t, "", scriptJSON),
-		System: "be brief", Tools: demoSet(t, extra...), Plugins: ps})
+	return spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: scriptModel(t, "", scriptJSON), Tools: demoSet(t, extra...), Plugins: ps, Stored: spec.Session{System: "be brief"}})
 }
 
 // plugin builds a built-in plugin from its factory and JSON config.

@@ -176,14 +176,14 @@ func (s *session) request() *llm.Request {
 			"session", s.spec.ID, "fixes", fixes)
 	}
 	before := s.hist.CallsOutside()
-	if c := s.spec.Context; c != nil {
+	if c := s.spec.Stored.Context; c != nil {
 		window := llm.Trim(msgs, c.MaxMessages, s.budget(c))
 		before += history.CountCalls(msgs[:len(msgs)-len(window)])
 		msgs = window
 	}
 	return &llm.Request{
 		Model:       s.spec.Model.ID,
-		System:      s.spec.System,
+		System:      s.spec.Stored.System,
 		Messages:    msgs,
 		Tools:       s.home.env.toolSpecs(s.spec.Tools),
 		CallsBefore: before,
@@ -202,7 +202,7 @@ func (s *session) budget(c *llm.ContextConfig) int64 {
 	if scale := s.notes.usage().tokenScale; scale > 0 {
 		b = int64(float64(b) / scale)
 	}
-	return max(b-llm.EstimateTokens(s.spec.System), 1)
+	return max(b-llm.EstimateTokens(s.spec.Stored.System), 1)
 }
 
 // commit appends a message to the history: a commit point, which the

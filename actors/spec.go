@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/llm"
 	"github.com/tack-run/tack/plugins"
 	"github.com/tack-run/tack/spec"
@@ -9,11 +8,13 @@ import (
 	"github.com/tack-run/tack/tools"
 )
 
-// Spec is one session's resolved setup.
+// Spec is one session's resolved setup: what its configuration (Stored:
+// the system prompt, context bounds, sub-agents, queue mode...) names,
+// resolved. The configuration is kept once, as the store writes it; a
+// live session keeps its Spec for life (issue 30, finding 27).
 type Spec struct {
-	ID     string
-	Model  *llm.Model
-	System string
+	ID    string
+	Model *llm.Model
 	// Tools are the tools the model may call, plugins' tools included.
 	Tools *tools.Set
 	// Plugins are this session's own plugin instances.
@@ -27,19 +28,17 @@ type Spec struct {
 	Unparked bool
 	// Stored is the session's configuration as the store keeps it (Model
 	// as it was named, or the resolved model's name); the session writes
-	// it anew after a model switch or a change of its tools.
+	// it anew after a model switch or a change of its tools. Its System
+	// is the system prompt; its Context bounds requests and sets when the
+	// history is compacted (nil for none: an overflow is then an error,
+	// not a compaction); its Subagents configures the sub-agents the
+	// subagent tool starts and tells the session's depth (nil: the
+	// defaults at depth 0); its QueueMode is how queued prompts reach
+	// the model (events.QueueOneAtATime, also when empty, or
+	// events.QueueAll).
 	Stored spec.Session
-	// Context bounds requests and sets when the history is compacted; nil
-	// for none (an overflow is then an error, not a compaction).
-	Context *llm.ContextConfig
 	// CompactModel writes summaries; nil means the session's model.
 	CompactModel *llm.Model
-	// Subagents configures the sub-agents the subagent tool starts and
-	// tells the session's depth; nil means the defaults at depth 0.
-	Subagents *spec.Subagents
-	// QueueMode is how queued prompts reach the model:
-	// events.QueueOneAtATime (also when empty) or events.QueueAll.
-	QueueMode events.QueueMode
 	// Fork, when set, makes the new session a fork (fork.go).
 	Fork *Fork
 	// Parked makes a new session, in a runtime that parks its quiet

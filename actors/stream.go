@@ -194,7 +194,7 @@ func (s *session) responseDone(m *streamDone) {
 	usage := resp.Usage
 	if usage == nil {
 		usage = llm.EstimateUsage(p.req, resp.Message)
-	} else if s.spec.Context.Budget(s.spec.Model.ContextWindow) > 0 {
+	} else if s.spec.Stored.Context.Budget(s.spec.Model.ContextWindow) > 0 {
 		// Only a token budget needs the scale, and the estimate reads the
 		// whole request: sessions without one skip it.
 		if est := llm.EstimateUsage(p.req, resp.Message).InputTokens; est > 0 && usage.InputTokens > 0 {
@@ -307,8 +307,8 @@ func (s *session) streamFailed(err error) {
 // it reports whether it did.
 func (s *session) retryCompacted(e *llm.Error) bool {
 	p := s.run.stream
-	if s.spec.Context == nil || s.run.overflowed || p == nil || p.text.Len() > 0 || p.thinking.Len() > 0 || p.tags.Holding() ||
-		s.compaction.running != nil || s.hist.CompactCut(s.spec.Context.Keep()) == 0 {
+	if s.spec.Stored.Context == nil || s.run.overflowed || p == nil || p.text.Len() > 0 || p.thinking.Len() > 0 || p.tags.Holding() ||
+		s.compaction.running != nil || s.hist.CompactCut(s.spec.Stored.Context.Keep()) == 0 {
 		return false
 	}
 	s.run.stream = nil
@@ -349,7 +349,7 @@ func (s *session) account(model *llm.Model, u *llm.Usage) {
 	spent.context = u.InputTokens
 	window, percent := s.contextWindow(model)
 	defer s.checkOverflow(model, u)
-	if c := s.spec.Context; c != nil && c.CompactAtPercent > 0 && percent != nil && *percent >= c.CompactAtPercent {
+	if c := s.spec.Stored.Context; c != nil && c.CompactAtPercent > 0 && percent != nil && *percent >= c.CompactAtPercent {
 		s.compaction.wanted = true
 	}
 	s.emit(&eventsv1.TokenUsage{

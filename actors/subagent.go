@@ -139,8 +139,8 @@ func (s *session) launchSubagent(c *call) {
 // options say not, and the depth one more.
 func (s *session) childConfig(a subagentArgs) (spec.Session, error) {
 	opts := spec.Subagents{}
-	if s.spec.Subagents != nil {
-		opts = *s.spec.Subagents
+	if s.spec.Stored.Subagents != nil {
+		opts = *s.spec.Stored.Subagents
 	}
 	depth := opts.Depth + 1
 	if depth > opts.Nesting() {

@@ -7,6 +7,7 @@ import (
 
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/plugins"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/tools"
 	"github.com/tack-run/tack/tools/builtin"
 )
@@ -31,7 +32,7 @@ func toolsHarness(t *testing.T, scriptJSON string, own []tools.Tool, names ...st
 	model := scriptModel(t, "", scriptJSON)
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	sys := newSystem(t)
-	return spawnSpec(t, sys, newPlace(sys, &Env{Tools: catalog}, nil), Spec{ID: "s1", Model: model, System: "be brief", Tools: set}), sent
+	return spawnSpec(t, sys, newPlace(sys, &Env{Tools: catalog}, nil), Spec{ID: "s1", Model: model, Tools: set, Stored: spec.Session{System: "be brief"}}), sent
 }
 
 // offered lists the tool names of each request sent.
