@@ -58,15 +58,17 @@ func (l *local) read(ctx context.Context, s *Session, f events.Filter, opt Subsc
 // is not loaded has no feed to drop it from, and one that is stopping
 // never answers: protoactor drops the messages queued behind a stop.
 // Waiting held a closing event stream for the runtime's request timeout,
-// and a server's graceful shutdown with it.
+// and a server's graceful shutdown with it. In a runtime that passivates
+// it goes by id (Registry.Post): a subscription given up while its
+// session woke was queued for the woken session, and the news that its
+// subscriber was gone must follow it there, or the session would stay
+// loaded, fed, for nobody.
 func (l *local) post(s *Session, msg any) {
-	pid := s.pid
-	if pid == nil {
-		pid, _ = l.rt.registry.Lookup(s.id)
+	if s.pid == nil {
+		l.rt.registry.Post(s.id, msg)
+		return
 	}
-	if pid != nil {
-		l.rt.system.Root.Send(pid, msg)
-	}
+	l.rt.system.Root.Send(s.pid, msg)
 }
 
 // Next returns the next event, waiting for one until ctx ends. It returns

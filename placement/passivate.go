@@ -17,14 +17,18 @@ type dormant struct {
 // it passivates: what Deliver and Get ask from then on waits, and is
 // handed to the session if it stays (Stay), or to its next actor once it
 // has stopped (Gone). It reports false, and changes nothing, when pid is
-// no longer the session's actor. The session calls it from its handler:
+// no longer the session's actor or a Delete has the session. The session
+// calls it from its handler:
 // it takes the registry's lock and waits on nothing else, and allocates
 // before it takes the lock.
 func (r *Registry) Leave(id string, pid *actor.PID) bool {
 	c := &restoring{done: make(chan struct{}), passivating: true, leaving: pid}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if cur, ok := r.pids[id]; !ok || !cur.Equal(pid) {
+	if cur, ok := r.pids[id]; !ok || !cur.Equal(pid) || r.deletingLocked(id) {
+		// Not while a Delete has the id: it waited only for the
+		// passivations under way as it began, and would find the session
+		// neither loaded nor parked. The session tries again later.
 		return false
 	}
 	r.standInLocked(id, c)

@@ -508,14 +508,18 @@ func (r *Registry) CloseOwned(id, user string) bool {
 		// restore in between would take the lease that this Close then
 		// gives up, and the restored session could store nothing.
 		pid, ok = r.standInLocked(id, stand)
-	} else {
-		pid, _, ok = r.unregisterLocked(id)
+	} else if pid, _, ok = r.unregisterLocked(id); !ok {
+		// A parked session is gone once closed, as a loaded one is
+		// without a store. Its record goes under the lock: a command
+		// that came after it would otherwise start a restore from it,
+		// and the session would come back after this Close.
+		gone := r.env.Park != nil && r.env.Park.Remove(id)
+		r.mu.Unlock()
+		return gone
 	}
 	r.mu.Unlock()
 	if !ok {
-		// A parked session is gone once closed, as a loaded one is
-		// without a store.
-		return r.env.Park != nil && r.env.Park.Remove(id)
+		return false
 	}
 	r.stopping(pid).wait()
 	r.gone(id)
@@ -531,7 +535,13 @@ func (r *Registry) unparkLocked(id, user string) bool {
 	if snap, err := r.env.Park.Get(context.Background(), id); err != nil || snap.Config.User != user {
 		return false
 	}
-	return r.env.Park.Remove(id)
+	if !r.env.Park.Remove(id) {
+		return false
+	}
+	// The actor subscribers it kept go with it: a next session of the
+	// id, anyone's, would otherwise take them over (settleQueueLocked).
+	delete(r.dormant, id)
+	return true
 }
 
 // Release hands session id over: once everything it has told is stored,

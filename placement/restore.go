@@ -104,6 +104,25 @@ func (r *Registry) Deliver(id string, msg any) {
 	r.deliverUnloaded(id, msg)
 }
 
+// Post hands msg to session id if it is loaded, or queues it behind a
+// restore under way, or behind a passivation under way that has
+// commands waiting already (they wake the session, msg after them); a
+// session that is none of these — parked, stored, gone, or passivating
+// with nothing waiting — is not woken for msg, which is dropped. It is
+// for news a session may miss when it has nothing to undo: a subscriber
+// gone.
+func (r *Registry) Post(id string, msg any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if pid, ok := r.pids[id]; ok {
+		r.system.Root.Send(pid, msg)
+		return
+	}
+	if c, ok := r.restoring[id]; ok && (!c.passivating || len(c.queue) > 0) {
+		c.queue = append(c.queue, msg)
+	}
+}
+
 // deliverUnloaded is Deliver to a session that was not loaded as Deliver
 // looked: under the whole lock, it is sent if the session was loaded
 // meanwhile, else queued for the restore or passivation under way, or
