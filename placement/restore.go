@@ -114,13 +114,22 @@ func (r *Registry) Deliver(id string, msg any) {
 func (r *Registry) Post(id string, msg any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if pid, ok := r.pids[id]; ok {
-		r.system.Root.Send(pid, msg)
+	if r.sendLoadedLocked(id, msg) {
 		return
 	}
 	if c, ok := r.restoring[id]; ok && (!c.passivating || len(c.queue) > 0) {
 		c.queue = append(c.queue, msg)
 	}
+}
+
+// sendLoadedLocked sends msg to session id if it is loaded, and reports
+// whether it was.
+func (r *Registry) sendLoadedLocked(id string, msg any) bool {
+	pid, ok := r.pids[id]
+	if ok {
+		r.system.Root.Send(pid, msg)
+	}
+	return ok
 }
 
 // deliverUnloaded is Deliver to a session that was not loaded as Deliver
@@ -130,8 +139,7 @@ func (r *Registry) Post(id string, msg any) {
 func (r *Registry) deliverUnloaded(id string, msg any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if pid, ok := r.pids[id]; ok {
-		r.system.Root.Send(pid, msg)
+	if r.sendLoadedLocked(id, msg) {
 		return
 	}
 	c, ok := r.restoring[id]
