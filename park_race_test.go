@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -265,4 +268,59 @@ func TestEndWhileParking(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) { endWhileParking(t, c.end, c.user) })
 	}
+}
+
+// TestSubagentsWhileParking: parents that call sub-agents in a runtime
+// whose sessions park a millisecond after each command: every call's
+// child answers. A child that went quiet before its parent's call
+// subscribed to it could park, and the call failed ("no answer to
+// *actors.SubscribeSink: future: dead letter", about one run in four):
+// the call wakes it by id and subscribes again.
+func TestSubagentsWhileParking(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "child.json"), []byte(`{"turns":[{"text":"child done"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rt := parkingRuntime(t, tack.WithPassivateAfter(time.Millisecond), tack.WithScriptDir(dir))
+	const parents, calls = 24, 8
+	var turns []string
+	for range calls {
+		turns = append(turns, `{"tool_calls":[{"name":"subagent","args":{"task":"answer"}}]}`)
+	}
+	script := json.RawMessage(`{"turns":[` + strings.Join(turns, ",") + `,{"text":"done"}]}`)
+	var wg sync.WaitGroup
+	for p := range parents {
+		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("p%d", p), Script: script, Tools: []string{"subagent"},
+			Subagents: &tack.SubagentConfig{Model: "script:child.json"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{Types: []string{"tool_execution_end", "agent_end"}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer sub.Close()
+			if _, err := s.Prompt(t.Context(), "go"); err != nil {
+				t.Error(err)
+				return
+			}
+			for {
+				select {
+				case ev := <-sub.C:
+					if end := ev.GetToolExecutionEnd(); end != nil && !end.GetOk() {
+						t.Errorf("%s: a sub-agent answered %q", s.ID(), end.GetResult())
+					}
+					if ev.GetAgentEnd() != nil {
+						return
+					}
+				case <-time.After(30 * time.Second):
+					t.Errorf("%s: no agent_end", s.ID())
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

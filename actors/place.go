@@ -38,6 +38,9 @@ type Place interface {
 	// ChildRespec is how the configuration of a sub-agent is resolved
 	// into its Spec; nil when the place cannot resolve one.
 	ChildRespec() Respec
+	// Get returns the actor of session id, restored (or woken) first if
+	// it is not loaded.
+	Get(ctx context.Context, id string) (*actor.PID, error)
 }
 
 // Respec resolves a stored session's configuration (spec.FromStored

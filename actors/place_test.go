@@ -106,6 +106,14 @@ func (p *testPlace) Shutdown() {
 
 func (p *testPlace) ChildRespec() Respec { return p.respec }
 
+// Get finds session id: this place restores nothing.
+func (p *testPlace) Get(_ context.Context, id string) (*actor.PID, error) {
+	if pid, ok := p.Lookup(id); ok {
+		return pid, nil
+	}
+	return nil, fmt.Errorf("no session %q", id)
+}
+
 // Leave never lets a session go: it stays loaded.
 func (p *testPlace) Leave(string, *actor.PID) bool { p.leaves.Add(1); return false }
 func (p *testPlace) Stay(string, *actor.PID)       {}

@@ -73,9 +73,9 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 		return fail("%v", err)
 	}
 	sink := &childSink{parent: j.home, tag: j.tag, index: j.index, child: j.id, done: make(chan struct{})}
-	defer j.release(pid, sink)
+	defer func() { j.release(pid, sink) }()
 	j.home.post(&subagentStarted{tag: j.tag, index: j.index, child: j.id})
-	if err := j.request(pid, &SubscribeSink{Sink: sink, Buffered: true}); err != nil {
+	if pid, err = j.subscribe(ctx, pid, sink); err != nil {
 		return fail("%v", err)
 	}
 	// An abort while the child was made (a store's write can take a
@@ -111,11 +111,28 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 	}
 }
 
+// subscribe attaches sink to the child, whose actor is pid, and returns
+// the child's actor. In a runtime that passivates, a child that went
+// quiet for its runtime's quiet period before the sink came may have
+// parked meanwhile (a dead letter): it is woken by id and asked again.
+// Once attached, the sink keeps it loaded until release.
+func (j *subagentJob) subscribe(ctx context.Context, pid *actor.PID, sink *childSink) (*actor.PID, error) {
+	err := j.request(pid, &SubscribeSink{Sink: sink, Buffered: true})
+	if !errors.Is(err, actor.ErrDeadLetter) {
+		return pid, err
+	}
+	woken, err := j.home.place.Get(context.WithoutCancel(ctx), j.id)
+	if err != nil {
+		return pid, err
+	}
+	return woken, j.request(woken, &SubscribeSink{Sink: sink, Buffered: true})
+}
+
 // request sends msg to pid and waits for its reply, returning its error.
 func (j *subagentJob) request(pid *actor.PID, msg any) error {
 	res, err := j.home.root().RequestFuture(pid, msg, childTimeout).Result()
 	if err != nil {
-		return fmt.Errorf("no answer to %T: %v", msg, err)
+		return fmt.Errorf("no answer to %T: %w", msg, err)
 	}
 	if e := res.(*eventsv1.Reply).GetError(); e != nil {
 		return fmt.Errorf("%s: %s", e.Code, e.Message)
