@@ -155,18 +155,22 @@ func TestCommandsWhileParking(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 2 {
-			wg.Go(func() {
-				for r := range rounds {
-					if _, err := s.State(t.Context()); err != nil {
-						t.Errorf("state %d of %s: %v", r, s.ID(), err)
-						return
-					}
-					time.Sleep(time.Duration(r%3) * time.Millisecond)
-				}
-			})
+			wg.Go(func() { poke(t, s, rounds) })
 		}
 	}
 	wg.Wait()
+}
+
+// poke asks s its state rounds times, 0 to 2 ms apart: commands that
+// wake a session that parks a millisecond after each. An error fails t.
+func poke(t *testing.T, s *tack.Session, rounds int) {
+	for r := range rounds {
+		if _, err := s.State(t.Context()); err != nil {
+			t.Errorf("state %d of %s: %v", r, s.ID(), err)
+			return
+		}
+		time.Sleep(time.Duration(r%3) * time.Millisecond)
+	}
 }
 
 // TestCloseWhileWaking: a session made parked is woken by its first
@@ -228,15 +232,7 @@ func TestUserWhileParking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Go(func() {
-			for r := range rounds {
-				if _, err := s.State(t.Context()); err != nil {
-					t.Errorf("state %d of %s: %v", r, s.ID(), err)
-					return
-				}
-				time.Sleep(time.Duration(r%3) * time.Millisecond)
-			}
-		})
+		wg.Go(func() { poke(t, s, rounds) })
 		wg.Go(func() {
 			for range rounds * 2 {
 				if u, err := rt.User(t.Context(), s.ID()); err != nil || u != "alice" {
@@ -314,16 +310,7 @@ func TestSessionOnAModelNotHadAgainStaysLoaded(t *testing.T) {
 // woken in between, which was in neither.
 func TestListWhileWaking(t *testing.T) {
 	rt := parkingRuntime(t, tack.WithPassivateAfter(time.Hour))
-	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
-	const sessions = 100 // a page
-	var handles []*tack.Session
-	for i := range sessions {
-		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("l%03d", i), Script: script})
-		if err != nil {
-			t.Fatal(err)
-		}
-		handles = append(handles, s)
-	}
+	handles := spawnEach(t, rt, "l", 100) // a page
 	woken := make(chan struct{})
 	go func() {
 		defer close(woken)
@@ -356,16 +343,8 @@ func TestListWhileWaking(t *testing.T) {
 // list of these sessions far less.)
 func TestListWhileParking(t *testing.T) {
 	rt := parkingRuntime(t, tack.WithPassivateAfter(10*time.Millisecond))
-	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
-	const sessions, lists = 16, 2000
-	var handles []*tack.Session
-	for i := range sessions {
-		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("p%d", i), Script: script})
-		if err != nil {
-			t.Fatal(err)
-		}
-		handles = append(handles, s)
-	}
+	const lists = 2000
+	handles := spawnEach(t, rt, "p", 16)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, s := range handles {
@@ -428,6 +407,22 @@ func TestReadsWhileParking(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// spawnEach makes n sessions on a one-turn script, with ids prefix000,
+// prefix001...
+func spawnEach(t *testing.T, rt *tack.Runtime, prefix string, n int) []*tack.Session {
+	t.Helper()
+	script := json.RawMessage(`{"turns":[{"text":"one"}]}`)
+	handles := make([]*tack.Session, n)
+	for i := range handles {
+		s, err := rt.Spawn(tack.SessionConfig{ID: fmt.Sprintf("%s%03d", prefix, i), Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles[i] = s
+	}
+	return handles
 }
 
 // listsEach lists rt's sessions (list l of a test) and fails unless each

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
 	"github.com/tack-run/tack/internal/eventually"
@@ -22,6 +19,7 @@ import (
 
 // Races of a runtime that parks, found by a hunt (2026-11-29): each test
 // failed before the fix its comment names.
+
 // TestClosedParkedSessionKeepsNoSubscribers: ann's session, followed by
 // an actor, parks; it is closed (by ann, or by anyone) or deleted, and bob
 // makes a session of the same id: ann's actor hears nothing of bob's. A
@@ -30,10 +28,7 @@ import (
 func TestClosedParkedSessionKeepsNoSubscribers(t *testing.T) {
 	for _, how := range []string{"user-close", "plain-close", "delete"} {
 		t.Run(how, func(t *testing.T) {
-			sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-				return slog.New(slog.DiscardHandler)
-			}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
-			t.Cleanup(sys.Shutdown)
+			sys := quietSystem(t)
 			rt := parkingRuntime(t, tack.WithActorSystem(sys))
 			ctx := t.Context()
 			script := json.RawMessage(`{"turns":[{"text":"one"},{"text":"two"},{"text":"three"},{"text":"four"}]}`)
@@ -41,12 +36,7 @@ func TestClosedParkedSessionKeepsNoSubscribers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := &collector{}
-			pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }))
-			t.Cleanup(func() { _ = sys.Root.StopFuture(pid).Wait() })
-			if err := s.SubscribePID(ctx, pid, 0); err != nil {
-				t.Fatal(err)
-			}
+			c := collect(t, sys, s)
 			runOnce(t, s, "ann's secret")
 			waitUnloaded(t, rt, "x")
 			switch how {
@@ -61,8 +51,6 @@ func TestClosedParkedSessionKeepsNoSubscribers(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			time.Sleep(50 * time.Millisecond)
-			before := len(c.types())
 			b, err := rt.Spawn(tack.SessionConfig{ID: "x", User: "bob", Script: script})
 			if err != nil {
 				t.Fatal(err)
@@ -70,15 +58,15 @@ func TestClosedParkedSessionKeepsNoSubscribers(t *testing.T) {
 			for _, text := range []string{"bob 1", "bob 2", "bob 3"} {
 				runOnce(t, b, text)
 			}
-			time.Sleep(100 * time.Millisecond)
+			// A subscription taken over is handed to bob's session as it
+			// starts, before his first prompt: by the end of his third
+			// run, his first prompt has long been sent to ann's actor.
 			c.mu.Lock()
 			defer c.mu.Unlock()
-			if len(c.evs) > before {
-				var got []string
-				for _, ev := range c.evs[before:] {
-					got = append(got, ev.String())
+			for _, ev := range c.evs {
+				if text := ev.GetPromptReceived().GetText(); strings.HasPrefix(text, "bob") {
+					t.Fatalf("ann's closed session's actor subscriber got bob's new session x's events: %v", ev)
 				}
-				t.Fatalf("ann's closed session's actor subscriber got %d events of bob's new session x: %v", len(c.evs)-before, got[:min(3, len(got))])
 			}
 		})
 	}

@@ -3,14 +3,11 @@ package tack_test
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/tack-run/tack"
 	"github.com/tack-run/tack/events"
@@ -105,22 +102,14 @@ func TestParkedSession(t *testing.T) {
 // no events_lost, no gap — where a session restored from a store skips
 // ahead (TestPassivationKeepsActorSubscribers).
 func TestParkingKeepsEventNumbers(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.DiscardHandler)
-	}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
-	t.Cleanup(sys.Shutdown) // after the runtime's Close
+	sys := quietSystem(t)
 	rt := parkingRuntime(t, tack.WithActorSystem(sys))
 	ctx := t.Context()
 	s, err := rt.Spawn(tack.SessionConfig{ID: "a", Script: json.RawMessage(`{"turns":[{"text":"hi"},{"text":"again"}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &collector{}
-	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }))
-	t.Cleanup(func() { _ = sys.Root.StopFuture(pid).Wait() })
-	if err := s.SubscribePID(ctx, pid, 0); err != nil {
-		t.Fatal(err)
-	}
+	c := collect(t, sys, s)
 	for _, text := range []string{"one", "two"} {
 		waitUnloaded(t, rt, "a")
 		if _, err := s.Prompt(ctx, text); err != nil {

@@ -177,6 +177,31 @@ func TestPassivationWaitsForInProcessSubscribers(t *testing.T) {
 	}
 }
 
+// quietSystem is an actor system for a test's runtime
+// (tack.WithActorSystem): it logs nothing, its dead-letter throttle lets
+// go soon, and it is shut down after the runtime's Close (the runtime is
+// made after it, so its Close runs first).
+func quietSystem(t *testing.T) *actor.ActorSystem {
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.DiscardHandler)
+	}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
+	t.Cleanup(sys.Shutdown)
+	return sys
+}
+
+// collect spawns a collector in sys and subscribes it to s
+// (SubscribePID from the start, of types; none: all).
+func collect(t *testing.T, sys *actor.ActorSystem, s *tack.Session, types ...string) *collector {
+	t.Helper()
+	c := &collector{}
+	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }))
+	t.Cleanup(func() { _ = sys.Root.StopFuture(pid).Wait() })
+	if err := s.SubscribePID(t.Context(), pid, 0, types...); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // collector is an actor that keeps the events it is sent.
 type collector struct {
 	mu  sync.Mutex
@@ -206,22 +231,14 @@ func (c *collector) types() []string {
 // the session loaded, and gets the restored session's events — first an
 // events_lost for the gap in numbering, then the new run.
 func TestPassivationKeepsActorSubscribers(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.DiscardHandler)
-	}), actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
-	t.Cleanup(sys.Shutdown) // after the runtime's Close
+	sys := quietSystem(t)
 	rt := passiveRuntime(t, 30*time.Millisecond, tack.WithActorSystem(sys))
 	ctx := t.Context()
 	s, err := rt.Spawn(tack.SessionConfig{ID: "a", Script: json.RawMessage(`{"turns":[{"text":"hi"}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &collector{}
-	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }))
-	t.Cleanup(func() { _ = sys.Root.StopFuture(pid).Wait() })
-	if err := s.SubscribePID(ctx, pid, 0, "session_created", "agent_*", "events_lost"); err != nil {
-		t.Fatal(err)
-	}
+	c := collect(t, sys, s, "session_created", "agent_*", "events_lost")
 	waitUnloaded(t, rt, "a")
 	if _, err := s.Prompt(ctx, "again"); err != nil {
 		t.Fatal(err)
