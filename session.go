@@ -241,7 +241,7 @@ func (*local) switchModel(ctx context.Context, s *Session, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.Send(ctx, &actors.SwitchModel{Model: m, StaysLoaded: s.rt.staysLoaded(m, name, nil)})
+	_, err = s.Send(ctx, &actors.SwitchModel{Model: m, StaysLoaded: s.rt.env.StaysLoaded(m, name, nil)})
 	return err
 }
 

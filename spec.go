@@ -62,14 +62,6 @@ func (rt *Runtime) parksNew(user string) bool {
 	return rt.env.Park != nil && (user == "" || rt.policy.Limit(user).MaxSessions == 0)
 }
 
-// staysLoaded reports whether a session on model m, asked for as asked
-// with the inline script inline, is kept loaded in a runtime that
-// passivates: taken up again it would be resolved from m's name, which
-// the resolver may not know (llm.ResolvesAgain).
-func (rt *Runtime) staysLoaded(m *llm.Model, asked string, inline json.RawMessage) bool {
-	return rt.env.Passivates() && !llm.ResolvesAgain(rt.models, m, asked, inline)
-}
-
 // permitElsewhere checks cfg against its user's grant for a runtime whose
 // sessions live elsewhere: the session's process resolves the
 // configuration; the names are checked here, where the policy is.
@@ -140,7 +132,7 @@ func (rt *Runtime) spec(id string, cfg SessionConfig, mode check) (actors.Spec, 
 		return actors.Spec{}, &Error{Code: events.CodeBadRequest, Message: err.Error()}
 	}
 	spec := actors.Spec{ID: id, Model: model, Tools: set, Plugins: ps, Stored: stored(id, cfg, model.Name),
-		StaysLoaded: rt.staysLoaded(model, cfg.Model, cfg.Script)}
+		StaysLoaded: rt.env.StaysLoaded(model, cfg.Model, cfg.Script)}
 	if c := cfg.Context; c != nil {
 		if c.CompactModel != "" {
 			if spec.CompactModel, err = rt.resolve(c.CompactModel, nil); err != nil {

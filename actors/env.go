@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -138,6 +139,15 @@ func (e *Env) Unloaded() store.Store {
 // Passivates reports whether the runtime's quiet sessions passivate (or
 // park): PassivateAfter is set, and there is a Store or a Park.
 func (e *Env) Passivates() bool { return e.PassivateAfter > 0 && e.Unloaded() != nil }
+
+// StaysLoaded reports whether a session on model m, which Models gave for
+// the name asked (with the inline script inline), must stay loaded in
+// this runtime (Spec.StaysLoaded): its quiet sessions passivate, and one
+// taken up again would be resolved from m's name, which Models does not
+// know (llm.ResolvesAgain).
+func (e *Env) StaysLoaded(m *llm.Model, asked string, inline json.RawMessage) bool {
+	return e.Passivates() && e.Models != nil && !llm.ResolvesAgain(e.Models, m, asked, inline)
+}
 
 // lines are the delay lines of the sessions' passivation and idle-trim
 // timers, made on first use: two timers for the whole runtime, not two

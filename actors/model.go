@@ -60,7 +60,7 @@ func (s *session) switchAsync(name string) {
 	models, home := s.home.env.Models, s.home
 	go func() {
 		m, err := models.Resolve(name, nil)
-		stays := err == nil && home.env.Passivates() && !llm.ResolvesAgain(models, m, name, nil)
+		stays := err == nil && home.env.StaysLoaded(m, name, nil)
 		home.post(&modelResolved{name: name, model: m, stays: stays, err: err})
 	}()
 }
