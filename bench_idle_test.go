@@ -156,9 +156,11 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 const idleBudget = 2_020
 
 // TestIdleSessionHeapBudget holds the levers of an idle session's size
-// (shared props, the session struct's 512-byte size class, a mailbox that
-// allocates its queues on first use, a two-slot event ring that keeps
-// payloads and not Events, the actor system's small process table):
+// (shared props, the session struct's 512-byte size class, a spec that
+// keeps the configuration once, a mailbox that allocates its queues on
+// first use and keeps no array for system messages, a one-slot event ring
+// that keeps payloads and not Events, a shared session_created payload,
+// the actor system's small process table):
 // 10,000 fresh sessions cost at most idleBudget bytes of live heap each.
 func TestIdleSessionHeapBudget(t *testing.T) { heapBudget(t, "fresh", idleBudget) }
 
