@@ -339,11 +339,11 @@ func TestListWhileWaking(t *testing.T) {
 // the Park — was in neither of the two a list reads, until the list read
 // the sessions whose actors answer, those parking included. (A session
 // that both wakes and parks again while one list is read can still be
-// missed; parking takes the runtime's quiet period, here 10 ms, and a
-// list of these sessions far less.)
+// missed; parking takes the runtime's quiet period, here 40 ms, and a
+// list of these sessions well under a millisecond, which leaves a busy
+// machine room to stall.)
 func TestListWhileParking(t *testing.T) {
-	rt := parkingRuntime(t, tack.WithPassivateAfter(10*time.Millisecond))
-	const lists = 2000
+	rt := parkingRuntime(t, tack.WithPassivateAfter(40*time.Millisecond))
 	handles := spawnEach(t, rt, "p", 16)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -359,13 +359,13 @@ func TestListWhileParking(t *testing.T) {
 					t.Errorf("state of %s: %v", s.ID(), err)
 					return
 				}
-				time.Sleep(time.Duration(r%4) * 7 * time.Millisecond)
+				time.Sleep(time.Duration(r%4) * 25 * time.Millisecond) // parks in the longer gaps
 			}
 		})
 	}
 	defer wg.Wait()
 	defer close(stop)
-	for l := range lists {
+	for l, end := 0, time.Now().Add(1500*time.Millisecond); time.Now().Before(end); l++ {
 		listsEach(t, rt, handles, l)
 	}
 }
