@@ -114,19 +114,26 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 // subscribe attaches sink to the child, whose actor is pid, and returns
 // the child's actor. In a runtime that passivates, a child that went
 // quiet for its runtime's quiet period before the sink came may have
-// parked meanwhile (a dead letter): it is woken by id and asked again.
-// Once attached, the sink keeps it loaded until release.
+// parked meanwhile (a dead letter): it is woken by id and asked again,
+// up to subscribeTries times in all. Once attached, the sink keeps it
+// loaded until release.
 func (j *subagentJob) subscribe(ctx context.Context, pid *actor.PID, sink *childSink) (*actor.PID, error) {
-	err := j.request(pid, &SubscribeSink{Sink: sink, Buffered: true})
-	if !errors.Is(err, actor.ErrDeadLetter) {
-		return pid, err
+	for try := 1; ; try++ {
+		err := j.request(pid, &SubscribeSink{Sink: sink, Buffered: true})
+		if !errors.Is(err, actor.ErrDeadLetter) || try == subscribeTries {
+			return pid, err
+		}
+		woken, err := j.home.place.Get(context.WithoutCancel(ctx), j.id)
+		if err != nil {
+			return pid, err
+		}
+		pid = woken
 	}
-	woken, err := j.home.place.Get(context.WithoutCancel(ctx), j.id)
-	if err != nil {
-		return pid, err
-	}
-	return woken, j.request(woken, &SubscribeSink{Sink: sink, Buffered: true})
 }
+
+// subscribeTries bounds subscribe's tries: each but the last met a child
+// that parked before the sink reached it.
+const subscribeTries = 4
 
 // request sends msg to pid and waits for its reply, returning its error.
 func (j *subagentJob) request(pid *actor.PID, msg any) error {
