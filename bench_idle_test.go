@@ -138,9 +138,10 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 	return (float64(after) - float64(before)) / float64(n), elapsed / time.Duration(n)
 }
 
-// idleBudget is the live heap 10,000 fresh sessions may cost each: 1,980
-// B measured on 2026-11-29 (1,972 B in a race build) with a spec that
-// keeps the configuration once (finding 27); 2,045 B (2,036 B in a race
+// idleBudget is the live heap 10,000 fresh sessions may cost each: 1,826
+// B measured on 2026-11-29 with sessions of one configuration sharing it
+// (spec.Share, finding 28); 1,980 B (1,972 B in a race build) with a spec
+// that keeps the configuration once (finding 27); 2,045 B (2,036 B in a race
 // build) before it, with the sessions
 // on one model sharing their session_created payload, an event ring that
 // starts at one slot and a mailbox whose drained system queue keeps no
@@ -153,11 +154,12 @@ func idleHeap(tb testing.TB, n int, state string, script json.RawMessage) (float
 // 2,619 B while protoactor's process table had 1,024 buckets
 // (actors.NewSystem), 2,897 B before every session shared one set of
 // props.
-const idleBudget = 2_020
+const idleBudget = 1_870
 
 // TestIdleSessionHeapBudget holds the levers of an idle session's size
 // (shared props, the session struct's 512-byte size class, a spec that
-// keeps the configuration once, a mailbox that allocates its queues on
+// keeps the configuration once and shares it with the sessions of the
+// same one, a mailbox that allocates its queues on
 // first use and keeps no array for system messages, a one-slot event ring
 // that keeps payloads and not Events, a shared session_created payload,
 // the actor system's small process table):
@@ -167,7 +169,8 @@ func TestIdleSessionHeapBudget(t *testing.T) { heapBudget(t, "fresh", idleBudget
 // TestConfiguredSessionHeapBudget holds that sessions on a configured
 // model share its provider's client: 10,000 fresh sessions on a model of
 // an OpenAI-compatible server cost at most idleBudget bytes each, as
-// scripted ones do (1,810 B measured on 2026-11-29; 5,313 B while each
+// scripted ones do (1,586 B measured on 2026-11-29, 1,810 B before
+// finding 28; 5,313 B while each
 // resolved model had an llm/openai Provider, openai-go's client within,
 // of its own).
 func TestConfiguredSessionHeapBudget(t *testing.T) { heapBudget(t, "configured", idleBudget) }
@@ -187,12 +190,13 @@ const parkedBudget = 440
 func TestParkedSessionHeapBudget(t *testing.T) { heapBudget(t, "parked", parkedBudget) }
 
 // afterRunBudget is the live heap 10,000 sessions that ran one prompt
-// may cost each: 4,675 B measured on 2026-11-28 (4,739 B with the
+// may cost each: 4,403 B measured on 2026-11-29 (finding 28), 4,675 B on
+// 2026-11-28 (4,739 B with the
 // session struct in the 576-byte class, 4,819 B in the 768-byte one),
 // 5,187 B while each
 // state_changed and agent_status had a payload of its own, 6,179 B while
 // the event ring kept each published Event whole (issue 30, finding 18).
-const afterRunBudget = 5_100
+const afterRunBudget = 4_700
 
 // madeParkedBudget is the live heap 10,000 sessions made parked, and
 // never used, may cost each: 150 B measured on 2026-11-29 (issue 30,

@@ -57,7 +57,7 @@ func (l *local) fork(ctx context.Context, s *Session, index int, newID string) (
 	cfg.ID = newID
 	fork, err := l.create(ctx, newID, cfg, func(id string) (actors.Spec, error) {
 		spec, err := rt.spec(id, cfg, drop)
-		spec.Stored, spec.Fork = src.Config, &src.Fork
+		spec.Stored, spec.Fork = &src.Config, &src.Fork
 		return spec, err
 	})
 	if err != nil {

@@ -88,9 +88,9 @@ const generatedTries = 8
 // stored is the configuration session id keeps, as spec.FromStored gives
 // it back: cfg with its model named as it resolved (agent templates were
 // applied already; the agent's name stays, for Session.Agent).
-func stored(id string, cfg SessionConfig, model string) SessionConfig {
+func stored(id string, cfg SessionConfig, model string) *SessionConfig {
 	cfg.ID, cfg.Model = id, model
-	return cfg
+	return &cfg
 }
 
 // spec resolves what a session is made of: its model, plugins and tools,

@@ -39,7 +39,7 @@ func TestCompactionsWhileAWriteIsUnderWay(t *testing.T) {
 			mem := memory.New()
 			st := &storetest.Gated{Store: mem}
 			h := storedHarness(t, st, Spec{Model: scriptModel(t, "", `{"turns":[{"text":"ok"}],"when_exhausted":"repeat_last"}`),
-				Tools: demoSet(t), Stored: spec.Session{Context: &llm.ContextConfig{KeepRecent: new(c.keep)}}})
+				Tools: demoSet(t), Stored: &spec.Session{Context: &llm.ContextConfig{KeepRecent: new(c.keep)}}})
 			for i := 1; i <= c.before; i++ {
 				h.ok(&eventsv1.Prompt{Text: fmt.Sprint("u", i)})
 				h.waitFor("agent_end", i)

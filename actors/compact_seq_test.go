@@ -25,7 +25,7 @@ func TestCompactCommandMidRun(t *testing.T) {
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	sys := newSystem(t)
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model,
-		Tools: demoSet(t, holdTool("hold", tools.Killable, g)), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(3)}}})
+		Tools: demoSet(t, holdTool("hold", tools.Killable, g)), Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(3)}}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("agent_end", 1)
 	n := h.rec.Len()
@@ -74,7 +74,7 @@ func abortCancelsCompaction(t *testing.T, at events.At) {
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 		Tools:        demoSet(t, holdTool("hold", tools.Killable, tool)),
 		Model:        scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}}]},{"text":"never"}]}`),
-		CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never either"}]}`, summary, 0), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
+		CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never either"}]}`, summary, 0), Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("tool_execution_start", 1)
 	h.ok(&eventsv1.Compact{})
@@ -106,7 +106,7 @@ func TestAbortCancelsACompactionOfNoRun(t *testing.T) {
 			h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 				Tools:        demoSet(t),
 				Model:        scriptModel(t, "", `{"turns":[{"text":"a1"},{"text":"a2"},{"text":"a3"}]}`),
-				CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never"}]}`, summary, 0), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
+				CompactModel: held(t, "script:summariser", `{"turns":[{"text":"never"}]}`, summary, 0), Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
 			h.ok(&eventsv1.Prompt{Text: "p1"})
 			h.waitFor("agent_end", 1)
 			h.ok(&eventsv1.Compact{})
@@ -141,7 +141,7 @@ func TestAbortedRunStartsNoCompaction(t *testing.T) {
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 		Tools:        demoSet(t, holdTool("hold", tools.Killable, tool)),
 		Model:        scriptModel(t, "", `{"turns":[{"tool_calls":[{"name":"hold","args":{}}]},{"text":"a2"}]}`),
-		CompactModel: scriptModel(t, "script:summariser", `{"turns":[{"text":"the user asked p1"}]}`), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
+		CompactModel: scriptModel(t, "script:summariser", `{"turns":[{"text":"the user asked p1"}]}`), Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("tool_execution_start", 1)
 	h.ok(&eventsv1.Compact{})
@@ -179,7 +179,7 @@ func TestCloseCancelsACompaction(t *testing.T) {
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1",
 		Tools:        demoSet(t),
 		Model:        scriptModel(t, "", `{"turns":[{"text":"a1"}]}`),
-		CompactModel: &llm.Model{Name: "hanging", ID: "hanging", Provider: summary}, Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
+		CompactModel: &llm.Model{Name: "hanging", ID: "hanging", Provider: summary}, Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(0)}}})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("agent_end", 1)
 	h.ok(&eventsv1.Compact{})

@@ -39,7 +39,7 @@ func TestCompactionStored(t *testing.T) {
 	rec := &recordingStore{Store: mem, batches: make(chan *store.Batch, 256)}
 	h := storedHarness(t, rec, Spec{
 		Model: scriptModel(t, "", `{"turns":[{"text":"a1"},{"text":"a2"},{"text":"a3"},{"text":"s1"},{"text":"a4"},{"text":"s2"}]}`),
-		Tools: demoSet(t), Stored: spec.Session{Context: &llm.ContextConfig{KeepRecent: new(2)}},
+		Tools: demoSet(t), Stored: &spec.Session{Context: &llm.ContextConfig{KeepRecent: new(2)}},
 	})
 	for i, p := range []string{"p1", "p2", "p3"} {
 		h.ok(&eventsv1.Prompt{Text: p})

@@ -29,7 +29,7 @@ func TestTrimmedRequests(t *testing.T) {
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	sys := newSystem(t)
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{
-		ID: "s1", Model: model, Tools: demoSet(t), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{MaxMessages: 2}},
+		ID: "s1", Model: model, Tools: demoSet(t), Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{MaxMessages: 2}},
 	})
 	h.ok(&eventsv1.Prompt{Text: "p1"})
 	h.waitFor("agent_end", 1)
@@ -71,7 +71,7 @@ func contextHarness(t *testing.T, scriptJSON string, cfg *llm.ContextConfig, wra
 	model.Provider = &checkedProvider{Provider: p, sent: sent}
 	sys := newSystem(t)
 	return spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model,
-		Tools: demoSet(t), Plugins: ps, Stored: spec.Session{System: "be brief", Context: cfg}}), sent
+		Tools: demoSet(t), Plugins: ps, Stored: &spec.Session{System: "be brief", Context: cfg}}), sent
 }
 
 // TestCompactCommand: compact in idle replaces all but the newest

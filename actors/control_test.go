@@ -285,7 +285,7 @@ func TestQueueModeAll(t *testing.T) {
 	g := newGate()
 	sys := newSystem(t)
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: held(t, "", tableText, g, 0),
-		Tools: demoSet(t), Stored: spec.Session{QueueMode: events.QueueAll}})
+		Tools: demoSet(t), Stored: &spec.Session{QueueMode: events.QueueAll}})
 	h.ok(&eventsv1.Prompt{Text: "go"})
 	h.waitFor("request_start", 1)
 	h.ok(&eventsv1.Prompt{Text: "p1"})

@@ -43,7 +43,7 @@ func (s *session) exportPoint(ctx actor.Context) {
 		return
 	}
 	st := s.state()
-	ctx.Respond(&Exported{Config: s.spec.Stored, Messages: s.hist.All(), Todos: st.Todos, Title: st.Title,
+	ctx.Respond(&Exported{Config: s.config(), Messages: s.hist.All(), Todos: st.Todos, Title: st.Title,
 		Usage: st.Usage, SubagentUsage: st.SubagentUsage})
 }
 

@@ -61,7 +61,7 @@ func (s *session) forkPoint(ctx actor.Context, m *ForkPoint) {
 	}
 	n := TurnBoundary(msgs, m.Index)
 	ctx.Respond(&ForkSource{
-		Config: s.spec.Stored,
+		Config: s.config(),
 		Fork:   Fork{From: s.spec.ID, Index: n, Messages: slices.Clone(msgs[:n])},
 	})
 }

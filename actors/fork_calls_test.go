@@ -25,7 +25,7 @@ func TestForkAfterCompactionNumbersCallsOn(t *testing.T) {
 		Model: scriptModel(t, "", `{"turns":[
 			{"tool_calls":[{"name":"echo","args":{"text":"a"}}]},{"text":"one"},
 			{"tool_calls":[{"name":"echo","args":{"text":"b"}}]},{"text":"two"},
-			{"text":"the summary"}]}`), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(4)}}})
+			{"text":"the summary"}]}`), Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(4)}}})
 	for i, p := range []string{"p1", "p2"} {
 		src.ok(&eventsv1.Prompt{Text: p})
 		src.waitFor("agent_end", i+1)
@@ -46,7 +46,7 @@ func TestForkAfterCompactionNumbersCallsOn(t *testing.T) {
 		{"tool_calls":[{"name":"echo","args":{"text":"d"}}]},{"text":"four"}]}`)
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	fork := spawnSpec(t, sys, reg, Spec{ID: "s2", Model: model, Tools: demoSet(t),
-		Fork: &Fork{From: "s1", Index: len(hist), Messages: hist}, Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(1)}}})
+		Fork: &Fork{From: "s1", Index: len(hist), Messages: hist}, Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(1)}}})
 	fork.waitFor("session_forked", 1)
 	fork.ok(&eventsv1.Prompt{Text: "p3"})
 	fork.waitFor("agent_end", 1)

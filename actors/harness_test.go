@@ -69,7 +69,7 @@ func newSystem(t testing.TB) *actor.ActorSystem {
 // the session is closed when t ends. Many harnesses can share a system.
 func spawnHarness(t testing.TB, sys *actor.ActorSystem, reg *testPlace, id string, model *llm.Model, set *tools.Set) *harness {
 	t.Helper()
-	return spawnSpec(t, sys, reg, Spec{ID: id, Model: model, Tools: set, Stored: spec.Session{System: "be brief"}})
+	return spawnSpec(t, sys, reg, Spec{ID: id, Model: model, Tools: set, Stored: &spec.Session{System: "be brief"}})
 }
 
 // spawnSpec starts the session spec describes and records its events from

@@ -65,7 +65,7 @@ func spawnReplies(t *testing.T, r *replies, ctx *llm.ContextConfig) (*harness, *
 	core, logs := observer.New(zap.WarnLevel)
 	sys := newSystem(t)
 	h := spawnSpec(t, sys, newPlace(sys, &Env{Logger: zap.New(core)}, nil), Spec{ID: "s1",
-		Model: &llm.Model{Name: "test/replies", ID: "m", Provider: r}, Tools: demoSet(t), Stored: spec.Session{System: "be brief", Context: ctx}})
+		Model: &llm.Model{Name: "test/replies", ID: "m", Provider: r}, Tools: demoSet(t), Stored: &spec.Session{System: "be brief", Context: ctx}})
 	return h, logs
 }
 

@@ -112,7 +112,7 @@ func TestRunsIndefinitely(t *testing.T) {
 	sum := scriptModel(t, "script:summariser", `{"turns":[{"text":"The user looked up items one by one; each was echoed and described."}],"when_exhausted":"repeat_last"}`)
 	sys := newSystem(t)
 	h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: model, CompactModel: sum,
-		Tools: demoSet(t), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{CompactAtPercent: 60, KeepRecent: new(6)}}})
+		Tools: demoSet(t), Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{CompactAtPercent: 60, KeepRecent: new(6)}}})
 	for i := range prompts {
 		h.ok(&eventsv1.Prompt{Text: fmt.Sprintf("look up item %d", i)})
 		if end := h.waitFor("agent_end", i+1).GetAgentEnd(); end.Reason != string(events.EndCompleted) {

@@ -9,6 +9,7 @@ import (
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
 	"github.com/tack-run/tack/llm"
+	"github.com/tack-run/tack/spec"
 )
 
 func (s *session) switchModel(ctx actor.Context, m *SwitchModel) {
@@ -23,7 +24,7 @@ func (s *session) switchModel(ctx actor.Context, m *SwitchModel) {
 func (s *session) setModel(m *llm.Model, stays bool) {
 	from := s.spec.Model.Name
 	s.spec.Model, s.spec.StaysLoaded = m, stays
-	s.spec.Stored.Model, s.spec.Stored.Script = m.Name, nil
+	s.reconfigure(func(c *spec.Session) { c.Model, c.Script = m.Name, nil })
 	s.p.switched = true
 	s.touch()
 	s.emit(&eventsv1.ModelSwitched{From: from, To: m.Name})

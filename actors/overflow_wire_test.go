@@ -145,7 +145,7 @@ func TestOverflowOnTheWire(t *testing.T) {
 			srv := newWindowServer(t, 500, tc.body, "the user asked q1 and q2",
 				pad("a1"), pad("a2"), pad("a3"), pad("a4"), pad("a5"))
 			sys := newSystem(t)
-			h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: srv.model(), Stored: spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(4)}}})
+			h := spawnSpec(t, sys, newPlace(sys, &Env{}, nil), Spec{ID: "s1", Model: srv.model(), Stored: &spec.Session{System: "be brief", Context: &llm.ContextConfig{KeepRecent: new(4)}}})
 			for i := range 3 {
 				h.ok(&eventsv1.Prompt{Text: pad(fmt.Sprintf("q%d", i+1))})
 				if r := h.waitFor("agent_end", i+1).GetAgentEnd().Reason; r != string(events.EndCompleted) {

@@ -60,8 +60,9 @@ func (p *testPlace) Spawn(spec Spec) (*actor.PID, error) {
 // Create records the session in the store, when there is one, and
 // starts it.
 func (p *testPlace) Create(ctx context.Context, spec Spec) (*actor.PID, error) {
+	spec = spec.Shared()
 	if st := p.env.Store; st != nil {
-		if err := Record(ctx, st, spec.ID, spec.Stored, spec.Restore); err != nil {
+		if err := Record(ctx, st, spec.ID, *spec.Stored, spec.Restore); err != nil {
 			return nil, err
 		}
 		if err := st.Acquire(ctx, spec.ID, p.env.Node, time.Minute); err != nil {

@@ -35,7 +35,7 @@ func newPluginHarness(t *testing.T, scriptJSON string, env *Env, ps ...plugins.P
 		}
 	}
 	sys := newSystem(t)
-	return spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: scriptModel(t, "", scriptJSON), Tools: demoSet(t, extra...), Plugins: ps, Stored: spec.Session{System: "be brief"}})
+	return spawnSpec(t, sys, newPlace(sys, env, nil), Spec{ID: "s1", Model: scriptModel(t, "", scriptJSON), Tools: demoSet(t, extra...), Plugins: ps, Stored: &spec.Session{System: "be brief"}})
 }
 
 // plugin builds a built-in plugin from its factory and JSON config.

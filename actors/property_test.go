@@ -150,7 +150,7 @@ func newProp(t *testing.T, sys *actor.ActorSystem, reg *testPlace, set *tools.Se
 	if p.all {
 		mode = events.QueueAll
 	}
-	p.h = spawnSpec(t, sys, reg, Spec{ID: fmt.Sprintf("prop-%d", seed), Model: p.model("script:m0"), Tools: set, Stored: spec.Session{System: "be brief", Context: p.limits, QueueMode: mode}})
+	p.h = spawnSpec(t, sys, reg, Spec{ID: fmt.Sprintf("prop-%d", seed), Model: p.model("script:m0"), Tools: set, Stored: &spec.Session{System: "be brief", Context: p.limits, QueueMode: mode}})
 	p.h.ok(&SubscribeSink{Sink: kicker(p.kick)})
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -56,14 +56,14 @@ func Name(id string) string { return "session/" + id }
 
 // Spawn starts the actor of a session for spec under name, spawned by
 // place (nil: a session that never passivates and starts no sub-agents).
-func Spawn(root *actor.RootContext, env *Env, place Place, spec Spec, name string) (*actor.PID, error) {
-	sp := &spec
+func Spawn(root *actor.RootContext, env *Env, place Place, sp Spec, name string) (*actor.PID, error) {
+	sp = sp.Shared()
 	s := &session{
-		spec:    sp,
+		spec:    &sp,
 		home:    home{env: env, place: place},
 		machine: fsm.New(),
 		hooks:   hooks{chain: newChain(env, sp.Plugins)},
-		out:     newOutlet(env, *sp),
+		out:     newOutlet(env, sp),
 	}
 	spawning.Lock()
 	defer func() {
@@ -166,7 +166,7 @@ func (s *session) common(ctx actor.Context) bool {
 	case *ExportPoint:
 		s.exportPoint(ctx)
 	case *ConfigPoint:
-		cfg := s.spec.Stored
+		cfg := s.config()
 		ctx.Respond(&cfg)
 	case *InUse:
 		ctx.Respond(&eventsv1.Reply{Error: s.use()})

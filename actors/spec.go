@@ -35,8 +35,10 @@ type Spec struct {
 	// subagent tool starts and tells the session's depth (nil: the
 	// defaults at depth 0); its QueueMode is how queued prompts reach
 	// the model (events.QueueOneAtATime, also when empty, or
-	// events.QueueAll).
-	Stored spec.Session
+	// events.QueueAll). Spawn makes it the one every session of an equal
+	// configuration holds (spec.Share): read-only, its ID empty (ID names
+	// the session), changed by a copy shared anew (nil: the zero Session).
+	Stored *spec.Session
 	// CompactModel writes summaries; nil means the session's model.
 	CompactModel *llm.Model
 	// Fork, when set, makes the new session a fork (fork.go).
@@ -50,4 +52,27 @@ type Spec struct {
 	// neither passivates nor parks, which would leave it without its
 	// model, and is not made parked.
 	StaysLoaded bool
+}
+
+// Shared is s with its configuration shared (spec.Share), as Spawn keeps
+// it: what reads s.Stored before Spawn reads it this way.
+func (s Spec) Shared() Spec {
+	s.Stored = spec.Share(s.Stored)
+	return s
+}
+
+// config is the session's configuration as the store keeps it, its ID
+// the session's.
+func (s *session) config() spec.Session {
+	c := *s.spec.Stored
+	c.ID = s.spec.ID
+	return c
+}
+
+// reconfigure changes the session's stored configuration: a copy, by
+// change, shared anew (Spec.Stored is read-only).
+func (s *session) reconfigure(change func(*spec.Session)) {
+	c := *s.spec.Stored
+	change(&c)
+	s.spec.Stored = spec.Share(&c)
 }

@@ -58,7 +58,7 @@ func (f *family) respec(id string, cfg spec.Session) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("unknown_tool: %v", err)
 	}
-	return Spec{ID: id, Model: model, Tools: set, Stored: spec.Session{System: cfg.System, Subagents: cfg.Subagents}}, nil
+	return Spec{ID: id, Model: model, Tools: set, Stored: &spec.Session{System: cfg.System, Subagents: cfg.Subagents}}, nil
 }
 
 // parent starts session s1 on model with the tools named and options sub,
@@ -70,7 +70,7 @@ func (f *family) parent(model string, names []string, sub *spec.Subagents) *harn
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	spec.Stored = cfg
+	spec.Stored = &cfg
 	return spawnSpec(f.t, f.sys, f.reg, spec)
 }
 

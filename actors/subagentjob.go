@@ -64,7 +64,7 @@ func (j *subagentJob) work(ctx context.Context) tools.Result {
 	if err != nil {
 		return fail("%v", err)
 	}
-	sp.Stored = j.cfg
+	sp.Stored = &j.cfg
 	if ctx.Err() != nil {
 		return tools.Result{Content: tools.InterruptedByAbort, IsError: true}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tack-run/tack/events"
 	eventsv1 "github.com/tack-run/tack/events/v1"
+	"github.com/tack-run/tack/spec"
 	"github.com/tack-run/tack/tools"
 )
 
@@ -172,7 +173,7 @@ func (s *session) setTools(names []string, own []tools.Tool) error {
 		configured = slices.DeleteFunc(configured, func(n string) bool { return strings.HasPrefix(n, group+"/") })
 		configured = append(configured, g)
 	}
-	s.spec.Stored.Tools = configured
+	s.reconfigure(func(c *spec.Session) { c.Tools = configured })
 	s.notes.detached = slices.DeleteFunc(slices.Sorted(slices.Values(brought)), func(n string) bool { return slices.Contains(names, n) })
 	s.notes.detached = slices.Compact(s.notes.detached)
 	s.p.switched = true
@@ -253,7 +254,7 @@ func (s *session) replaceTools(m *ReplaceTools) {
 			"session", s.spec.ID, "error", err)
 		return
 	}
-	s.spec.Stored.Tools = stored
+	s.reconfigure(func(c *spec.Session) { c.Tools = stored })
 	for _, n := range wasDetached {
 		if mine(n) && !slices.Contains(s.notes.detached, n) {
 			s.notes.detached = append(s.notes.detached, n)

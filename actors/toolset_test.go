@@ -32,7 +32,7 @@ func toolsHarness(t *testing.T, scriptJSON string, own []tools.Tool, names ...st
 	model := scriptModel(t, "", scriptJSON)
 	model.Provider = &checkedProvider{Provider: model.Provider, sent: sent}
 	sys := newSystem(t)
-	return spawnSpec(t, sys, newPlace(sys, &Env{Tools: catalog}, nil), Spec{ID: "s1", Model: model, Tools: set, Stored: spec.Session{System: "be brief"}}), sent
+	return spawnSpec(t, sys, newPlace(sys, &Env{Tools: catalog}, nil), Spec{ID: "s1", Model: model, Tools: set, Stored: &spec.Session{System: "be brief"}}), sent
 }
 
 // offered lists the tool names of each request sent.

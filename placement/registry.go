@@ -239,6 +239,7 @@ const shrinkFrom = 1024
 // that parks (Env.Park), is made parked: Create returns no actor, and
 // the session's first command starts it.
 func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, error) {
+	spec = spec.Shared()
 	release, err := r.admitChild(spec)
 	if err != nil {
 		return nil, err
@@ -256,7 +257,7 @@ func (r *Registry) Create(ctx context.Context, spec actors.Spec) (*actor.PID, er
 // create records the session, takes its lease and starts its actor.
 func (r *Registry) create(ctx context.Context, spec actors.Spec) (*actor.PID, error) {
 	if st := r.env.Store; st != nil {
-		if err := actors.Record(ctx, st, spec.ID, spec.Stored, spec.Restore); err != nil {
+		if err := actors.Record(ctx, st, spec.ID, *spec.Stored, spec.Restore); err != nil {
 			if errors.Is(err, store.ErrExists) {
 				return nil, fmt.Errorf("%w: %q", ErrSessionExists, spec.ID)
 			}

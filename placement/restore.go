@@ -337,6 +337,6 @@ func (r *Registry) load(ctx context.Context, id string) (actors.Spec, error) {
 	if err != nil {
 		return actors.Spec{}, err
 	}
-	sp.Restore, sp.Stored, sp.Unparked = snap, cfg, r.env.Store == nil
+	sp.Restore, sp.Stored, sp.Unparked = snap, &cfg, r.env.Store == nil
 	return sp, nil
 }
