@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -236,5 +237,135 @@ func TestSubagentHandleOutlivesItsRun(t *testing.T) {
 	}
 	if msgs, err := child.Messages(ctx); err != nil || len(msgs) == 0 || msgs[len(msgs)-1].Content != "child done" {
 		t.Fatalf("the child's messages through it: %v, %v", msgs, err)
+	}
+}
+
+// TestClosedSessionEndsItsSubagents: in a runtime without a store, a
+// closed session is gone, and its sub-agents, loaded or parked, go with
+// it, as Delete takes them: they were left behind, listed and holding
+// their ids, so that the next session of the parent's id — anyone's —
+// could not start a sub-agent ("session exists"), and deleting it would
+// have deleted the first owner's children.
+func TestClosedSessionEndsItsSubagents(t *testing.T) {
+	for _, parks := range []bool{false, true} {
+		t.Run(map[bool]string{false: "loaded", true: "parked"}[parks], func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "child.json"), []byte(`{"turns":[{"text":"child done"}]}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			opts := []tack.Option{tack.WithScriptDir(dir)}
+			if parks {
+				opts = append(opts, tack.WithPassivateAfter(20*time.Millisecond))
+			}
+			rt, err := tack.New(opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			script := json.RawMessage(`{"turns":[
+				{"tool_calls":[{"name":"subagent","args":{"task":"nest"}}]},
+				{"text":"done"}]}`)
+			for _, user := range []string{"ann", "bob"} {
+				s, err := rt.Spawn(tack.SessionConfig{ID: "p", User: user, Script: script, Tools: []string{"subagent"},
+					Subagents: &tack.SubagentConfig{Model: "script:child.json"}})
+				if err != nil {
+					t.Fatalf("%s: %v", user, err)
+				}
+				calledOK(t, s)
+				if parks {
+					waitUnloaded(t, rt, "p/sub-1")
+				} else if !rt.Loaded("p/sub-1") {
+					t.Fatal("no sub-agent p/sub-1")
+				}
+				if got := listed(t, rt); !slices.Equal(got, []string{"p", "p/sub-1"}) {
+					t.Fatalf("%s: listed %v", user, got)
+				}
+				s.Close()
+				if got := listed(t, rt); len(got) > 0 {
+					t.Fatalf("%s: listed %v after the parent's close", user, got)
+				}
+			}
+		})
+	}
+}
+
+// calledOK prompts s and waits for its run to end, every tool call of it
+// answered without an error.
+func calledOK(t *testing.T, s *tack.Session) {
+	t.Helper()
+	sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{Since: ^uint64(0) >> 1, Types: []string{"tool_execution_end", "agent_end"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if _, err := s.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case ev := <-sub.C:
+			if end := ev.GetToolExecutionEnd(); end != nil && !end.GetOk() {
+				t.Fatalf("%s: a tool answered %q", s.ID(), end.GetResult())
+			}
+			if ev.GetAgentEnd() != nil {
+				return
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no agent_end", s.ID())
+		}
+	}
+}
+
+// listed is the ids of every session rt lists.
+func listed(t *testing.T, rt *tack.Runtime) []string {
+	t.Helper()
+	l, err := rt.List(t.Context(), tack.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range l.GetSessions() {
+		ids = append(ids, s.GetSession())
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TestCloseWhileASubagentWorks: a parent closed while its sub-agent runs
+// a tool takes the sub-agent with it (no store), run and all.
+func TestCloseWhileASubagentWorks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "slow.json"), []byte(`{"turns":[{"tool_calls":[{"name":"sleep","args":{"ms":30000}}]},{"text":"never"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tack.New(tack.WithScriptDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	s, err := rt.Spawn(tack.SessionConfig{ID: "p", Script: json.RawMessage(`{"turns":[{"tool_calls":[{"name":"subagent","args":{"task":"wait"}}]},{"text":"done"}]}`),
+		Tools: []string{"subagent", "sleep"}, Subagents: &tack.SubagentConfig{Model: "script:slow.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{Types: []string{"sub_agent_event"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if _, err := s.Prompt(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	for started := false; !started; {
+		select {
+		case ev := <-sub.C:
+			started = ev.GetSubAgentEvent().GetEvent().GetToolExecutionStart() != nil
+		case <-time.After(10 * time.Second):
+			t.Fatal("the sub-agent's tool did not start")
+		}
+	}
+	s.Close()
+	if got := listed(t, rt); len(got) > 0 {
+		t.Fatalf("listed %v after the parent's close", got)
 	}
 }

@@ -115,12 +115,15 @@ type Env struct {
 }
 
 // Lot is where a runtime without a store parks its quiet sessions
-// (store/memory's Store): a store that also takes a session whole, and
-// gives one up alone, not with its sub-agents as Delete does.
+// (store/memory's Store): a store that also takes a session whole, gives
+// one up alone (Remove), not with its sub-agents as Delete does, and
+// forgets a session's sub-agents whether or not it holds the session
+// (RemoveWithin: a closed parent's, which it no longer holds).
 type Lot interface {
 	store.Store
 	Put(id string, cfg store.Config, snap *store.Snapshot) error
 	Remove(id string) bool
+	RemoveWithin(parent string) []string
 }
 
 // Unloaded is where the sessions that are not loaded are kept: the Store,

@@ -107,6 +107,11 @@ func (r *Registry) remove(ctx context.Context, id string) error {
 			delete(r.dormant, sid)
 		}
 	}
+	for p := range r.parents {
+		if store.Within(p, id) {
+			delete(r.parents, p)
+		}
+	}
 	r.mu.Unlock()
 	if st := r.env.Unloaded(); st != nil {
 		err := st.Delete(ctx, id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -76,6 +77,10 @@ type Registry struct {
 	// deleting holds the sessions Delete is deleting (with their
 	// sub-agents): Get and Deliver do not restore them.
 	deleting map[string]bool
+	// parents holds, without a store, the sessions that have made
+	// sub-agents: a parent closed there is gone, and its sub-agents go
+	// with it (endSubagents).
+	parents map[string]bool
 
 	// renewing ends with Shutdown: the lease renewal's loop, and a call
 	// of it under way, stop (stopRenewing; done when the loop returned).
@@ -143,7 +148,7 @@ var _ actors.Place = (*Registry)(nil)
 // New returns an empty registry whose sessions share env. With a
 // store in env it renews the leases of its sessions until Shutdown.
 func New(system *actor.ActorSystem, env *actors.Env, opts ...RegistryOption) *Registry {
-	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, answerWait: settleTimeout, replies: replies.New(system)}
+	r := &Registry{system: system, env: env, pids: map[string]*actor.PID{}, users: map[string]string{}, restoring: map[string]*restoring{}, dormant: map[string]*dormant{}, deleting: map[string]bool{}, parents: map[string]bool{}, answerWait: settleTimeout, replies: replies.New(system)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -304,6 +309,9 @@ func (r *Registry) making(id string) (*restoring, error) {
 	}
 	c := &restoring{done: make(chan struct{}), passivating: true, making: true}
 	r.restoring[id] = c
+	if i := strings.LastIndexByte(id, '/'); i > 0 && r.env.Store == nil {
+		r.parents[id[:i]] = true
+	}
 	return c, nil
 }
 
@@ -471,6 +479,8 @@ func (r *Registry) IDs() []string {
 // found nothing to close, or be restored from a record Close had just
 // forgotten, and come back at its next use (a session made parked is
 // restored by its first command, which a Close may follow at once).
+// Without a store a closed session is gone, and its sub-agents go with
+// it (endSubagents).
 func (r *Registry) Close(id string) bool { return r.CloseOwned(id, "") }
 
 // CloseOwned is Close of a session of user ("": anyone's): one that is
@@ -478,6 +488,56 @@ func (r *Registry) Close(id string) bool { return r.CloseOwned(id, "") }
 // is (false), so that a close whose caller checked the owner before the
 // id changed hands closes nobody else's session.
 func (r *Registry) CloseOwned(id, user string) bool {
+	if !r.closeOne(id, user) {
+		return false
+	}
+	if r.env.Store == nil {
+		r.endSubagents(id)
+	}
+	return true
+}
+
+// endSubagents closes the sub-agents of session id, which is gone (no
+// store), loaded, parked or being woken: left behind, they held the ids
+// the next session of id would give its own sub-agents, and a Delete of
+// that session, anyone's, would have taken them.
+func (r *Registry) endSubagents(id string) {
+	r.mu.Lock()
+	if !r.parents[id] {
+		r.mu.Unlock()
+		return
+	}
+	for p := range r.parents {
+		if store.Within(p, id) {
+			delete(r.parents, p)
+		}
+	}
+	if r.env.Park != nil {
+		// Under the lock, as unparkLocked: no wake starts from them.
+		for _, sid := range r.env.Park.RemoveWithin(id) {
+			delete(r.dormant, sid)
+		}
+	}
+	var loaded []string
+	for sid := range r.pids {
+		if store.Within(sid, id) {
+			loaded = append(loaded, sid)
+		}
+	}
+	for sid := range r.restoring {
+		if store.Within(sid, id) && !slices.Contains(loaded, sid) {
+			loaded = append(loaded, sid)
+		}
+	}
+	r.mu.Unlock()
+	slices.SortFunc(loaded, func(a, b string) int { return len(a) - len(b) }) // a parent before its children
+	for _, sid := range loaded {
+		r.closeOne(sid, "")
+	}
+}
+
+// closeOne is CloseOwned of session id alone.
+func (r *Registry) closeOne(id, user string) bool {
 	stand := &restoring{done: make(chan struct{}), passivating: true}
 	deadline := time.Now().Add(stopWait)
 	r.mu.Lock()

@@ -64,3 +64,20 @@ func (s *Store) Remove(id string) bool {
 	delete(s.sessions, id)
 	return true
 }
+
+// RemoveWithin forgets parent and every session within it (store.Within:
+// its sub-agents), and returns the ids it forgot.
+func (s *Store) RemoveWithin(parent string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var gone []string
+	for id := range s.sessions {
+		if store.Within(id, parent) {
+			gone = append(gone, id)
+		}
+	}
+	for _, id := range gone {
+		delete(s.sessions, id)
+	}
+	return gone
+}
