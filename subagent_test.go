@@ -293,25 +293,33 @@ func TestClosedSessionEndsItsSubagents(t *testing.T) {
 // answered without an error.
 func calledOK(t *testing.T, s *tack.Session) {
 	t.Helper()
-	sub, err := s.Subscribe(t.Context(), tack.SubscribeOptions{Since: ^uint64(0) >> 1, Types: []string{"tool_execution_end", "agent_end"}})
-	if err != nil {
+	if err := callsOK(t.Context(), s); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// callsOK prompts s and waits for its run to end: an error names the
+// first tool call answered with an error, or says the run did not end.
+func callsOK(ctx context.Context, s *tack.Session) error {
+	sub, err := s.Subscribe(ctx, tack.SubscribeOptions{Since: ^uint64(0) >> 1, Types: []string{"tool_execution_end", "agent_end"}})
+	if err != nil {
+		return err
+	}
 	defer sub.Close()
-	if _, err := s.Prompt(t.Context(), "go"); err != nil {
-		t.Fatal(err)
+	if _, err := s.Prompt(ctx, "go"); err != nil {
+		return err
 	}
 	for {
 		select {
 		case ev := <-sub.C:
 			if end := ev.GetToolExecutionEnd(); end != nil && !end.GetOk() {
-				t.Fatalf("%s: a tool answered %q", s.ID(), end.GetResult())
+				return fmt.Errorf("%s: a tool answered %q", s.ID(), end.GetResult())
 			}
 			if ev.GetAgentEnd() != nil {
-				return
+				return nil
 			}
 		case <-time.After(30 * time.Second):
-			t.Fatalf("%s: no agent_end", s.ID())
+			return fmt.Errorf("%s: no agent_end", s.ID())
 		}
 	}
 }
