@@ -114,7 +114,10 @@ func (s *session) sendRequest() {
 	s.emit(&eventsv1.TurnStart{RunId: s.run.id, Turn: s.run.turn})
 	req := s.request()
 	s.emit(&eventsv1.RequestStart{Turn: s.run.turn, Model: s.spec.Model.Name, MessageCount: int32(len(req.Messages))})
-	s.run.stream = &partial{model: s.spec.Model, req: req, modelState: modelState(s.spec.Model)}
+	s.run.stream = &partial{model: s.spec.Model, req: req}
+	if s.home.env.Unloaded() != nil {
+		s.run.stream.modelState = modelState(s.spec.Model)
+	}
 	ctx, home, prov, tg := s.run.ctx, s.home, s.spec.Model.Provider, s.run.tag()
 	workers.Go(func() { pump(ctx, home, prov, req, tg) })
 }

@@ -38,6 +38,7 @@ type partial struct {
 	// modelState is the model's own state before the request took its
 	// turn (llm.Stateful): what a write stores while the request is in
 	// flight, so a crash before its response is committed plays it again.
+	// Nil in a runtime that writes nothing (no store, no Park).
 	modelState []byte
 	// text is the text shown so far (message_delta): the model's text
 	// less its inline tags, which tags takes out.
