@@ -307,11 +307,18 @@ func (r *Registry) making(id string) (*restoring, error) {
 	if loaded || busy || r.deletingLocked(id) {
 		return nil, fmt.Errorf("%w: %q", ErrSessionExists, id)
 	}
+	if i := strings.LastIndexByte(id, '/'); i > 0 && r.env.Store == nil {
+		// A sub-agent's parent is running the call that makes it. One
+		// whose Close took it out already ends its sub-agents, and would
+		// miss one made after (endSubagents).
+		parent := id[:i]
+		if _, ok := r.pids[parent]; !ok {
+			return nil, fmt.Errorf("%w: %q (its parent %q is closed)", ErrNoSession, id, parent)
+		}
+		r.parents[parent] = true
+	}
 	c := &restoring{done: make(chan struct{}), passivating: true, making: true}
 	r.restoring[id] = c
-	if i := strings.LastIndexByte(id, '/'); i > 0 && r.env.Store == nil {
-		r.parents[id[:i]] = true
-	}
 	return c, nil
 }
 
