@@ -3,7 +3,6 @@ package placement
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -17,18 +16,13 @@ import (
 // refuses the id and a sub-agent's of it, so what Clean removes (the
 // workspace) is never a new session's of the id.
 func TestDeleteCleansBeforeTheIDIsFree(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
-	defer sys.Shutdown()
-	reg := New(sys, &actors.Env{})
-	defer reg.Shutdown()
+	sys, reg := testRegistry(t, &actors.Env{})
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		if _, ok := c.Message().(*eventsv1.Abort); ok {
 			c.Respond(&eventsv1.Reply{})
 		}
 	}))
-	reg.mu.Lock()
-	reg.registerLocked("s1", pid, "")
-	reg.mu.Unlock()
+	register(reg, "s1", pid)
 
 	var during []error
 	cleaned := false

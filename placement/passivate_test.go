@@ -2,7 +2,6 @@ package placement
 
 import (
 	"fmt"
-	"log/slog"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -21,19 +20,14 @@ import (
 // delivered to it meanwhile, in order; Leave with a pid that is not the
 // session's changes nothing.
 func TestPassivateStay(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
-	defer sys.Shutdown()
-	reg := New(sys, &actors.Env{})
-	defer reg.Shutdown()
+	sys, reg := testRegistry(t, &actors.Env{})
 	got := make(chan string, 4)
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		if s, ok := c.Message().(string); ok {
 			got <- s
 		}
 	}))
-	reg.mu.Lock()
-	reg.registerLocked("s1", pid, "")
-	reg.mu.Unlock()
+	register(reg, "s1", pid)
 
 	if reg.Leave("s1", actor.NewPID(sys.Address(), "other")) {
 		t.Fatal("Leave took s1 out for an actor that is not its own")
@@ -74,10 +68,7 @@ func TestPassivateStay(t *testing.T) {
 // twice for every session that went quiet, and a wait on a reply slot
 // held a worker for each (finding 19). Gone forgets the session.
 func TestPassivateRegistersNoProcess(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
-	defer sys.Shutdown()
-	reg := New(sys, &actors.Env{})
-	defer reg.Shutdown()
+	sys, reg := testRegistry(t, &actors.Env{})
 	passivate := func(i int) {
 		id := fmt.Sprintf("s%d", i)
 		// The session's part: it stops itself and says so as it stops.
@@ -90,9 +81,7 @@ func TestPassivateRegistersNoProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reg.mu.Lock()
-		reg.registerLocked(id, pid, "")
-		reg.mu.Unlock()
+		register(reg, id, pid)
 		if !reg.Leave(id, pid) {
 			t.Fatalf("Leave refused session %s", id)
 		}
@@ -127,10 +116,7 @@ func TestPassivateRegistersNoProcess(t *testing.T) {
 // sessions that then passivated does not leave the room they took (a Go
 // map keeps what it grew to: about 40 bytes a session here).
 func TestRegistryGivesBackRoom(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
-	defer sys.Shutdown()
-	reg := New(sys, &actors.Env{})
-	defer reg.Shutdown()
+	_, reg := testRegistry(t, &actors.Env{})
 	const n = 20_000
 	ids := make([]string, n)
 	pids := make([]*actor.PID, n)
@@ -169,15 +155,10 @@ func TestRegistryGivesBackRoom(t *testing.T) {
 // closed session does not come back at its next use. It found nothing to
 // close and returned at once, and the session parked after it.
 func TestCloseWaitsForPassivation(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
-	defer sys.Shutdown()
 	lot := memory.New()
-	reg := New(sys, &actors.Env{Park: lot})
-	defer reg.Shutdown()
+	sys, reg := testRegistry(t, &actors.Env{Park: lot})
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
-	reg.mu.Lock()
-	reg.registerLocked("s1", pid, "")
-	reg.mu.Unlock()
+	register(reg, "s1", pid)
 	if !reg.Leave("s1", pid) {
 		t.Fatal("Leave refused the session's own actor")
 	}

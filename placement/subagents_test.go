@@ -3,7 +3,6 @@ package placement
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -15,17 +14,12 @@ import (
 // only while its parent is loaded. A parent's Close ends the sub-agents
 // it finds; one its running call made just after would have outlived it.
 func TestNoSubagentOfAClosedParent(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
-	defer sys.Shutdown()
-	reg := New(sys, &actors.Env{})
-	defer reg.Shutdown()
+	sys, reg := testRegistry(t, &actors.Env{})
 	if _, err := reg.Create(context.Background(), actors.Spec{ID: "p/sub-1"}); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("a sub-agent of no parent: %v, want ErrNoSession", err)
 	}
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
-	reg.mu.Lock()
-	reg.registerLocked("p", pid, "")
-	reg.mu.Unlock()
+	register(reg, "p", pid)
 	if _, err := reg.Create(context.Background(), actors.Spec{ID: "p/sub-1"}); err != nil {
 		t.Fatalf("a sub-agent of a loaded parent: %v", err)
 	}
