@@ -123,7 +123,7 @@ type Lot interface {
 	store.Store
 	Put(id string, cfg store.Config, snap *store.Snapshot) error
 	Remove(id string) bool
-	RemoveWithin(parent string) []string
+	RemoveWithin(parent string)
 }
 
 // Unloaded is where the sessions that are not loaded are kept: the Store,

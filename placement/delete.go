@@ -102,16 +102,7 @@ func (r *Registry) remove(ctx context.Context, id string) error {
 		loaded = r.unload(sid) || loaded
 	}
 	r.mu.Lock()
-	for sid := range r.dormant {
-		if store.Within(sid, id) {
-			delete(r.dormant, sid)
-		}
-	}
-	for p := range r.parents {
-		if store.Within(p, id) {
-			delete(r.parents, p)
-		}
-	}
+	r.forgetFamilyLocked(id)
 	r.mu.Unlock()
 	if st := r.env.Unloaded(); st != nil {
 		err := st.Delete(ctx, id)
@@ -127,6 +118,23 @@ func (r *Registry) remove(ctx context.Context, id string) error {
 		return fmt.Errorf("%w: %q", ErrNoSession, id)
 	}
 	return nil
+}
+
+// forgetFamilyLocked drops what the registry keeps for session id and
+// its sub-agents once they are gone: the actor subscribers kept for them
+// while passivated (a next session of an id, anyone's, would take them
+// over) and which of them made sub-agents.
+func (r *Registry) forgetFamilyLocked(id string) {
+	for sid := range r.dormant {
+		if store.Within(sid, id) {
+			delete(r.dormant, sid)
+		}
+	}
+	for p := range r.parents {
+		if store.Within(p, id) {
+			delete(r.parents, p)
+		}
+	}
 }
 
 // family lists the loaded sessions Delete(id) stops: id first, then its

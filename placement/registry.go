@@ -514,16 +514,10 @@ func (r *Registry) endSubagents(id string) {
 		r.mu.Unlock()
 		return
 	}
-	for p := range r.parents {
-		if store.Within(p, id) {
-			delete(r.parents, p)
-		}
-	}
+	r.forgetFamilyLocked(id)
 	if r.env.Park != nil {
 		// Under the lock, as unparkLocked: no wake starts from them.
-		for _, sid := range r.env.Park.RemoveWithin(id) {
-			delete(r.dormant, sid)
-		}
+		r.env.Park.RemoveWithin(id)
 	}
 	var loaded []string
 	for sid := range r.pids {

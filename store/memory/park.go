@@ -66,18 +66,9 @@ func (s *Store) Remove(id string) bool {
 }
 
 // RemoveWithin forgets parent and every session within it (store.Within:
-// its sub-agents), and returns the ids it forgot.
-func (s *Store) RemoveWithin(parent string) []string {
+// its sub-agents), as Delete does, whether or not it holds parent.
+func (s *Store) RemoveWithin(parent string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var gone []string
-	for id := range s.sessions {
-		if store.Within(id, parent) {
-			gone = append(gone, id)
-		}
-	}
-	for _, id := range gone {
-		delete(s.sessions, id)
-	}
-	return gone
+	s.removeWithinLocked(parent)
 }

@@ -108,11 +108,17 @@ func (s *Store) Apply(ctx context.Context, id string, b *store.Batch) error {
 // Delete removes the session and its sub-agents.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	return s.write(id, func(entry) error {
-		for sid := range s.sessions {
-			if store.Within(sid, id) {
-				delete(s.sessions, sid)
-			}
-		}
+		s.removeWithinLocked(id)
 		return nil
 	})
+}
+
+// removeWithinLocked forgets parent and every session within it, with
+// s.mu held.
+func (s *Store) removeWithinLocked(parent string) {
+	for id := range s.sessions {
+		if store.Within(id, parent) {
+			delete(s.sessions, id)
+		}
+	}
 }
